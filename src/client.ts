@@ -1,0 +1,29 @@
+import { createGpuTypesApi, type GpuTypesApi } from './graphql/gpu-types.js';
+import { createGraphQLClient, type RunpodGraphQL } from './graphql/graphql-client.js';
+import { createPodsApi, type PodsApi } from './graphql/pods.js';
+import { createHttpCore } from './transport/http-core.js';
+import { resolveOptions, type RunpodClientOptions } from './transport/options.js';
+
+export interface RunpodClient {
+  /** Typed GraphQL pod operations. */
+  readonly pods: PodsApi;
+  /** GPU types, prices and stock. */
+  readonly gpuTypes: GpuTypesApi;
+  /** Run any typed document, e.g. one generated from your own `.graphql` file. */
+  readonly graphql: RunpodGraphQL;
+}
+
+/**
+ * Creates a client. All surfaces share one HTTP core: timeouts, retries by idempotency, error
+ * mapping and redaction. The API key lives only in a closure: it is not a property of the client.
+ */
+export function createRunpodClient(options: RunpodClientOptions = {}): RunpodClient {
+  const { apiKey, resolved } = resolveOptions(options);
+  const core = createHttpCore(resolved, apiKey);
+  const graphql = createGraphQLClient(core);
+  return {
+    pods: createPodsApi(graphql),
+    gpuTypes: createGpuTypesApi(graphql),
+    graphql,
+  };
+}

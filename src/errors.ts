@@ -1,0 +1,185 @@
+/**
+ * Every error this client throws is a {@link RunpodError}; subclasses say why.
+ * No error carries the API key: URLs are held without it, and bodies and messages are scrubbed.
+ */
+
+/** What was being sent when an error happened. The URL never contains the API key. */
+export interface RequestSummary {
+  readonly method: string;
+  readonly url: string;
+  /** GraphQL operation name, REST route or serverless action, e.g. `DeployPod` or `POST /pods`. */
+  readonly operation: string;
+}
+
+export interface RunpodErrorOptions {
+  request?: RequestSummary | undefined;
+  cause?: unknown;
+}
+
+/** Root of every error thrown by runpod-gql. */
+export class RunpodError extends Error {
+  override readonly name: string = 'RunpodError';
+  readonly request: RequestSummary | undefined;
+
+  constructor(message: string, options: RunpodErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.request = options.request;
+  }
+}
+
+/** Bad input, rejected before anything was sent. */
+export class ValidationError extends RunpodError {
+  override readonly name = 'ValidationError';
+  /** The offending field, e.g. `gpuCount` or `input.ports`. */
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.field = field;
+  }
+}
+
+export interface ApiErrorOptions extends RunpodErrorOptions {
+  status: number;
+  /** The response body: parsed JSON when it was JSON, otherwise the (truncated) text. */
+  body?: unknown;
+  headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** The server answered with an HTTP error status. */
+export class ApiError extends RunpodError {
+  override readonly name: string = 'ApiError';
+  readonly status: number;
+  readonly body: unknown;
+  /** Response headers, scrubbed of secrets. */
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(message: string, options: ApiErrorOptions) {
+    super(message, options);
+    this.status = options.status;
+    this.body = options.body;
+    this.headers = options.headers;
+  }
+}
+
+/** 400, 409, 422 and other 4xx answers not covered by a more specific class. */
+export class BadRequestError extends ApiError {
+  override readonly name = 'BadRequestError';
+}
+/** 401: the API key is missing, wrong or disabled. */
+export class AuthenticationError extends ApiError {
+  override readonly name = 'AuthenticationError';
+}
+/** 403: the key is valid but may not do this. */
+export class PermissionDeniedError extends ApiError {
+  override readonly name = 'PermissionDeniedError';
+}
+/** 404, or a resource that does not exist (or has expired, for serverless jobs). */
+export class NotFoundError extends ApiError {
+  override readonly name = 'NotFoundError';
+}
+/** 429 after all retries. `retryAfterMs` is the server's hint, when it gave one. */
+export class RateLimitError extends ApiError {
+  override readonly name = 'RateLimitError';
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, options: ApiErrorOptions & { retryAfterMs?: number | undefined }) {
+    super(message, options);
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+/** 5xx after all retries that were allowed, or a 2xx that was not the JSON it should have been. */
+export class ServerError extends ApiError {
+  override readonly name = 'ServerError';
+}
+
+export interface GraphQLErrorEntry {
+  readonly message: string;
+  readonly path?: ReadonlyArray<string | number>;
+  readonly extensions?: { readonly code?: string; readonly [key: string]: unknown };
+}
+
+/** The GraphQL response carried `errors`. `data` holds whatever partial data came with them. */
+export class GraphQLResponseError<TData = unknown> extends RunpodError {
+  override readonly name: string = 'GraphQLResponseError';
+  readonly errors: readonly GraphQLErrorEntry[];
+  readonly data: TData | null | undefined;
+  readonly operationName: string | undefined;
+  /** `extensions.code` of the first error, e.g. `RUNPOD` or `INTERNAL_SERVER_ERROR`. */
+  readonly code: string | undefined;
+  readonly status: number;
+
+  constructor(
+    message: string,
+    options: RunpodErrorOptions & {
+      errors: readonly GraphQLErrorEntry[];
+      data?: TData | null | undefined;
+      operationName?: string | undefined;
+      status: number;
+    },
+  ) {
+    super(message, options);
+    this.errors = options.errors;
+    this.data = options.data;
+    this.operationName = options.operationName;
+    this.code = options.errors[0]?.extensions?.code;
+    this.status = options.status;
+  }
+}
+
+/**
+ * The platform has no machine matching the request right now ("There are no longer any instances
+ * available…"). Nothing was created. Try another GPU type, cloud or count, or later.
+ */
+export class CapacityUnavailableError extends RunpodError {
+  override readonly name = 'CapacityUnavailableError';
+  readonly status: number | undefined;
+  readonly operationName: string | undefined;
+
+  constructor(message: string, options: RunpodErrorOptions & { status?: number; operationName?: string | undefined }) {
+    super(message, options);
+    this.status = options.status;
+    this.operationName = options.operationName;
+  }
+}
+
+/** The request could not be sent or its answer could not be read (DNS, refused, reset). */
+export class ConnectionError extends RunpodError {
+  override readonly name = 'ConnectionError';
+  /** True when the failure proves the request never reached the server (safe to resend). */
+  readonly notSent: boolean;
+
+  constructor(message: string, options: RunpodErrorOptions & { notSent: boolean }) {
+    super(message, options);
+    this.notSent = options.notSent;
+  }
+}
+
+/** An attempt, or a wait such as `waitUntilReady`, ran past its time limit. */
+export class TimeoutError extends RunpodError {
+  override readonly name = 'TimeoutError';
+  readonly timeoutMs: number;
+
+  constructor(message: string, options: RunpodErrorOptions & { timeoutMs: number }) {
+    super(message, options);
+    this.timeoutMs = options.timeoutMs;
+  }
+}
+
+/** The caller's `AbortSignal` fired. */
+export class AbortError extends RunpodError {
+  override readonly name = 'AbortError';
+}
+
+/** A pod reached a state it will not come back from by itself while being waited for. */
+export class PodTerminalStateError extends RunpodError {
+  override readonly name = 'PodTerminalStateError';
+  readonly podId: string;
+  readonly desiredStatus: string;
+
+  constructor(podId: string, desiredStatus: string) {
+    super(`pod ${podId} is ${desiredStatus}; it will not become ready`);
+    this.podId = podId;
+    this.desiredStatus = desiredStatus;
+  }
+}

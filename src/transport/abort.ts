@@ -1,0 +1,64 @@
+import { AbortError } from '../errors.js';
+
+/** The reason an AbortSignal carries when it was aborted because a timer ran out. */
+export class TimerExpired extends Error {
+  override readonly name = 'TimerExpired';
+}
+
+export interface LinkedAbort {
+  readonly signal: AbortSignal;
+  /** True once the timer (not the caller) aborted the signal. */
+  readonly timedOut: () => boolean;
+  readonly dispose: () => void;
+}
+
+/**
+ * An AbortController that fires when the caller's signal fires or after `timeoutMs`, whichever
+ * comes first. `dispose` clears the timer and the listener, so nothing outlives the attempt.
+ */
+export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | undefined): LinkedAbort {
+  const controller = new AbortController();
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onParentAbort = () => controller.abort(parent?.reason);
+  if (parent?.aborted) controller.abort(parent.reason);
+  else parent?.addEventListener('abort', onParentAbort, { once: true });
+  if (timeoutMs !== undefined && timeoutMs > 0 && timeoutMs !== Infinity && !controller.signal.aborted) {
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new TimerExpired(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+  }
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    dispose: () => {
+      if (timer !== undefined) clearTimeout(timer);
+      parent?.removeEventListener('abort', onParentAbort);
+    },
+  };
+}
+
+/** Throws AbortError when `signal` has fired. */
+export function throwIfAborted(signal: AbortSignal | undefined, what = 'request'): void {
+  if (signal?.aborted) throw new AbortError(`${what} aborted by the caller`, { cause: signal.reason });
+}
+
+/** Resolves after `ms`, or rejects with AbortError as soon as `signal` fires. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new AbortError('wait aborted by the caller', { cause: signal.reason }));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new AbortError('wait aborted by the caller', { cause: signal?.reason }));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,113 @@
+import {
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  CapacityUnavailableError,
+  GraphQLResponseError,
+  type GraphQLErrorEntry,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  type RequestSummary,
+  ServerError,
+} from '../errors.js';
+
+const CAPACITY_PATTERN = /no longer any instances available|no instances (?:are )?(?:currently )?available/i;
+
+/** True for the platform's no-capacity messages (GraphQL and REST word them differently). */
+export function isCapacityMessage(message: string): boolean {
+  return CAPACITY_PATTERN.test(message);
+}
+
+const BODY_SNIPPET_CHARS = 300;
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function graphQLErrorsOf(body: unknown): GraphQLErrorEntry[] | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const errors = (body as { errors?: unknown }).errors;
+  if (!Array.isArray(errors) || errors.length === 0) return undefined;
+  return errors.map((e): GraphQLErrorEntry => {
+    if (e !== null && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') {
+      return e as GraphQLErrorEntry;
+    }
+    return { message: String(e) };
+  });
+}
+
+/** The human message inside a platform error body: GraphQL `errors`, REST `{error}`, or `{message}`. */
+export function messageOfBody(body: unknown): string | undefined {
+  const gqlErrors = graphQLErrorsOf(body);
+  if (gqlErrors) return gqlErrors.map((e) => e.message).join('; ');
+  if (body !== null && typeof body === 'object') {
+    for (const key of ['error', 'message', 'detail'] as const) {
+      const value = (body as Record<string, unknown>)[key];
+      if (typeof value === 'string' && value) return value;
+    }
+  }
+  return undefined;
+}
+
+export interface ErrorContext {
+  request: RequestSummary;
+  retryAfterMs?: number | undefined;
+}
+
+/**
+ * The typed error for an HTTP error answer. `text` must already be scrubbed of secrets.
+ * Works for the GraphQL (`{errors, data}`) and REST (`{error, status}`) body shapes alike.
+ */
+export function errorFromResponse(status: number, text: string, headers: Headers, ctx: ErrorContext): ApiError | GraphQLResponseError | CapacityUnavailableError {
+  const json = parseJson(text);
+  const body = json === undefined ? text.slice(0, BODY_SNIPPET_CHARS) : json;
+  const bodyMessage = json === undefined ? undefined : messageOfBody(json);
+  const where = `${ctx.request.operation}`;
+  const options = { status, body, headers: headersToRecord(headers), request: ctx.request };
+
+  if (bodyMessage && isCapacityMessage(bodyMessage)) {
+    return new CapacityUnavailableError(`${where}: ${bodyMessage}`, {
+      status,
+      request: ctx.request,
+      operationName: ctx.request.operation,
+    });
+  }
+  const detail = bodyMessage ?? describeNonJson(headers, text);
+  const message = `${where} failed with HTTP ${status}: ${detail}`;
+  if (status === 401) return new AuthenticationError(message, options);
+  if (status === 403) return new PermissionDeniedError(message, options);
+  if (status === 404) return new NotFoundError(message, options);
+  if (status === 429) return new RateLimitError(message, { ...options, retryAfterMs: ctx.retryAfterMs });
+  if (status >= 500) return new ServerError(message, options);
+  const gqlErrors = graphQLErrorsOf(json);
+  if (gqlErrors) {
+    return new GraphQLResponseError(message, {
+      errors: gqlErrors,
+      data: (json as { data?: unknown }).data,
+      operationName: ctx.request.operation,
+      status,
+      request: ctx.request,
+    });
+  }
+  if (status >= 400) return new BadRequestError(message, options);
+  return new ApiError(message, options);
+}
+
+function describeNonJson(headers: Headers, text: string): string {
+  const type = headers.get('content-type') ?? 'no content-type';
+  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 120);
+  return snippet ? `non-JSON answer (${type}): ${snippet}` : `empty answer (${type})`;
+}
+
+function headersToRecord(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (name !== 'set-cookie') out[name] = value;
+  });
+  return out;
+}

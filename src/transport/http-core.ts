@@ -1,0 +1,198 @@
+import { AbortError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
+import { linkAbort, sleep, throwIfAborted } from './abort.js';
+import { errorFromResponse } from './error-mapping.js';
+import type { CallOptions, ResolvedOptions, RetryEvent } from './options.js';
+import { redactUrl, scrubSecret } from './redact.js';
+import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
+
+/** Where the API key goes: GraphQL takes it as `?api_key=`, REST and serverless as a Bearer token. */
+export type AuthPlacement = 'api-key-query' | 'bearer' | 'none';
+
+export interface HttpRequest extends CallOptions {
+  readonly method: string;
+  /** Absolute URL, without credentials: the core adds them at the last moment. */
+  readonly url: string;
+  readonly auth: AuthPlacement;
+  /** JSON text. */
+  readonly body?: string | undefined;
+  /** Shown in errors and retry events: `DeployPod`, `POST /pods`, `status`. */
+  readonly operation: string;
+  /**
+   * Declared by the call site, never guessed from the method: may this call be sent again after
+   * it may have reached the server? False for anything that creates (deploy, create, /run).
+   */
+  readonly idempotent: boolean;
+  /** Extra answers worth retrying for this call, such as a load-balanced endpoint's cold start. */
+  readonly retryWhen?: ((status: number, text: string) => boolean) | undefined;
+}
+
+/** A 2xx answer, read in full within the attempt's time limit. */
+export interface HttpResult {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+export interface HttpCore {
+  readonly options: ResolvedOptions;
+  /** Sends with timeouts, retries and redirect handling; resolves with a 2xx answer or throws a RunpodError. */
+  request(req: HttpRequest): Promise<HttpResult>;
+  /** `request`, then the body parsed as JSON (`undefined` for an empty body). */
+  requestJson<T>(req: HttpRequest): Promise<T>;
+  /** `request` without reading the body: the time limit covers the wait for headers only. */
+  requestRaw(req: HttpRequest): Promise<Response>;
+  /** The key with which secrets are scrubbed from text; never exposed outside the package. */
+  scrub(text: string): string;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+/** Failure codes that prove no byte of the request reached the server. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function errorCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function innermostMessage(err: unknown): string {
+  let message = String((err as { message?: unknown })?.message ?? err);
+  for (let e: unknown = (err as { cause?: unknown })?.cause, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const inner = (e as { message?: unknown }).message;
+    if (typeof inner === 'string' && inner) message = `${message}: ${inner}`;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return message;
+}
+
+export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined): HttpCore {
+  const scrub = (text: string) => scrubSecret(text, apiKey);
+
+  function headersFor(req: HttpRequest, withCredentials: boolean, hasBody: boolean): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', ...resolved.headers, ...req.headers };
+    if (hasBody) headers['content-type'] ??= 'application/json';
+    if (withCredentials && req.auth === 'bearer' && apiKey) headers.authorization = `Bearer ${apiKey}`;
+    return headers;
+  }
+
+  async function sendFollowingRedirects(req: HttpRequest, signal: AbortSignal): Promise<Response> {
+    let url = new URL(req.url);
+    const origin = url.origin;
+    let method = req.method;
+    let body = req.body;
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      const sameOrigin = url.origin === origin;
+      const target = new URL(url);
+      if (sameOrigin && req.auth === 'api-key-query' && apiKey) target.searchParams.set('api_key', apiKey);
+      const res = await resolved.fetch(target.toString(), {
+        method,
+        headers: headersFor(req, sameOrigin, body !== undefined),
+        body,
+        signal,
+        redirect: 'manual',
+      });
+      if (res.type === 'opaqueredirect') {
+        throw new ConnectionError(`${req.operation}: the server redirected, and this runtime hides where to; not followed`, {
+          notSent: false,
+          request: summarise(req),
+        });
+      }
+      const location = res.headers.get('location');
+      if (!REDIRECT_STATUSES.has(res.status) || !location) return res;
+      await res.body?.cancel().catch(() => undefined);
+      url = new URL(location, url);
+      url.searchParams.delete('api_key');
+      if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+        method = 'GET';
+        body = undefined;
+      }
+    }
+    throw new ConnectionError(`${req.operation}: more than ${MAX_REDIRECTS} redirects`, { notSent: false, request: summarise(req) });
+  }
+
+  function summarise(req: HttpRequest): RequestSummary {
+    return { method: req.method, url: redactUrl(req.url), operation: req.operation };
+  }
+
+  async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>): Promise<T> {
+    if (req.auth !== 'none' && !apiKey) {
+      throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY');
+    }
+    const maxRetries = Math.max(0, req.maxRetries ?? resolved.maxRetries);
+    const timeoutMs = req.timeoutMs ?? resolved.timeoutMs;
+    const request = summarise(req);
+    for (let attempt = 0; ; attempt++) {
+      throwIfAborted(req.signal, req.operation);
+      const canRetry = attempt < maxRetries;
+      const link = linkAbort(req.signal, timeoutMs);
+      let delayMs: number;
+      let reason: RetryEvent['reason'];
+      try {
+        const res = await sendFollowingRedirects(req, link.signal);
+        if (res.ok) return await read(res);
+        const text = scrub(await res.text());
+        const retryAfterMs = parseRetryAfterMs(res.headers);
+        const retryable =
+          (req.idempotent ? isRetryableStatus(res.status) : res.status === 429) || (req.retryWhen?.(res.status, text) ?? false);
+        if (!retryable || !canRetry || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS)) {
+          throw errorFromResponse(res.status, text, res.headers, { request, retryAfterMs });
+        }
+        delayMs = retryAfterMs ?? backoffMs(attempt);
+        reason = res.status;
+      } catch (err) {
+        if (err instanceof RunpodError) throw err;
+        if (req.signal?.aborted) throw new AbortError(`${req.operation} aborted by the caller`, { request, cause: req.signal.reason });
+        if (link.timedOut()) {
+          if (!req.idempotent || !canRetry) {
+            throw new TimeoutError(`${req.operation} timed out after ${timeoutMs} ms`, { timeoutMs, request });
+          }
+          reason = 'timeout';
+        } else {
+          const notSent = NOT_SENT_CODES.has(errorCode(err) ?? '');
+          if (!(req.idempotent || notSent) || !canRetry) {
+            const code = errorCode(err);
+            throw new ConnectionError(`${req.operation}: ${scrub(innermostMessage(err))}`, {
+              notSent,
+              request,
+              cause: Object.assign(new Error(scrub(innermostMessage(err))), code ? { code } : {}),
+            });
+          }
+          reason = 'connection';
+        }
+        delayMs = backoffMs(attempt);
+      } finally {
+        link.dispose();
+      }
+      resolved.onRetry?.({ operation: req.operation, retry: attempt + 1, delayMs, reason });
+      await sleep(delayMs, req.signal);
+    }
+  }
+
+  async function readText(res: Response): Promise<HttpResult> {
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  }
+
+  return {
+    options: resolved,
+    scrub,
+    request: (req) => run(req, readText),
+    requestRaw: (req) => run(req, async (res) => res),
+    async requestJson<T>(req: HttpRequest): Promise<T> {
+      const { status, headers, text } = await run(req, readText);
+      if (text.trim() === '') return undefined as T;
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        throw new ServerError(`${req.operation}: expected JSON, got ${headers.get('content-type') ?? 'no content-type'}: ${scrub(text).slice(0, 120)}`, {
+          status,
+          body: scrub(text).slice(0, 300),
+          request: summarise(req),
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { ValidationError } from './errors.js';
+
+/** A non-blank id; returned trimmed of nothing, so what is sent is what the caller gave. */
+export function requireId(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new ValidationError(field, 'must be a non-empty string');
+  return value;
+}
+
+export function requireString(field: string, value: unknown): string {
+  return requireId(field, value);
+}
+
+/** An integer within [min, max]; `undefined` passes when the field is optional. */
+export function checkInteger(field: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER, optional = true): void {
+  if (value === undefined || value === null) {
+    if (optional) return;
+    throw new ValidationError(field, 'is required');
+  }
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `between ${min} and ${max}`;
+    throw new ValidationError(field, `must be an integer ${range}, got ${JSON.stringify(value)}`);
+  }
+}
+
+export function checkNumber(field: string, value: unknown, min: number, max: number): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new ValidationError(field, `must be a number between ${min} and ${max}, got ${JSON.stringify(value)}`);
+  }
+}
+
+const PORT_ENTRY = /^(\d{1,5})\/(http|tcp|udp)$/;
+
+function checkPortEntry(field: string, entry: string): void {
+  const match = PORT_ENTRY.exec(entry.trim());
+  const port = match ? Number(match[1]) : NaN;
+  if (!match || port < 1 || port > 65535) {
+    throw new ValidationError(field, `"${entry}" is not <port>/<http|tcp|udp> with a port from 1 to 65535 (e.g. "8888/http")`);
+  }
+}
+
+/** The GraphQL form: one string, `8888/http,22/tcp`. */
+export function checkPortsString(field: string, ports: unknown): void {
+  if (ports === undefined || ports === null || ports === '') return;
+  if (typeof ports !== 'string') throw new ValidationError(field, 'must be a string like "8888/http,22/tcp"');
+  for (const entry of ports.split(',')) checkPortEntry(field, entry);
+}
+
+/** The REST form: an array, `["8888/http", "22/tcp"]`. */
+export function checkPortsArray(field: string, ports: unknown): void {
+  if (ports === undefined || ports === null) return;
+  if (!Array.isArray(ports)) throw new ValidationError(field, 'must be an array like ["8888/http", "22/tcp"]');
+  ports.forEach((entry, i) => {
+    if (typeof entry !== 'string') throw new ValidationError(`${field}[${i}]`, 'must be a string like "8888/http"');
+    checkPortEntry(`${field}[${i}]`, entry);
+  });
+}

@@ -1,0 +1,54 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { buildSchema, parse, validate, type GraphQLSchema } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { schemaSdl } from '../../src/graphql/__generated__/schema-sdl.js';
+
+const root = new URL('../../', import.meta.url);
+const referencePath = new URL('../shared/reference/graphql-reference-schema.graphql', root);
+const operationsDir = new URL('operations/', root);
+
+const fragments = readFileSync(new URL('fragments.graphql', operationsDir), 'utf8');
+const operationFiles = readdirSync(operationsDir).filter((f) => f.endsWith('.graphql') && f !== 'fragments.graphql');
+
+function errorsAgainst(schema: GraphQLSchema, file: string): string[] {
+  const operation = readFileSync(new URL(file, operationsDir), 'utf8');
+  const source = operation.includes('...') ? `${operation}\n${fragments}` : operation;
+  return validate(schema, parse(source)).map((e) => e.message);
+}
+
+describe('operations/', () => {
+  it('holds the six required operations plus terminate', () => {
+    expect(operationFiles.sort()).toEqual(['deploy.graphql', 'gpuTypes.graphql', 'myself.graphql', 'pod.graphql', 'resume.graphql', 'stop.graphql', 'terminate.graphql']);
+  });
+
+  const ownSchema = buildSchema(readFileSync(new URL('schema.graphql', root), 'utf8'));
+  it.each(operationFiles)('%s validates against schema.graphql', (file) => {
+    expect(errorsAgainst(ownSchema, file)).toEqual([]);
+  });
+
+  // CI always has ../shared beside the clone; a clone without it cannot run this comparison.
+  describe.runIf(existsSync(referencePath) || process.env.CI)('against the platform reference schema', () => {
+    const reference = buildSchema(readFileSync(referencePath, 'utf8'), { assumeValidSDL: true });
+    it.each(operationFiles)('%s validates against the reference schema', (file) => {
+      expect(errorsAgainst(reference, file)).toEqual([]);
+    });
+
+    it('keeps the nullability the real API has for the fields we rely on', () => {
+      const own = buildSchema(schemaSdl);
+      const typeOf = (s: GraphQLSchema, type: string, field: string) =>
+        String((s.getType(type) as unknown as { getFields(): Record<string, { type: unknown }> }).getFields()[field]?.type);
+      const checks: Array<[string, string]> = [
+        ['Pod', 'id'], ['Pod', 'name'], ['Pod', 'imageName'], ['Pod', 'env'], ['Pod', 'machineId'], ['Pod', 'desiredStatus'],
+        ['Pod', 'costPerHr'], ['Pod', 'gpuCount'], ['Pod', 'machine'], ['Pod', 'runtime'], ['PodMachineInfo', 'podHostId'],
+        ['GpuType', 'id'], ['GpuType', 'memoryInGb'], ['LowestPrice', 'stockStatus'], ['LowestPrice', 'availableGpuCounts'],
+        ['GpuLowestPriceInput', 'gpuCount'], ['PodFindAndDeployOnDemandInput', 'env'], ['PodResumeInput', 'podId'], ['PodResumeInput', 'gpuCount'],
+      ];
+      for (const [type, field] of checks) expect(`${type}.${field}: ${typeOf(own, type, field)}`).toBe(`${type}.${field}: ${typeOf(reference, type, field)}`);
+      expect(typeOf(own, 'PodResumeInput', 'allowedCudaVersions')).toBe('[String]');
+    });
+  });
+
+  it('the generated SDL module is the schema file', () => {
+    expect(schemaSdl).toBe(readFileSync(new URL('schema.graphql', root), 'utf8'));
+  });
+});

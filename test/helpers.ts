@@ -1,0 +1,72 @@
+import { inspect } from 'node:util';
+import { expect } from 'vitest';
+import { RunpodError } from '../src/errors.js';
+
+/** The key every test uses; no error, log or inspected object may ever contain it. */
+export const TEST_API_KEY = 'rpa_TESTSECRET_0123456789abcdef';
+
+/** Fails when `value` exposes the key through its message, stack, JSON, inspect or cause chain. */
+export function assertNoSecret(value: unknown, secret = TEST_API_KEY): void {
+  const views: string[] = [inspect(value, { depth: 10, showHidden: true, getters: true })];
+  try {
+    views.push(JSON.stringify(value) ?? '');
+  } catch {
+    // Circular values cannot be stringified; inspect covers them.
+  }
+  for (let e: unknown = value, depth = 0; e instanceof Error && depth < 6; depth++) {
+    views.push(e.message, e.stack ?? '', String(e));
+    e = e.cause;
+  }
+  for (const view of views) {
+    expect(view).not.toContain(secret);
+    expect(view).not.toContain(encodeURIComponent(secret));
+  }
+}
+
+/**
+ * Awaits a rejection and returns the error, after checking it is a RunpodError that does not leak
+ * the key. Every error test goes through here, so redaction is checked on every error in the suite.
+ */
+export async function captureError<T extends RunpodError = RunpodError>(run: Promise<unknown> | (() => Promise<unknown>)): Promise<T> {
+  try {
+    await (typeof run === 'function' ? run() : run);
+  } catch (err) {
+    expect(err).toBeInstanceOf(RunpodError);
+    assertNoSecret(err);
+    return err as T;
+  }
+  throw new Error('expected the call to reject, but it resolved');
+}
+
+export interface RecordedCall {
+  url: URL;
+  method: string;
+  headers: Headers;
+  body: string | undefined;
+  redirect: RequestRedirect | undefined;
+}
+
+/** A fetch double that records each call and answers with `respond`. */
+export function recordingFetch(respond: (call: RecordedCall, index: number) => Response | Promise<Response>) {
+  const calls: RecordedCall[] = [];
+  const fetch = async (input: string | URL | Request, init: RequestInit = {}) => {
+    const call: RecordedCall = {
+      url: new URL(String(input)),
+      method: init.method ?? 'GET',
+      headers: new Headers(init.headers),
+      body: typeof init.body === 'string' ? init.body : undefined,
+      redirect: init.redirect,
+    };
+    calls.push(call);
+    if (init.signal?.aborted) throw init.signal.reason;
+    return respond(call, calls.length - 1);
+  };
+  return { fetch, calls };
+}
+
+export function json(body: unknown, init: ResponseInit = {}): Response {
+  return new Response(JSON.stringify(body), {
+    ...init,
+    headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
+  });
+}
