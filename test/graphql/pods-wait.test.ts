@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  AbortError,
+  createRunpodClient,
+  NotFoundError,
+  parsePodEnv,
+  PodTerminalStateError,
+  TimeoutError,
+  toEnvironmentInput,
+  type Pod,
+  type WaitForPodProgress,
+} from '../../src/index.js';
+import { podFixture } from '../fixtures.js';
+import { captureError, json, recordingFetch, TEST_API_KEY } from '../helpers.js';
+
+const starting = podFixture({ desiredStatus: 'RUNNING', runtime: null });
+const noPorts = podFixture({ runtime: { uptimeInSeconds: 1, gpus: [], container: null, ports: [] } });
+
+function podSequence(pods: Array<Pod | null>) {
+  return recordingFetch((_c, i) => json({ data: { pod: pods[Math.min(i, pods.length - 1)] } }));
+}
+
+describe('pods.waitUntilReady', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('polls with growing intervals until RUNNING with ports mapped, reporting progress', async () => {
+    const { fetch, calls } = podSequence([podFixture({ desiredStatus: 'CREATED', runtime: null }), starting, noPorts, podFixture()]);
+    const progress: WaitForPodProgress[] = [];
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
+    const pending = rp.pods.waitUntilReady('pod-abc123', { onProgress: (p) => progress.push(p) });
+    await vi.runAllTimersAsync();
+    const pod = await pending;
+    expect(pod.runtime?.ports?.[0]?.publicPort).toBe(60001);
+    expect(calls).toHaveLength(4);
+    expect(progress.map((p) => [p.attempt, p.pod.desiredStatus, p.nextPollMs])).toEqual([
+      [1, 'CREATED', 1000],
+      [2, 'RUNNING', 1500],
+      [3, 'RUNNING', 2250],
+    ]);
+  });
+
+  it.each(['TERMINATED', 'DEAD', 'EXITED'] as const)('fails fast on %s', async (status) => {
+    const { fetch, calls } = podSequence([starting, podFixture({ desiredStatus: status, runtime: null })]);
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
+    const pending = rp.pods.waitUntilReady('pod-abc123');
+    pending.catch(() => undefined);
+    await vi.runAllTimersAsync();
+    const err = await captureError<PodTerminalStateError>(pending);
+    expect(err).toBeInstanceOf(PodTerminalStateError);
+    expect(err).toMatchObject({ podId: 'pod-abc123', desiredStatus: status });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('throws NotFoundError when the pod does not exist', async () => {
+    const { fetch } = podSequence([null]);
+    const err = await captureError(createRunpodClient({ apiKey: TEST_API_KEY, fetch }).pods.waitUntilReady('gone'));
+    expect(err).toBeInstanceOf(NotFoundError);
+  });
+
+  it('gives up with TimeoutError at the deadline, polling no more often than the interval', async () => {
+    const { fetch, calls } = podSequence([starting]);
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
+    const pending = rp.pods.waitUntilReady('pod-abc123', { timeoutMs: 10_000, pollIntervalMs: 1000, maxPollIntervalMs: 2000 });
+    pending.catch(() => undefined);
+    await vi.runAllTimersAsync();
+    const err = await captureError<TimeoutError>(pending);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.timeoutMs).toBe(10_000);
+    // 0, 1000, 2500, 4500, 6500, 8500, 10000
+    expect(calls).toHaveLength(7);
+  });
+
+  it('stops when the caller aborts during a wait', async () => {
+    const { fetch, calls } = podSequence([starting]);
+    const controller = new AbortController();
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
+    const pending = rp.pods.waitUntilReady('pod-abc123', { signal: controller.signal });
+    pending.catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(1200);
+    controller.abort();
+    expect(await captureError(pending)).toBeInstanceOf(AbortError);
+    expect(calls).toHaveLength(2);
+  });
+});
+
+describe('env helpers', () => {
+  it('parses Pod.env at the first = and skips nulls', () => {
+    expect(parsePodEnv(['A=1', 'URL=postgres://u:p@h/db?x=y', 'FLAG', null, 'EMPTY='])).toEqual({
+      A: '1',
+      URL: 'postgres://u:p@h/db?x=y',
+      FLAG: '',
+      EMPTY: '',
+    });
+    expect(parsePodEnv(null)).toEqual({});
+  });
+
+  it('turns a map into the GraphQL input form and passes the input form through', () => {
+    expect(toEnvironmentInput({ A: '1', B: 'two' })).toEqual([
+      { key: 'A', value: '1' },
+      { key: 'B', value: 'two' },
+    ]);
+    expect(toEnvironmentInput([{ key: 'A', value: '1' }, null])).toEqual([{ key: 'A', value: '1' }]);
+  });
+});
