@@ -1,6 +1,7 @@
 import { createGpuTypesApi, type GpuTypesApi } from './graphql/gpu-types.js';
 import { createGraphQLClient, type RunpodGraphQL } from './graphql/graphql-client.js';
 import { createPodsApi, type PodsApi } from './graphql/pods.js';
+import { createRestClient, type RunpodRest } from './rest/rest-client.js';
 import { createHttpCore } from './transport/http-core.js';
 import { resolveOptions, type RunpodClientOptions } from './transport/options.js';
 
@@ -11,6 +12,8 @@ export interface RunpodClient {
   readonly gpuTypes: GpuTypesApi;
   /** Run any typed document, e.g. one generated from your own `.graphql` file. */
   readonly graphql: RunpodGraphQL;
+  /** Every REST v1 route: pods, endpoints, templates, network volumes, registry auths, billing. */
+  readonly rest: RunpodRest;
 }
 
 /**
@@ -25,5 +28,6 @@ export function createRunpodClient(options: RunpodClientOptions = {}): RunpodCli
     pods: createPodsApi(graphql),
     gpuTypes: createGpuTypesApi(graphql),
     graphql,
+    rest: createRestClient(core),
   };
 }

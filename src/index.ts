@@ -21,3 +21,12 @@ export {
 export type { GpuOffer, GpuOffersInput, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './graphql/gpu-types.js';
 export { parsePodEnv, toEnvironmentInput } from './graphql/pod-env.js';
 export * from './graphql/__generated__/operations.js';
+export type { RunpodRest } from './rest/rest-client.js';
+export type { CrudResource, UpdateOptions } from './rest/crud-resource.js';
+export type { RestPodsApi } from './rest/pods.js';
+export type { RestEndpointsApi } from './rest/endpoints.js';
+export type { RestTemplatesApi } from './rest/templates.js';
+export type { RestNetworkVolumesApi } from './rest/network-volumes.js';
+export type { RestContainerRegistryAuthsApi } from './rest/container-registry-auths.js';
+export type { RestBillingApi } from './rest/billing.js';
+export type * from './rest/types.js';

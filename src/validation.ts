@@ -29,13 +29,13 @@ export function checkNumber(field: string, value: unknown, min: number, max: num
   }
 }
 
-const PORT_ENTRY = /^(\d{1,5})\/(http|tcp|udp)$/;
+const PORT_ENTRY = /^(\d{1,5})\/(http|tcp)$/;
 
 function checkPortEntry(field: string, entry: string): void {
   const match = PORT_ENTRY.exec(entry.trim());
   const port = match ? Number(match[1]) : NaN;
   if (!match || port < 1 || port > 65535) {
-    throw new ValidationError(field, `"${entry}" is not <port>/<http|tcp|udp> with a port from 1 to 65535 (e.g. "8888/http")`);
+    throw new ValidationError(field, `"${entry}" is not <port>/<http|tcp> with a port from 1 to 65535 (e.g. "8888/http")`);
   }
 }
 
@@ -54,4 +54,28 @@ export function checkPortsArray(field: string, ports: unknown): void {
     if (typeof entry !== 'string') throw new ValidationError(`${field}[${i}]`, 'must be a string like "8888/http"');
     checkPortEntry(`${field}[${i}]`, entry);
   });
+}
+
+/** REST bodies take `env` as `{ KEY: 'value' }`; the GraphQL `[{key, value}]` form is a common slip. */
+export function checkEnvMap(field: string, env: unknown): void {
+  if (env === undefined) return;
+  if (env === null || typeof env !== 'object' || Array.isArray(env)) {
+    throw new ValidationError(field, 'must be an object map like { "KEY": "value" } (REST does not take [{key, value}])');
+  }
+  for (const [key, value] of Object.entries(env)) {
+    if (typeof value !== 'string') throw new ValidationError(`${field}.${key}`, 'must be a string');
+  }
+}
+
+/** A plain object body; anything else is a caller error. */
+export function requireObject(field: string, value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ValidationError(field, 'must be an object');
+  return value as Record<string, unknown>;
+}
+
+export function checkOneOf(field: string, value: unknown, allowed: readonly string[], hint = ''): void {
+  if (value === undefined) return;
+  if (typeof value !== 'string' || !allowed.includes(value)) {
+    throw new ValidationError(field, `must be one of ${allowed.join(', ')}${hint}, got ${JSON.stringify(value)}`);
+  }
 }

@@ -1,0 +1,62 @@
+import type { CallOptions } from '../transport/options.js';
+import { idPath, type RestRequester } from './rest-request.js';
+
+export interface CrudSpec<T> {
+  /** `/templates` */
+  readonly base: string;
+  /** `templateId`: names the path parameter in errors. */
+  readonly idField: string;
+  readonly validateCreate?: (body: unknown) => void;
+  readonly validateUpdate?: (body: unknown) => void;
+  readonly normalize?: (item: T) => T;
+  /** Whether an update may be resent after it may have arrived (false where an edit has side effects). */
+  readonly updateIdempotent: boolean;
+}
+
+export interface UpdateOptions extends CallOptions {
+  /** `PATCH /{id}` (default) or its synonym `POST /{id}/update`. */
+  method?: 'PATCH' | 'POST' | undefined;
+}
+
+export interface CrudResource<T, TCreate, TUpdate, TListQuery, TGetQuery> {
+  /** Never resent automatically once it may have reached the server. */
+  create(body: TCreate, options?: CallOptions): Promise<T>;
+  list(query?: TListQuery, options?: CallOptions): Promise<T[]>;
+  get(id: string, query?: TGetQuery, options?: CallOptions): Promise<T>;
+  update(id: string, body: TUpdate, options?: UpdateOptions): Promise<T>;
+  delete(id: string, options?: CallOptions): Promise<void>;
+}
+
+export function crudResource<T, TCreate, TUpdate, TListQuery extends object | undefined, TGetQuery extends object | undefined>(
+  rest: RestRequester,
+  spec: CrudSpec<T>,
+): CrudResource<T, TCreate, TUpdate, TListQuery, TGetQuery> {
+  const { base, idField } = spec;
+  const one = `${base}/{${idField}}`;
+  const normalize = spec.normalize ?? ((item: T) => item);
+  return {
+    async create(body, options) {
+      spec.validateCreate?.(body);
+      return normalize(await rest.json<T>({ method: 'POST', path: base, route: `POST ${base}`, body, idempotent: false }, options));
+    },
+    async list(query, options) {
+      const items = await rest.json<T[]>({ method: 'GET', path: base, route: `GET ${base}`, query, idempotent: true }, options);
+      return (items ?? []).map(normalize);
+    },
+    async get(id, query, options) {
+      const path = idPath(base, idField, id);
+      return normalize(await rest.json<T>({ method: 'GET', path, route: `GET ${one}`, query, idempotent: true }, options));
+    },
+    async update(id, body, options = {}) {
+      const { method = 'PATCH', ...callOptions } = options;
+      const path = idPath(base, idField, id, method === 'POST' ? '/update' : '');
+      spec.validateUpdate?.(body);
+      const route = method === 'POST' ? `POST ${one}/update` : `PATCH ${one}`;
+      return normalize(await rest.json<T>({ method, path, route, body, idempotent: spec.updateIdempotent }, callOptions));
+    },
+    async delete(id, options) {
+      const path = idPath(base, idField, id);
+      await rest.send({ method: 'DELETE', path, route: `DELETE ${one}`, idempotent: true }, options);
+    },
+  };
+}
