@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
-import formatsPlugin from 'ajv-formats';
+import formatsModule, { type FormatsPlugin } from 'ajv-formats';
 
-// ajv-formats is CommonJS: under NodeNext its default export is the module object.
-const addFormats = (formatsPlugin as unknown as { default: typeof formatsPlugin }).default ?? formatsPlugin;
+// ajv-formats is CommonJS: under NodeNext its default import is the module object.
+const addFormats = (formatsModule as unknown as { default: FormatsPlugin }).default;
 
 /**
  * A checker built from the platform's published REST v1 contract (read from ../shared at test
