@@ -183,3 +183,70 @@ export class PodTerminalStateError extends RunpodError {
     this.desiredStatus = desiredStatus;
   }
 }
+
+/** A serverless job as the status route reports it (kept on job errors so nothing is lost). */
+export interface JobSnapshot {
+  readonly id: string;
+  readonly status: string;
+  readonly error?: unknown;
+  readonly output?: unknown;
+  readonly [field: string]: unknown;
+}
+
+/** Root of the errors about one serverless job; always carries the job id. */
+export class JobError extends RunpodError {
+  override readonly name: string = 'JobError';
+  readonly jobId: string;
+  readonly endpointId: string;
+  /** The last state seen. */
+  readonly job: JobSnapshot;
+
+  constructor(message: string, options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
+    super(message, options);
+    this.jobId = options.job.id;
+    this.endpointId = options.endpointId;
+    this.job = options.job;
+  }
+}
+
+/** The job ended FAILED. `error` is the worker's error string. */
+export class JobFailedError extends JobError {
+  override readonly name = 'JobFailedError';
+  readonly error: string;
+
+  constructor(options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
+    const error = typeof options.job.error === 'string' ? options.job.error : JSON.stringify(options.job.error ?? 'unknown error');
+    super(`job ${options.job.id} on endpoint ${options.endpointId} failed: ${error}`, options);
+    this.error = error;
+  }
+}
+
+/**
+ * The job ran out of time. `source: 'platform'`: it ended TIMED_OUT (its execution timeout).
+ * `source: 'deadline'`: this client stopped waiting; the job may still be running, so wait again
+ * with `endpoint.job(jobId).wait()` or cancel it.
+ */
+export class JobTimedOutError extends JobError {
+  override readonly name = 'JobTimedOutError';
+  readonly source: 'platform' | 'deadline';
+  readonly timeoutMs: number | undefined;
+
+  constructor(options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot; source: 'platform' | 'deadline'; timeoutMs?: number }) {
+    const why =
+      options.source === 'platform'
+        ? 'timed out on the platform (TIMED_OUT)'
+        : `was still ${options.job.status} when the ${options.timeoutMs} ms deadline passed; it may still run`;
+    super(`job ${options.job.id} on endpoint ${options.endpointId} ${why}`, options);
+    this.source = options.source;
+    this.timeoutMs = options.timeoutMs;
+  }
+}
+
+/** The job ended CANCELLED. */
+export class JobCancelledError extends JobError {
+  override readonly name = 'JobCancelledError';
+
+  constructor(options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
+    super(`job ${options.job.id} on endpoint ${options.endpointId} was cancelled`, options);
+  }
+}

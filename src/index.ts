@@ -30,3 +30,16 @@ export type { RestNetworkVolumesApi } from './rest/network-volumes.js';
 export type { RestContainerRegistryAuthsApi } from './rest/container-registry-auths.js';
 export type { RestBillingApi } from './rest/billing.js';
 export type * from './rest/types.js';
+export {
+  Job,
+  type EndpointClient,
+  type JobProgress,
+  type JobStream,
+  type RunOptions,
+  type RunSyncOptions,
+  type StreamOptions,
+  type WaitOptions,
+} from './serverless/queue.js';
+export { isTerminalJobStatus, TERMINAL_JOB_STATUSES } from './serverless/types.js';
+export type { CompletedJob, EndpointHealth, JobPolicy, JobState, JobStatus, PurgeQueueResult, S3Config, StreamChunk } from './serverless/types.js';
+export type { LoadBalancedClient, LoadBalancedOptions, LoadBalancedRequestOptions } from './serverless/load-balanced.js';

@@ -24,6 +24,11 @@ export interface HttpRequest extends CallOptions {
   readonly idempotent: boolean;
   /** Extra answers worth retrying for this call, such as a load-balanced endpoint's cold start. */
   readonly retryWhen?: ((status: number, text: string) => boolean) | undefined;
+  /**
+   * Epoch milliseconds: when set, retries are limited by this deadline instead of `maxRetries`
+   * (used to ride out a serverless cold start).
+   */
+  readonly retryUntil?: number | undefined;
 }
 
 /** A 2xx answer, read in full within the attempt's time limit. */
@@ -127,7 +132,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     const request = summarise(req);
     for (let attempt = 0; ; attempt++) {
       throwIfAborted(req.signal, req.operation);
-      const canRetry = attempt < maxRetries;
+      const canRetry = req.retryUntil === undefined ? attempt < maxRetries : Date.now() + backoffMs(attempt, () => 1) < req.retryUntil;
       const link = linkAbort(req.signal, timeoutMs);
       let delayMs: number;
       let reason: RetryEvent['reason'];
