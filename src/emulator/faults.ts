@@ -1,0 +1,80 @@
+/** Faults the emulator can inject, route by route, to show how a client copes. */
+export type Fault =
+  /** Wait this long (real time: it is network latency) before handling the request. */
+  | { type: 'latency'; ms: number }
+  /** Answer with this status, e.g. 429 with a Retry-After or a 503, without handling the request. */
+  | { type: 'status'; status: number; retryAfterSeconds?: number; body?: unknown }
+  /** Handle the request (so a pod or job is created), then answer 500, as the real platform sometimes does. */
+  | { type: 'error-after-create' }
+  /** Close the connection without an answer. */
+  | { type: 'drop' }
+  /** Answer 200 with a truncated JSON body. */
+  | { type: 'malformed-json' }
+  /** Answer with a proxy's HTML error page. */
+  | { type: 'html'; status?: number };
+
+export interface FaultRule {
+  /**
+   * Which requests: `'graphql:DeployPod'` (or `'graphql:*'`) by operation name, or
+   * `'POST /v1/pods'` or `'GET /v2/**'` by method and path, where `*` is one path segment and `**`
+   * any number of them; the method may be `*`.
+   */
+  match: string;
+  fault: Fault;
+  /** How many matching requests it applies to. @default 1 */
+  times?: number;
+}
+
+interface ActiveRule extends FaultRule {
+  remaining: number;
+  hits: number;
+}
+
+function pathPattern(pattern: string): RegExp {
+  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]+').replace(/\u0000/g, '.*');
+  return new RegExp(`^${escaped}$`);
+}
+
+export class FaultInjector {
+  private rules: ActiveRule[] = [];
+
+  /** Adds a rule; returns a function telling how many requests it has hit. */
+  inject(rule: FaultRule): { hits: () => number } {
+    const active: ActiveRule = { ...rule, remaining: rule.times ?? 1, hits: 0 };
+    this.rules.push(active);
+    return { hits: () => active.hits };
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+
+  /** Rules that have not been used up. */
+  pending(): FaultRule[] {
+    return this.rules.filter((r) => r.remaining > 0).map(({ match, fault, remaining }) => ({ match, fault, times: remaining }));
+  }
+
+  /** The fault for this request, if any, counting it as used. */
+  take(method: string, path: string, operationName: string | undefined): Fault | undefined {
+    for (const rule of this.rules) {
+      if (rule.remaining <= 0) continue;
+      let hit: boolean;
+      if (rule.match.startsWith('graphql:')) {
+        const name = rule.match.slice('graphql:'.length);
+        hit = path.endsWith('/graphql') && (name === '*' || name === operationName);
+      } else {
+        const [ruleMethod = '*', rulePath = '**'] = rule.match.split(' ');
+        hit = (ruleMethod === '*' || ruleMethod.toUpperCase() === method) && pathPattern(rulePath).test(path);
+      }
+      if (!hit) continue;
+      rule.remaining -= 1;
+      rule.hits += 1;
+      return rule.fault;
+    }
+    return undefined;
+  }
+
+  get active(): boolean {
+    return this.rules.some((r) => r.remaining > 0);
+  }
+}

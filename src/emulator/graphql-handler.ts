@@ -1,0 +1,169 @@
+import { buildSchema, execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from 'graphql';
+import { schemaSdl } from '../graphql/__generated__/schema-sdl.js';
+import { EmulatorHttpError, GRAPHQL_NO_CAPACITY, NoCapacityError, notFound } from './errors.js';
+import type { Account, Platform } from './platform.js';
+import { graphqlPod } from './views.js';
+
+interface DeployInput {
+  cloudType?: string;
+  computeType?: string;
+  containerDiskInGb?: number;
+  containerRegistryAuthId?: string;
+  dataCenterId?: string;
+  dockerArgs?: string;
+  env?: Array<{ key: string; value: string } | null>;
+  gpuCount?: number;
+  gpuTypeId?: string;
+  gpuTypeIdList?: Array<string | null>;
+  imageName?: string;
+  name?: string;
+  networkVolumeId?: string;
+  ports?: string;
+  templateId?: string;
+  volumeInGb?: number;
+  volumeMountPath?: string;
+  allowedCudaVersions?: Array<string | null>;
+}
+
+interface LowestPriceInput {
+  gpuCount: number;
+  secureCloud?: boolean | null;
+  dataCenterId?: string | null;
+  allowedCudaVersions?: Array<string | null> | null;
+  cudaVersion?: string | null;
+}
+
+const compact = <T>(list: Array<T | null> | null | undefined): T[] => (list ?? []).filter((x): x is T => x !== null);
+
+function rootValue(platform: Platform) {
+  return {
+    gpuTypes: ({ input }: { input?: { id?: string; ids?: string[] } | null }) =>
+      platform.gpuTypes
+        .filter((t) => (!input?.id || t.id === input.id) && (!input?.ids || input.ids.includes(t.id)))
+        .map((t) => ({
+          ...t,
+          secureCloud: platform.hosts.some((h) => h.gpuTypeId === t.id && h.secureCloud),
+          communityCloud: platform.hosts.some((h) => h.gpuTypeId === t.id && !h.secureCloud),
+          maxGpuCount: Math.max(0, ...platform.hosts.filter((h) => h.gpuTypeId === t.id).map((h) => h.gpuTotal)),
+          lowestPrice: ({ input: price }: { input?: LowestPriceInput | null }) => {
+            const stock = platform.stock(t.id, price ?? { gpuCount: 1 });
+            return {
+              gpuName: t.displayName,
+              gpuTypeId: t.id,
+              uninterruptablePrice: stock.price,
+              minimumBidPrice: stock.price === null ? null : Math.round(t.communityPrice * 50) / 100,
+              stockStatus: stock.stockStatus,
+              availableGpuCounts: stock.availableGpuCounts,
+              maxUnreservedGpuCount: stock.maxFreeOnOneHost,
+              minMemory: 8,
+              minVcpu: 2,
+            };
+          },
+        })),
+
+    myself: (_args: unknown, { account }: { account: Account }) => ({
+      id: account.id,
+      email: `${account.id}@emulator.local`,
+      clientBalance: 100,
+      currentSpendPerHr: platform.listPods(account).reduce((sum, p) => sum + (p.desiredStatus === 'RUNNING' ? platform.podCostPerHr(p) : 0), 0),
+      pods: platform.listPods(account).map((p) => graphqlPod(platform, p)),
+    }),
+
+    pod: ({ input }: { input: { podId: string } }, { account }: { account: Account }) => {
+      const pod = platform.getPod(account, input.podId);
+      return pod ? graphqlPod(platform, pod) : null;
+    },
+
+    podFindAndDeployOnDemand: ({ input }: { input?: DeployInput | null }, { account }: { account: Account }) => {
+      const i = input ?? {};
+      const pod = platform.deploy(account, {
+        name: i.name,
+        imageName: i.imageName,
+        templateId: i.templateId,
+        gpuTypeIds: i.gpuTypeId ? [i.gpuTypeId] : compact(i.gpuTypeIdList),
+        gpuCount: i.gpuCount,
+        computeType: i.computeType,
+        cloudType: i.cloudType,
+        dataCenterIds: i.dataCenterId ? [i.dataCenterId] : undefined,
+        allowedCudaVersions: i.allowedCudaVersions ? compact(i.allowedCudaVersions) : undefined,
+        containerDiskInGb: i.containerDiskInGb,
+        volumeInGb: i.volumeInGb,
+        volumeMountPath: i.volumeMountPath,
+        networkVolumeId: i.networkVolumeId,
+        env: Object.fromEntries(compact(i.env).map((e) => [e.key, e.value])),
+        ports: i.ports ? i.ports.split(',').map((p) => p.trim()) : undefined,
+        dockerArgs: i.dockerArgs,
+        containerRegistryAuthId: i.containerRegistryAuthId,
+      });
+      return graphqlPod(platform, pod);
+    },
+
+    podResume: ({ input }: { input: { podId: string; gpuCount?: number | null } }, { account }: { account: Account }) => {
+      if (!platform.getPod(account, input.podId)) throw notFound('pod', input.podId);
+      return graphqlPod(platform, platform.startPod(account, input.podId, input.gpuCount));
+    },
+
+    podStop: ({ input }: { input: { podId: string } }, { account }: { account: Account }) => graphqlPod(platform, platform.stopPod(account, input.podId)),
+
+    podTerminate: ({ input }: { input: { podId: string } }, { account }: { account: Account }) => {
+      platform.terminatePod(account, input.podId);
+      return null;
+    },
+  };
+}
+
+export interface GraphQLAnswer {
+  status: number;
+  body: ExecutionResult | { errors: Array<{ message: string; extensions?: Record<string, unknown> }> };
+}
+
+/** Executes GraphQL requests against the project's own schema.graphql, with the platform's error shape. */
+export function createGraphQLExecutor(platform: Platform) {
+  const schema = buildSchema(schemaSdl);
+  const root = rootValue(platform);
+  const documents = new Map<string, DocumentNode | readonly GraphQLError[]>();
+
+  function prepare(query: string): DocumentNode | readonly GraphQLError[] {
+    const cached = documents.get(query);
+    if (cached) return cached;
+    let prepared: DocumentNode | readonly GraphQLError[];
+    try {
+      const document = parse(query);
+      const errors = validate(schema, document);
+      prepared = errors.length > 0 ? errors : document;
+    } catch (err) {
+      prepared = [err as GraphQLError];
+    }
+    if (documents.size > 1000) documents.clear();
+    documents.set(query, prepared);
+    return prepared;
+  }
+
+  return async function run(account: Account, body: unknown): Promise<GraphQLAnswer> {
+    const request = (body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
+    if (typeof request.query !== 'string') return { status: 400, body: { errors: [{ message: 'Must provide query string.' }] } };
+    const prepared = prepare(request.query);
+    if (!('kind' in prepared)) {
+      return { status: 400, body: { errors: prepared.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) } };
+    }
+    const result = await execute({
+      schema,
+      document: prepared,
+      rootValue: root,
+      contextValue: { account },
+      variableValues: (request.variables ?? undefined) as Record<string, unknown> | undefined,
+      operationName: typeof request.operationName === 'string' ? request.operationName : undefined,
+    });
+    // Variables the schema rejects (an unknown input field, a wrong type) never reach a resolver: HTTP 400.
+    if (result.errors && result.data === undefined) {
+      return { status: 400, body: { errors: result.errors.map((e) => ({ message: e.message, extensions: { code: 'BAD_USER_INPUT' } })) } };
+    }
+    const errors = result.errors?.map((e) => {
+      const original = e.originalError;
+      const message = original instanceof NoCapacityError ? GRAPHQL_NO_CAPACITY : e.message;
+      const code = original instanceof EmulatorHttpError ? original.graphqlCode : 'INTERNAL_SERVER_ERROR';
+      return { message, path: e.path, extensions: { code } };
+    });
+    return { status: 200, body: errors ? { errors, data: result.data } : { data: result.data } };
+  };
+}

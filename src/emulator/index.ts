@@ -1,0 +1,8 @@
+// The `runpod-gql/emulator` entry: a local stand-in for the platform, for demos and for testing
+// apps offline. Only `listen()` needs Node; `emulator.fetch` runs on any fetch runtime.
+export { createEmulator, EMULATOR_API_KEY, IN_PROCESS_BASE, type Emulator, type EmulatorClientOptions, type EmulatorOptions, type ListeningEmulator } from './create-emulator.js';
+export { DEFAULT_GPU_TYPES, DEFAULT_HOSTS, type GpuTypeSpec, type HostSpec } from './catalog.js';
+export type { EmulatorClock } from './clock.js';
+export type { Fault, FaultRule } from './faults.js';
+export { BUILT_IN_HANDLERS, type HandlerContext, type JobHandler } from './queue.js';
+export type { LoadBalancedDefinition, LoadBalancedRoute } from './serverless-routes.js';
