@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { CapacityUnavailableError, PodTerminalStateError } from '../../src/index.js';
+import { captureError } from '../helpers.js';
+import { KEY_A, useEmulator } from './harness.js';
+
+// Manual clock: start-up, billing hours and capacity changes happen when a test says so.
+const ctx = useEmulator({ clock: 'manual', podStartupMs: 2_000 });
+const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
+const cuda128Image = 'runpod/pytorch:2.8.0-py3.11-cuda12.8.1-cudnn-devel-ubuntu22.04';
+
+async function runningPod(extra: Record<string, unknown> = {}) {
+  const rp = ctx.client();
+  const pod = await rp.rest.pods.create({ name: 'life', imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, volumeInGb: 10, ...extra });
+  await ctx.emulator.clock.advance(2_000);
+  return { rp, pod };
+}
+
+describe('pod lifecycle rules (spec §3)', () => {
+  it('the container is up only after start-up, and then its ports are mapped', async () => {
+    const { rp, pod } = await runningPod({ ports: ['8888/http'] });
+    expect((await rp.pods.get(pod.id))?.runtime?.ports?.[0]?.privatePort).toBe(8888);
+    const fresh = await rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1, ports: '8888/http' });
+    expect(fresh.runtime).toBeNull();
+    await ctx.emulator.clock.advance(1_999);
+    expect((await rp.pods.get(fresh.id))?.runtime).toBeNull();
+    await ctx.emulator.clock.advance(1);
+    expect((await rp.pods.get(fresh.id))?.runtime).not.toBeNull();
+    await rp.pods.terminate(fresh.id);
+    await rp.rest.pods.delete(pod.id);
+  });
+
+  it('stop releases the GPU and clears the container disk, keeps /workspace, and keeps billing the volume', async () => {
+    const { rp, pod } = await runningPod();
+    const host = ctx.emulator.inspect.pod(pod.id)!.hostId;
+    const freeWhileRunning = ctx.emulator.inspect.freeGpus(host);
+    ctx.emulator.inspect.writeFile(pod.id, '/root/scratch.txt', 'container');
+    ctx.emulator.inspect.writeFile(pod.id, '/workspace/model.bin', 'weights');
+    await rp.pods.stop(pod.id);
+    expect(ctx.emulator.inspect.freeGpus(host)).toBe(freeWhileRunning + 1);
+    expect(ctx.emulator.inspect.files(pod.id)).toEqual({ containerDisk: {}, volume: { '/workspace/model.bin': 'weights' } });
+
+    const before = await rp.rest.billing.pods({ grouping: 'podId', podId: pod.id, bucketSize: 'year' });
+    await ctx.emulator.clock.advance(10 * 3_600_000);
+    const after = await rp.rest.billing.pods({ grouping: 'podId', podId: pod.id, bucketSize: 'year' });
+    const total = (records: typeof before) => records.reduce((sum, r) => sum + r.amount, 0);
+    // 10 GB stopped at $0.20/GB/month for 10 hours; no GPU time.
+    expect(total(after) - total(before)).toBeCloseTo((10 * 0.2 * 10) / (30 * 24), 4);
+    expect(after.reduce((ms, r) => ms + (r.timeBilledMs ?? 0), 0)).toBe(before.reduce((ms, r) => ms + (r.timeBilledMs ?? 0), 0));
+    await rp.rest.pods.delete(pod.id);
+  });
+
+  it('start after capacity changed may come back with zero GPUs', async () => {
+    const rp = ctx.client();
+    const pod = await rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA H100 80GB HBM3', gpuCount: 1 });
+    await rp.pods.stop(pod.id);
+    const squatter = await rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA H100 80GB HBM3', gpuCount: 1 });
+    const resumed = await rp.pods.resume({ podId: pod.id, gpuCount: 1 });
+    expect(resumed).toMatchObject({ desiredStatus: 'RUNNING', gpuCount: 0 });
+    await rp.pods.terminate(squatter.id);
+    await rp.pods.terminate(pod.id);
+  });
+
+  it('editing a running pod resets it: everything outside /workspace is erased', async () => {
+    const { rp, pod } = await runningPod();
+    ctx.emulator.inspect.writeFile(pod.id, '/root/cache', 'gone soon');
+    ctx.emulator.inspect.writeFile(pod.id, '/workspace/keep', 'kept');
+    await rp.rest.pods.update(pod.id, { env: { NEW: '1' } });
+    expect(ctx.emulator.inspect.files(pod.id)).toEqual({ containerDisk: {}, volume: { '/workspace/keep': 'kept' } });
+    expect((await rp.pods.get(pod.id))?.runtime).toBeNull();
+    await ctx.emulator.clock.advance(2_000);
+    expect((await rp.rest.pods.get(pod.id)).env).toEqual({ NEW: '1' });
+    await rp.rest.pods.delete(pod.id);
+  });
+
+  it('terminate deletes everything except what is on a network volume', async () => {
+    const rp = ctx.client();
+    const volume = await rp.rest.networkVolumes.create({ name: 'keep', size: 10, dataCenterId: 'EU-RO-1' });
+    const pod = await rp.rest.pods.create({ imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, networkVolumeId: volume.id });
+    await ctx.emulator.clock.advance(2_000);
+    ctx.emulator.inspect.writeFile(pod.id, '/workspace/dataset.csv', 'rows');
+    ctx.emulator.inspect.writeFile(pod.id, '/root/tmp', 'lost');
+    await rp.rest.pods.delete(pod.id);
+    expect(ctx.emulator.inspect.pod(pod.id)).toBeUndefined();
+    expect(ctx.emulator.inspect.networkVolumeFiles(volume.id)).toEqual({ '/dataset.csv': 'rows' });
+
+    const next = await rp.rest.pods.create({ imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, networkVolumeId: volume.id });
+    expect(ctx.emulator.inspect.files(next.id).volume).toEqual({ '/workspace/dataset.csv': 'rows' });
+    await rp.rest.pods.delete(next.id);
+  });
+
+  it('an image needing a newer CUDA fails on an older host, the way the platform fails', async () => {
+    const rp = ctx.client();
+    const pod = await rp.pods.deploy({ imageName: cuda128Image, gpuTypeId: 'NVIDIA GeForce RTX 4090', gpuCount: 1, ports: '8888/http' });
+    expect(ctx.emulator.inspect.pod(pod.id)?.hostId).toBe('host-4090-cuda124');
+    const waiting = rp.pods.waitUntilReady(pod.id, { pollIntervalMs: 10, timeoutMs: 5_000 });
+    await ctx.emulator.clock.advance(2_000);
+    const err = await captureError<PodTerminalStateError>(waiting);
+    expect(err).toBeInstanceOf(PodTerminalStateError);
+    expect(err.desiredStatus).toBe('EXITED');
+    expect(ctx.emulator.inspect.pod(pod.id)?.lastStatusChange).toMatch(/unsatisfied condition: cuda>=12\.8/);
+    await rp.pods.terminate(pod.id);
+  });
+
+  it('allowedCudaVersions steers placement to a compatible host', async () => {
+    const rp = ctx.client();
+    const pod = await rp.pods.deploy({ imageName: cuda128Image, gpuTypeId: 'NVIDIA GeForce RTX 4090', gpuCount: 1, ports: '8888/http', allowedCudaVersions: ['12.8'] });
+    expect(ctx.emulator.inspect.pod(pod.id)?.hostId).toBe('host-4090-cuda128');
+    await ctx.emulator.clock.advance(2_000);
+    expect((await rp.pods.get(pod.id))?.desiredStatus).toBe('RUNNING');
+    const none = await captureError(rp.pods.deploy({ imageName: cuda128Image, gpuTypeId: 'NVIDIA GeForce RTX 4090', gpuCount: 1, allowedCudaVersions: ['13.0'] }));
+    expect(none).toBeInstanceOf(CapacityUnavailableError);
+    await rp.pods.terminate(pod.id);
+  });
+
+  it('capacity runs out: stock falls and REST create answers the no-capacity 500', async () => {
+    const rp = ctx.client();
+    const [before] = await rp.gpuTypes.list({ id: 'NVIDIA A100 80GB PCIe', gpuCount: 1 });
+    expect(before?.lowestPrice?.availableGpuCounts).toEqual([1, 2]);
+    const pods = [
+      await rp.rest.pods.create({ imageName: image, gpuTypeIds: ['NVIDIA A100 80GB PCIe'], gpuCount: 2 }),
+    ];
+    const [after] = await rp.gpuTypes.list({ id: 'NVIDIA A100 80GB PCIe', gpuCount: 1 });
+    expect(after?.lowestPrice?.stockStatus).toBeNull();
+    expect(await rp.gpuTypes.offers({ gpuCount: 1 })).not.toContainEqual(expect.objectContaining({ gpuTypeId: 'NVIDIA A100 80GB PCIe' }));
+    const err = await captureError<CapacityUnavailableError>(rp.rest.pods.create({ imageName: image, gpuTypeIds: ['NVIDIA A100 80GB PCIe'], gpuCount: 1 }));
+    expect(err).toBeInstanceOf(CapacityUnavailableError);
+    expect(err.status).toBe(500);
+    for (const pod of pods) await rp.rest.pods.delete(pod.id);
+  });
+
+  it('bills GPU time per resource on the emulator clock', async () => {
+    const rp = ctx.client();
+    const pod = await rp.rest.pods.create({ imageName: image, gpuTypeIds: ['NVIDIA L40S'], gpuCount: 2, volumeInGb: 0 });
+    await ctx.emulator.clock.advance(3 * 3_600_000);
+    const records = await rp.rest.billing.pods({ podId: pod.id, grouping: 'podId', bucketSize: 'hour' });
+    expect(records.length).toBeGreaterThanOrEqual(3);
+    expect(records.every((r) => r.podId === pod.id)).toBe(true);
+    const total = records.reduce((sum, r) => sum + r.amount, 0);
+    expect(total).toBeCloseTo(0.86 * 2 * 3, 3);
+    expect(records.reduce((ms, r) => ms + (r.timeBilledMs ?? 0), 0)).toBe(3 * 3_600_000);
+
+    const volume = await rp.rest.networkVolumes.create({ name: 'billed', size: 100, dataCenterId: 'EU-RO-1' });
+    await ctx.emulator.clock.advance(30 * 24 * 3_600_000);
+    const volumeBills = await rp.rest.billing.networkVolumes({ bucketSize: 'month' });
+    expect(volumeBills.reduce((sum, r) => sum + r.amount, 0)).toBeGreaterThanOrEqual(7 - 0.01);
+    await rp.rest.pods.delete(pod.id);
+    await rp.rest.networkVolumes.delete(volume.id);
+    expect(ctx.emulator.inspect.podCount(KEY_A)).toBe(0);
+  });
+});
