@@ -43,3 +43,5 @@ export {
 export { isTerminalJobStatus, TERMINAL_JOB_STATUSES } from './serverless/types.js';
 export type { CompletedJob, EndpointHealth, JobPolicy, JobState, JobStatus, PurgeQueueResult, S3Config, StreamChunk } from './serverless/types.js';
 export type { LoadBalancedClient, LoadBalancedOptions, LoadBalancedRequestOptions } from './serverless/load-balanced.js';
+export { createRunpodRestClient } from './rest/index.js';
+export { createRunpodServerlessClient, type RunpodServerless } from './serverless/index.js';
