@@ -1,6 +1,6 @@
 import { NotFoundError, PodTerminalStateError, ServerError, TimeoutError, ValidationError } from '../errors.js';
 import { sleep, throwIfAborted } from '../transport/abort.js';
-import { checkInteger, checkPortsString, requireId } from '../validation.js';
+import { checkInteger, checkOneOf, checkPortsString, requireId } from '../validation.js';
 import {
   DeployPodDocument,
   MyPodsDocument,
@@ -81,6 +81,8 @@ function validateDeploy(input: DeployPodInput): void {
     }
   }
   if (!input.imageName && !input.templateId) throw new ValidationError('input.imageName', 'give an imageName or a templateId');
+  checkOneOf('input.cloudType', input.cloudType ?? undefined, ['SECURE', 'COMMUNITY', 'ALL']);
+  checkOneOf('input.computeType', input.computeType ?? undefined, ['GPU', 'CPU']);
   checkPortsString('input.ports', input.ports);
   checkInteger('input.containerDiskInGb', input.containerDiskInGb, 0);
   checkInteger('input.volumeInGb', input.volumeInGb, 0);

@@ -1,0 +1,65 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** esbuild-minified, gzipped size of one entry bundled for the browser. */
+async function gzippedBundle(entry: string): Promise<number> {
+  const result = await build({ entryPoints: [join(root, entry)], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
+  return gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
+}
+
+/** Budgets in bytes (gzipped). The README quotes these. */
+const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
+  ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
+  ['runpod-gql', 'dist/index.js', 30 * 1024],
+  ['runpod-gql/rest', 'dist/rest/index.js', 8 * 1024],
+  ['runpod-gql/serverless', 'dist/serverless/index.js', 9 * 1024],
+];
+
+describe('bundle size budgets (esbuild --minify, gzip)', () => {
+  it.each(BUDGETS)('%s stays within budget', async (_name, file, budget) => {
+    const size = await gzippedBundle(file);
+    expect(size).toBeGreaterThan(100);
+    expect(size).toBeLessThanOrEqual(budget);
+  });
+
+  it('the graphql entry carries no GraphQL runtime', async () => {
+    const result = await build({ entryPoints: [join(root, 'dist/graphql/index.js')], bundle: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
+    expect(Object.keys(result.metafile.inputs).filter((p) => p.includes('node_modules'))).toEqual([]);
+  });
+});
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const NODE_BUILTINS = /from\s+['"](node:[^'"]+|fs|path|http|https|net|os|child_process|crypto|stream|util|zlib|url|buffer|events)['"]/;
+
+describe('portable core', () => {
+  it('imports nothing Node-only outside src/cli and src/emulator', () => {
+    const core = sourceFiles(join(root, 'src')).filter((f) => !f.includes(`${join('src', 'cli')}`) && !f.includes(`${join('src', 'emulator')}`));
+    expect(core.length).toBeGreaterThan(20);
+    const offenders = core.filter((f) => NODE_BUILTINS.test(readFileSync(f, 'utf8')) || /\bBuffer\.|\bprocess\.(?!env)/.test(readFileSync(f, 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
+  it('every entry but the emulator bundles for the browser with no Node built-in', async () => {
+    for (const [, file] of BUDGETS) {
+      const result = await build({ entryPoints: [join(root, file)], bundle: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
+      expect(Object.keys(result.metafile.inputs).filter((p) => p.startsWith('node:'))).toEqual([]);
+    }
+  });
+
+  it('the emulator\'s fetch handler bundles for the browser too (only listen() needs Node)', async () => {
+    const result = await build({ entryPoints: [join(root, 'dist/emulator/index.js')], bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent', external: ['@hono/node-server'] });
+    expect(result.errors).toEqual([]);
+  });
+});
