@@ -23,6 +23,8 @@ export interface EmulatorOptions {
   apiKeys?: string[] | undefined;
   /** `'manual'` stops time until `clock.advance()`; `'real'` follows the wall clock. @default 'real' */
   clock?: 'real' | 'manual' | undefined;
+  /** With the real clock: emulator milliseconds per wall-clock millisecond. @default 1 */
+  timeScale?: number | undefined;
   gpuTypes?: GpuTypeSpec[] | undefined;
   hosts?: HostSpec[] | undefined;
   /** How long a pod takes to start, on the emulator clock. @default 2000 */
@@ -114,7 +116,7 @@ function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefi
  * routes, queue-based and load-balanced serverless endpoints, one shared state, a clock and faults.
  */
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
-  const clock = createClock(options.clock ?? 'real');
+  const clock = createClock(options.clock ?? 'real', undefined, options.timeScale);
   const platform = new Platform({ clock, gpuTypes: options.gpuTypes, hosts: options.hosts, podStartupMs: options.podStartupMs });
   const queue = new ServerlessQueue({ clock, queueDelayMs: options.queueDelayMs, streamHoldMs: options.streamHoldMs });
   const faults = new FaultInjector();

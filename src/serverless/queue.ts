@@ -139,10 +139,14 @@ export class Job<Input = unknown, Output = unknown> {
   /** Phantom: the input type this job was run with. */
   declare readonly __input?: Input;
 
-  constructor(routes: QueueRoutes, id: string) {
+  /** When this handle saw the job queued (set by `run`): the first poll need not come before a step. */
+  readonly #queuedAt: number | undefined;
+
+  constructor(routes: QueueRoutes, id: string, queuedAt?: number) {
     this.#routes = routes;
     this.endpointId = routes.endpointId;
     this.id = requireId('jobId', id);
+    this.#queuedAt = queuedAt;
   }
 
   /** The job's current state. A result that has expired answers NotFoundError. */
@@ -151,7 +155,8 @@ export class Job<Input = unknown, Output = unknown> {
   }
 
   /**
-   * Polls with backoff (250 ms rising to 3 s) until the job is terminal. Resolves with the completed
+   * Polls with backoff (250 ms rising 1.5× to 3 s) until the job is terminal; right after `run` the
+   * first poll waits one step, since the job is still queued. Resolves with the completed
    * job; throws JobFailedError, JobCancelledError or JobTimedOutError, each carrying the job id.
    */
   async wait(options: WaitOptions<Output> = {}): Promise<CompletedJob<Output>> {
@@ -159,6 +164,12 @@ export class Job<Input = unknown, Output = unknown> {
     const maxInterval = options.maxPollIntervalMs ?? 3_000;
     let interval = options.pollIntervalMs ?? 250;
     const started = Date.now();
+    // A job queued a moment ago is still queued: asking at once would only cost a request.
+    const sinceQueued = this.#queuedAt === undefined ? Infinity : started - this.#queuedAt;
+    if (sinceQueued < interval) {
+      await sleep(Math.min(interval - sinceQueued, timeoutMs), options.signal);
+      interval = Math.min(interval * 1.5, maxInterval);
+    }
     for (let attempt = 1; ; attempt++) {
       throwIfAborted(options.signal, 'job wait');
       const state = await this.status({ signal: options.signal });
@@ -289,7 +300,7 @@ export interface EndpointClient<Input = unknown, Output = unknown> {
 
 export function createEndpointClient<Input = unknown, Output = unknown>(core: HttpCore, endpointId: string): EndpointClient<Input, Output> {
   const routes = new QueueRoutes(core, requireId('endpointId', endpointId));
-  const job = (jobId: string) => new Job<Input, Output>(routes, jobId);
+  const job = (jobId: string, queuedAt?: number) => new Job<Input, Output>(routes, jobId, queuedAt);
   const submitted = (answer: { id?: unknown }, route: string): string => {
     if (typeof answer?.id !== 'string' || answer.id === '') throw new ServerError(`${route} (endpoint ${endpointId}) answered without a job id`, { status: 200, body: answer });
     return answer.id;
@@ -303,7 +314,7 @@ export function createEndpointClient<Input = unknown, Output = unknown>(core: Ht
       const body = validateRunBody(input, options, RUN_BODY_LIMIT_BYTES);
       const { webhook: _w, policy: _p, s3Config: _s, ...callOptions } = options;
       const answer = await routes.call<JobState<Output>>({ method: 'POST', path: '/run', route: 'POST /run', body, idempotent: false }, callOptions);
-      return job(submitted(answer, 'POST /run'));
+      return job(submitted(answer, 'POST /run'), Date.now());
     },
 
     async runSync(input, options = {}) {

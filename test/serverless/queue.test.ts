@@ -59,14 +59,17 @@ describe('run and the Job handle', () => {
     expect(JSON.parse(call.body!)).toEqual({ input: { prompt: 'hello' }, webhook: 'https://example.test/hook', policy: { executionTimeout: 120_000, ttl: 3_600_000 } });
   });
 
-  it('wait polls with backoff (250 ms rising) and resolves with typed output', async () => {
+  it('wait after run first waits one step, then polls with backoff (250 ms rising 1.5×), and resolves with typed output', async () => {
     const { endpoint, calls } = scriptedQueue({ 'POST /run': [inQueue], 'GET /status': [inQueue, inProgress, inProgress, completed] });
     const progress: JobProgress<{ text: string }>[] = [];
     const job = await endpoint.run({ prompt: 'x' });
-    const done = await settle(job.wait({ onProgress: (p) => progress.push(p) }));
+    const waiting = job.wait({ onProgress: (p) => progress.push(p) });
+    await vi.advanceTimersByTimeAsync(249);
+    expect(calls.filter((c) => c.url.pathname.endsWith('/status/job-1'))).toHaveLength(0);
+    const done = await settle(waiting);
     expect(done.output.text).toBe('hi');
     expectTypeOf(done).toEqualTypeOf<CompletedJob<{ text: string }>>();
-    expect(progress.map((p) => p.nextPollMs)).toEqual([250, 375, 562.5]);
+    expect(progress.map((p) => p.nextPollMs)).toEqual([375, 562.5, 843.75]);
     expect(calls.filter((c) => c.url.pathname.endsWith('/status/job-1'))).toHaveLength(4);
   });
 
