@@ -84,16 +84,20 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     return headers;
   }
 
+  /** The URL to fetch: the API key is appended here, and only here. */
+  function withCredentials(url: string, req: HttpRequest): string {
+    if (req.auth !== 'api-key-query' || !apiKey) return url;
+    return `${url}${url.includes('?') ? '&' : '?'}api_key=${encodeURIComponent(apiKey)}`;
+  }
+
   async function sendFollowingRedirects(req: HttpRequest, signal: AbortSignal): Promise<Response> {
-    let url = new URL(req.url);
-    const origin = url.origin;
+    // Strings on the common path; URLs are parsed only when the server redirects.
+    let url = req.url;
+    let sameOrigin = true;
     let method = req.method;
     let body = req.body;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const sameOrigin = url.origin === origin;
-      const target = new URL(url);
-      if (sameOrigin && req.auth === 'api-key-query' && apiKey) target.searchParams.set('api_key', apiKey);
-      const res = await resolved.fetch(target.toString(), {
+      const res = await resolved.fetch(sameOrigin ? withCredentials(url, req) : url, {
         method,
         headers: headersFor(req, sameOrigin, body !== undefined),
         body,
@@ -106,11 +110,13 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
           request: summarise(req),
         });
       }
-      const location = res.headers.get('location');
-      if (!REDIRECT_STATUSES.has(res.status) || !location) return res;
+      const location = REDIRECT_STATUSES.has(res.status) ? res.headers.get('location') : null;
+      if (!location) return res;
       await res.body?.cancel().catch(() => undefined);
-      url = new URL(location, url);
-      url.searchParams.delete('api_key');
+      const next = new URL(location, url);
+      next.searchParams.delete('api_key');
+      sameOrigin = next.origin === new URL(req.url).origin;
+      url = next.toString();
       if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
         method = 'GET';
         body = undefined;
@@ -129,7 +135,6 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     }
     const maxRetries = Math.max(0, req.maxRetries ?? resolved.maxRetries);
     const timeoutMs = req.timeoutMs ?? resolved.timeoutMs;
-    const request = summarise(req);
     for (let attempt = 0; ; attempt++) {
       throwIfAborted(req.signal, req.operation);
       const canRetry = req.retryUntil === undefined ? attempt < maxRetries : Date.now() + backoffMs(attempt, () => 1) < req.retryUntil;
@@ -144,16 +149,16 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         const retryable =
           (req.idempotent ? isRetryableStatus(res.status) : res.status === 429) || (req.retryWhen?.(res.status, text) ?? false);
         if (!retryable || !canRetry || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS)) {
-          throw errorFromResponse(res.status, text, res.headers, { request, retryAfterMs });
+          throw errorFromResponse(res.status, text, res.headers, { request: summarise(req), retryAfterMs });
         }
         delayMs = retryAfterMs ?? backoffMs(attempt);
         reason = res.status;
       } catch (err) {
         if (err instanceof RunpodError) throw err;
-        if (req.signal?.aborted) throw new AbortError(`${req.operation} aborted by the caller`, { request, cause: req.signal.reason });
+        if (req.signal?.aborted) throw new AbortError(`${req.operation} aborted by the caller`, { request: summarise(req), cause: req.signal.reason });
         if (link.timedOut()) {
           if (!req.idempotent || !canRetry) {
-            throw new TimeoutError(`${req.operation} timed out after ${timeoutMs} ms`, { timeoutMs, request });
+            throw new TimeoutError(`${req.operation} timed out after ${timeoutMs} ms`, { timeoutMs, request: summarise(req) });
           }
           reason = 'timeout';
         } else {
@@ -162,7 +167,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
             const code = errorCode(err);
             throw new ConnectionError(`${req.operation}: ${scrub(innermostMessage(err))}`, {
               notSent,
-              request,
+              request: summarise(req),
               cause: Object.assign(new Error(scrub(innermostMessage(err))), code ? { code } : {}),
             });
           }
