@@ -5,7 +5,7 @@ import { createClock, type EmulatorClock } from './clock.js';
 import { EmulatorHttpError } from './errors.js';
 import { FaultInjector, type Fault, type FaultRule } from './faults.js';
 import { createGraphQLExecutor } from './graphql-handler.js';
-import { Platform, type Account } from './platform.js';
+import { ENDPOINT_DEFAULTS, Platform, type Account } from './platform.js';
 import { BUILT_IN_HANDLERS, ServerlessQueue, type JobHandler } from './queue.js';
 import { restRoutes, type EmulatorEnv } from './rest-routes.js';
 import { LoadBalancedEndpoints, queueRoutes, type LoadBalancedDefinition } from './serverless-routes.js';
@@ -129,21 +129,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const account = platform.addAccount(apiKey);
     // Every account starts with the built-in workers as ready-made endpoints: /v2/echo, /v2/sleep, …
     for (const name of DEFAULT_ENDPOINTS) {
-      account.endpoints.set(name, {
-        id: name,
-        name,
-        templateId: `builtin-${name}`,
-        gpuTypeIds: ['NVIDIA RTX A4000'],
-        gpuCount: 1,
-        workersMin: 0,
-        workersMax: 3,
-        idleTimeout: 5,
-        scalerType: 'QUEUE_DELAY',
-        scalerValue: 4,
-        computeType: 'GPU',
-        createdAt: clock.now(),
-        handler: name,
-      });
+      account.endpoints.set(name, { ...ENDPOINT_DEFAULTS, gpuTypeIds: [...ENDPOINT_DEFAULTS.gpuTypeIds], id: name, name, templateId: `builtin-${name}`, createdAt: clock.now(), handler: name });
     }
     return account;
   };

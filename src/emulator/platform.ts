@@ -127,6 +127,18 @@ export interface EmulatedEndpoint {
   [field: string]: unknown;
 }
 
+/** What an endpoint gets for every setting its creator leaves out. */
+export const ENDPOINT_DEFAULTS = {
+  gpuTypeIds: ['NVIDIA RTX A4000'],
+  gpuCount: 1,
+  workersMin: 0,
+  workersMax: 3,
+  idleTimeout: 5,
+  scalerType: 'QUEUE_DELAY',
+  scalerValue: 4,
+  computeType: 'GPU',
+} as const satisfies Partial<EmulatedEndpoint>;
+
 export interface Account {
   id: string;
   apiKey: string;
@@ -382,14 +394,10 @@ export class Platform {
     return `OCI runtime create failed: runc create failed: unable to start container process: nvidia-container-cli: requirement error: unsatisfied condition: cuda>=${needs}, please update your driver to a newer version (host CUDA ${host.cudaVersion})`;
   }
 
-  private costPerHr(pod: EmulatedPod): number {
+  /** What the pod costs per hour while running. */
+  podCostPerHr(pod: EmulatedPod): number {
     if (pod.computeType === 'CPU') return CPU_PRICE_PER_HOUR;
     return Math.round(this.pricePerGpu(this.host(pod.hostId)) * pod.gpuCount * 10_000) / 10_000;
-  }
-
-  /** What the pod costs per hour while running (GPUs plus its volume disk). */
-  podCostPerHr(pod: EmulatedPod): number {
-    return this.costPerHr(pod);
   }
 
   private closeSegments(account: Account, predicate: (s: BillingSegment) => boolean): void {
@@ -399,7 +407,7 @@ export class Platform {
 
   private openRunningSegments(account: Account, pod: EmulatedPod): void {
     const now = this.clock.now();
-    account.segments.push({ kind: 'gpu', podId: pod.id, gpuTypeId: pod.gpuTypeId, ratePerHour: this.costPerHr(pod), from: now });
+    account.segments.push({ kind: 'gpu', podId: pod.id, gpuTypeId: pod.gpuTypeId, ratePerHour: this.podCostPerHr(pod), from: now });
     if (pod.volumeInGb > 0) {
       account.segments.push({ kind: 'volume', podId: pod.id, gpuTypeId: pod.gpuTypeId, gb: pod.volumeInGb, ratePerHour: (pod.volumeInGb * VOLUME_PRICE_RUNNING * MS_PER_HOUR) / MS_PER_MONTH, from: now });
     }

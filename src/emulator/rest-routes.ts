@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { endpointBilling, networkVolumeBilling, podBilling, type BillingQuery } from './billing.js';
 import { badRequest, notFound } from './errors.js';
 import { newId } from './ids.js';
-import type { Account, EmulatedEndpoint, EmulatedTemplate, Platform } from './platform.js';
+import { ENDPOINT_DEFAULTS, type Account, type EmulatedEndpoint, type EmulatedTemplate, type Platform } from './platform.js';
 import {
   describeIssues,
   endpointCreateSchema,
@@ -189,14 +189,8 @@ export function restRoutes(platform: Platform, handlerNames: () => ReadonlySet<s
     if (!tpl) throw badRequest(`template ${body.templateId} not found`);
     const name = body.name ?? tpl.name;
     const endpoint: EmulatedEndpoint = {
-      gpuTypeIds: ['NVIDIA RTX A4000'],
-      gpuCount: 1,
-      workersMin: 0,
-      workersMax: 3,
-      idleTimeout: 5,
-      scalerType: 'QUEUE_DELAY',
-      scalerValue: 4,
-      computeType: 'GPU',
+      ...ENDPOINT_DEFAULTS,
+      gpuTypeIds: [...ENDPOINT_DEFAULTS.gpuTypeIds],
       ...body,
       id: newId(14),
       name,

@@ -79,6 +79,8 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
     const source = String(document);
     const { operationName, isMutation } = factsOf(source);
     const operation = operationName ?? (isMutation ? 'anonymous mutation' : 'anonymous query');
+    // A GraphQLClient is two fields; one per call carries this call's idempotency, signal and
+    // operation name into the transport, where a shared one would need ambient state.
     const client = new GraphQLClient(url, {
       excludeOperationName: true,
       errorPolicy: 'all',
