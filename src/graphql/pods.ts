@@ -44,15 +44,20 @@ export interface WaitUntilReadyOptions {
   pollIntervalMs?: number | undefined;
   /** @default 10000 */
   maxPollIntervalMs?: number | undefined;
+  /**
+   * Wait for a mapped port. Set false for a pod that exposes no ports: then a running container
+   * (`runtime` present) is enough. @default true
+   */
+  requirePorts?: boolean | undefined;
 }
 
 /** States a pod does not leave by itself: waiting for readiness fails fast on them. */
 export const TERMINAL_POD_STATUSES: ReadonlySet<PodStatus> = new Set<PodStatus>(['TERMINATED', 'DEAD', 'EXITED']);
 
-/** True when the pod is RUNNING and its container is up with at least one port mapped. */
-export function isPodReady(pod: Pod): boolean {
-  const ports = pod.runtime?.ports ?? [];
-  return pod.desiredStatus === 'RUNNING' && ports.some((p) => p?.publicPort != null);
+/** True when the pod is RUNNING and its container is up with at least one port mapped (or just up, with `requirePorts: false`). */
+export function isPodReady(pod: Pod, requirePorts = true): boolean {
+  if (pod.desiredStatus !== 'RUNNING' || !pod.runtime) return false;
+  return !requirePorts || (pod.runtime.ports ?? []).some((p) => p?.publicPort != null);
 }
 
 export interface PodsApi {
@@ -143,7 +148,7 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
         const remaining = timeoutMs - elapsed;
         const pod = await get(podId, { signal: options.signal, timeoutMs: Math.max(1, Math.min(remaining, 60_000)) });
         if (!pod) throw new NotFoundError(`waitUntilReady: no pod ${podId}`, { status: 200 });
-        if (isPodReady(pod)) return pod;
+        if (isPodReady(pod, options.requirePorts ?? true)) return pod;
         if (TERMINAL_POD_STATUSES.has(pod.desiredStatus)) throw new PodTerminalStateError(podId, pod.desiredStatus);
         const elapsedMs = Date.now() - started;
         const nextPollMs = Math.min(interval, Math.max(0, timeoutMs - elapsedMs));

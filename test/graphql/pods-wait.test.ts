@@ -40,6 +40,15 @@ describe('pods.waitUntilReady', () => {
     ]);
   });
 
+  it('with requirePorts: false, a running container without ports is ready', async () => {
+    const { fetch, calls } = podSequence([starting, noPorts]);
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
+    const pending = rp.pods.waitUntilReady('pod-abc123', { requirePorts: false });
+    await vi.runAllTimersAsync();
+    expect((await pending).runtime?.ports).toEqual([]);
+    expect(calls).toHaveLength(2);
+  });
+
   it.each(['TERMINATED', 'DEAD', 'EXITED'] as const)('fails fast on %s', async (status) => {
     const { fetch, calls } = podSequence([starting, podFixture({ desiredStatus: status, runtime: null })]);
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
