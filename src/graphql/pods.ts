@@ -1,5 +1,5 @@
 import { NotFoundError, PodTerminalStateError, ServerError, TimeoutError, ValidationError } from '../errors.js';
-import { sleep, throwIfAborted } from '../transport/abort.js';
+import { pollWithBackoff } from '../transport/poll.js';
 import { checkInteger, checkOneOf, checkPortsString, requireId } from '../validation.js';
 import {
   DeployPodDocument,
@@ -139,26 +139,22 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
     async waitUntilReady(podId, options = {}) {
       requireId('podId', podId);
       const timeoutMs = options.timeoutMs ?? 600_000;
-      const maxInterval = options.maxPollIntervalMs ?? 10_000;
-      let interval = options.pollIntervalMs ?? 1_000;
-      const started = Date.now();
-      for (let attempt = 1; ; attempt++) {
-        throwIfAborted(options.signal, 'waitUntilReady');
-        const elapsed = Date.now() - started;
-        const remaining = timeoutMs - elapsed;
-        const pod = await get(podId, { signal: options.signal, timeoutMs: Math.max(1, Math.min(remaining, 60_000)) });
-        if (!pod) throw new NotFoundError(`waitUntilReady: no pod ${podId}`, { status: 200 });
-        if (isPodReady(pod, options.requirePorts ?? true)) return pod;
-        if (TERMINAL_POD_STATUSES.has(pod.desiredStatus)) throw new PodTerminalStateError(podId, pod.desiredStatus);
-        const elapsedMs = Date.now() - started;
-        const nextPollMs = Math.min(interval, Math.max(0, timeoutMs - elapsedMs));
-        if (elapsedMs >= timeoutMs) {
-          throw new TimeoutError(`pod ${podId} was not ready after ${timeoutMs} ms (last status ${pod.desiredStatus})`, { timeoutMs });
-        }
-        options.onProgress?.({ pod, attempt, elapsedMs, nextPollMs });
-        await sleep(nextPollMs, options.signal);
-        interval = Math.min(interval * 1.5, maxInterval);
-      }
+      return pollWithBackoff<Pod | null, Pod>({
+        poll: (remainingMs) => get(podId, { signal: options.signal, timeoutMs: Math.min(remainingMs, 60_000) }),
+        settle: (pod) => {
+          if (!pod) throw new NotFoundError(`waitUntilReady: no pod ${podId}`, { status: 200 });
+          if (isPodReady(pod, options.requirePorts ?? true)) return pod;
+          if (TERMINAL_POD_STATUSES.has(pod.desiredStatus)) throw new PodTerminalStateError(podId, pod.desiredStatus);
+          return undefined;
+        },
+        deadline: (pod) => new TimeoutError(`pod ${podId} was not ready after ${timeoutMs} ms (last status ${pod?.desiredStatus})`, { timeoutMs }),
+        progress: (pod, progress) => options.onProgress?.({ pod: pod!, ...progress }),
+        timeoutMs,
+        intervalMs: options.pollIntervalMs ?? 1_000,
+        maxIntervalMs: options.maxPollIntervalMs ?? 10_000,
+        signal: options.signal,
+        what: 'waitUntilReady',
+      });
     },
   };
 }

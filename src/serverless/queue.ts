@@ -1,5 +1,6 @@
 import { AbortError, JobCancelledError, ServerError, JobFailedError, JobTimedOutError, ValidationError } from '../errors.js';
-import { sleep, throwIfAborted } from '../transport/abort.js';
+import { sleep } from '../transport/abort.js';
+import { pollWithBackoff } from '../transport/poll.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { checkInteger, requireId, requireObject, requireString } from '../validation.js';
@@ -161,26 +162,21 @@ export class Job<Input = unknown, Output = unknown> {
    */
   async wait(options: WaitOptions<Output> = {}): Promise<CompletedJob<Output>> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
-    const maxInterval = options.maxPollIntervalMs ?? 3_000;
-    let interval = options.pollIntervalMs ?? 250;
-    const started = Date.now();
+    const intervalMs = options.pollIntervalMs ?? 250;
     // A job queued a moment ago is still queued: asking at once would only cost a request.
-    const sinceQueued = this.#queuedAt === undefined ? Infinity : started - this.#queuedAt;
-    if (sinceQueued < interval) {
-      await sleep(Math.min(interval - sinceQueued, timeoutMs), options.signal);
-      interval = Math.min(interval * 1.5, maxInterval);
-    }
-    for (let attempt = 1; ; attempt++) {
-      throwIfAborted(options.signal, 'job wait');
-      const state = await this.status({ signal: options.signal });
-      if (isTerminalJobStatus(state.status)) return settle(this.endpointId, state);
-      const elapsedMs = Date.now() - started;
-      if (elapsedMs >= timeoutMs) throw new JobTimedOutError({ endpointId: this.endpointId, job: state, source: 'deadline', timeoutMs });
-      const nextPollMs = Math.min(interval, timeoutMs - elapsedMs);
-      options.onProgress?.({ job: state, attempt, elapsedMs, nextPollMs });
-      await sleep(nextPollMs, options.signal);
-      interval = Math.min(interval * 1.5, maxInterval);
-    }
+    const sinceQueued = this.#queuedAt === undefined ? Infinity : Date.now() - this.#queuedAt;
+    return pollWithBackoff<JobState<Output>, CompletedJob<Output>>({
+      poll: () => this.status({ signal: options.signal }),
+      settle: (state) => (isTerminalJobStatus(state.status) ? settle(this.endpointId, state) : undefined),
+      deadline: (state) => new JobTimedOutError({ endpointId: this.endpointId, job: state, source: 'deadline', timeoutMs }),
+      progress: (job, progress) => options.onProgress?.({ job, ...progress }),
+      timeoutMs,
+      intervalMs,
+      maxIntervalMs: options.maxPollIntervalMs ?? 3_000,
+      signal: options.signal,
+      what: 'job wait',
+      firstDelayMs: sinceQueued < intervalMs ? intervalMs - sinceQueued : undefined,
+    });
   }
 
   /** Streams the job's output chunks until it is terminal. */
