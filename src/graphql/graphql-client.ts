@@ -89,10 +89,10 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
         stringify: (body: object) => JSON.stringify(operationName ? { ...body, operationName } : body),
       },
       fetch: async (_input: RequestInfo | URL, init?: RequestInit) => {
-        const result = await core.request({
+        const request = {
           method: 'POST',
           url,
-          auth: 'api-key-query',
+          auth: 'api-key-query' as const,
           body: init?.body as string,
           operation,
           idempotent: options.idempotent ?? !isMutation,
@@ -100,15 +100,9 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
           timeoutMs: options.timeoutMs,
           maxRetries: options.maxRetries,
           headers: options.headers,
-        });
-        const contentType = result.headers.get('content-type') ?? '';
-        if (!contentType.includes('json')) {
-          throw new ServerError(`${operation}: expected a JSON answer, got ${contentType || 'no content-type'}: ${core.scrub(result.text).slice(0, 120)}`, {
-            status: result.status,
-            body: core.scrub(result.text).slice(0, 300),
-            request: { method: 'POST', url: requestSummaryUrl, operation },
-          });
-        }
+        };
+        const result = await core.request(request);
+        if (!(result.headers.get('content-type') ?? '').includes('json')) throw core.notJson(request, result);
         return { ok: true, status: result.status, headers: result.headers, text: async () => result.text } as unknown as Response;
       },
     });

@@ -1,7 +1,7 @@
 import type { HttpCore } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { toQueryString } from '../rest/rest-request.js';
-import { ServerError, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import { requireId } from '../validation.js';
 
 export interface LoadBalancedOptions {
@@ -72,18 +72,15 @@ export function createLoadBalancedClient(core: HttpCore, endpointUrlOrId: string
   }
 
   async function send<T>(method: string, path: string, options: LoadBalancedRequestOptions = {}): Promise<T> {
-    const body = options.json === undefined ? undefined : JSON.stringify(options.json);
-    const result = await core.request(toRequest(method, path, options, body));
-    const type = result.headers.get('content-type') ?? '';
+    const request = toRequest(method, path, options, options.json === undefined ? undefined : JSON.stringify(options.json));
+    const result = await core.request(request);
+    // The routes are the owner's own: JSON when they say so, text otherwise.
     if (result.text === '') return undefined as T;
-    if (!type.includes('json')) return result.text as T;
+    if (!(result.headers.get('content-type') ?? '').includes('json')) return result.text as T;
     try {
       return JSON.parse(result.text) as T;
     } catch {
-      throw new ServerError(`${method} ${path}: the answer says JSON but is not: ${core.scrub(result.text).slice(0, 120)}`, {
-        status: result.status,
-        request: { method, url: `${baseUrl}${path}`, operation: `${method} ${path}` },
-      });
+      throw core.notJson(request, result);
     }
   }
 

@@ -48,6 +48,8 @@ export interface HttpCore {
   requestRaw(req: HttpRequest): Promise<Response>;
   /** The key with which secrets are scrubbed from text; never exposed outside the package. */
   scrub(text: string): string;
+  /** The error for a 2xx answer that is not the JSON it should be (an HTML proxy page, a cut-off body). */
+  notJson(req: HttpRequest, result: HttpResult): ServerError;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -162,13 +164,14 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
           }
           reason = 'timeout';
         } else {
-          const notSent = NOT_SENT_CODES.has(errorCode(err) ?? '');
+          const code = errorCode(err);
+          const notSent = NOT_SENT_CODES.has(code ?? '');
           if (!(req.idempotent || notSent) || !canRetry) {
-            const code = errorCode(err);
-            throw new ConnectionError(`${req.operation}: ${scrub(innermostMessage(err))}`, {
+            const message = scrub(innermostMessage(err));
+            throw new ConnectionError(`${req.operation}: ${message}`, {
               notSent,
               request: summarise(req),
-              cause: Object.assign(new Error(scrub(innermostMessage(err))), code ? { code } : {}),
+              cause: Object.assign(new Error(message), code ? { code } : {}),
             });
           }
           reason = 'connection';
@@ -182,6 +185,15 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     }
   }
 
+  function notJson(req: HttpRequest, { status, headers, text }: HttpResult): ServerError {
+    const body = scrub(text).slice(0, 300);
+    return new ServerError(`${req.operation}: expected JSON, got ${headers.get('content-type') ?? 'no content-type'}: ${body.slice(0, 120)}`, {
+      status,
+      body,
+      request: summarise(req),
+    });
+  }
+
   async function readText(res: Response): Promise<HttpResult> {
     return { status: res.status, headers: res.headers, text: await res.text() };
   }
@@ -191,17 +203,14 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     scrub,
     request: (req) => run(req, readText),
     requestRaw: (req) => run(req, async (res) => res),
+    notJson,
     async requestJson<T>(req: HttpRequest): Promise<T> {
-      const { status, headers, text } = await run(req, readText);
-      if (text.trim() === '') return undefined as T;
+      const result = await run(req, readText);
+      if (result.text.trim() === '') return undefined as T;
       try {
-        return JSON.parse(text) as T;
+        return JSON.parse(result.text) as T;
       } catch {
-        throw new ServerError(`${req.operation}: expected JSON, got ${headers.get('content-type') ?? 'no content-type'}: ${scrub(text).slice(0, 120)}`, {
-          status,
-          body: scrub(text).slice(0, 300),
-          request: summarise(req),
-        });
+        throw notJson(req, result);
       }
     },
   };

@@ -76,6 +76,14 @@ describe('load-balanced endpoints', () => {
     expect(optedIn.calls).toHaveLength(3);
   });
 
+  it('an answer that says JSON but is not is a ServerError, not a SyntaxError', async () => {
+    const { fetch } = recordingFetch(() => new Response('{"cut off', { headers: { 'content-type': 'application/json' } }));
+    const err = await captureError<ServerError>(createRunpodClient({ apiKey: TEST_API_KEY, fetch }).loadBalanced('abc123').get('/x'));
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err.message).toContain('expected JSON, got application/json');
+    expect(err.request?.operation).toBe('GET /x');
+  });
+
   it('raw fetch returns the Response untouched', async () => {
     const { fetch, calls } = recordingFetch(() => new Response('data: 1\n\n', { headers: { 'content-type': 'text/event-stream' } }));
     const lb = createRunpodClient({ apiKey: TEST_API_KEY, fetch }).loadBalanced('abc123');
