@@ -1,6 +1,6 @@
 import { buildSchema, execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from 'graphql';
 import { schemaSdl } from '../graphql/__generated__/schema-sdl.js';
-import { EmulatorHttpError, GRAPHQL_NO_CAPACITY, NoCapacityError, notFound } from './errors.js';
+import { EmulatorHttpError, GRAPHQL_NO_CAPACITY, NoCapacityError } from './errors.js';
 import type { Account, Platform } from './platform.js';
 import { graphqlPod } from './views.js';
 
@@ -98,10 +98,8 @@ function rootValue(platform: Platform) {
       return graphqlPod(platform, pod);
     },
 
-    podResume: ({ input }: { input: { podId: string; gpuCount?: number | null } }, { account }: { account: Account }) => {
-      if (!platform.getPod(account, input.podId)) throw notFound('pod', input.podId);
-      return graphqlPod(platform, platform.startPod(account, input.podId, input.gpuCount));
-    },
+    podResume: ({ input }: { input: { podId: string; gpuCount?: number | null } }, { account }: { account: Account }) =>
+      graphqlPod(platform, platform.startPod(account, input.podId, input.gpuCount)),
 
     podStop: ({ input }: { input: { podId: string } }, { account }: { account: Account }) => graphqlPod(platform, platform.stopPod(account, input.podId)),
 

@@ -1,12 +1,11 @@
 // The `runpod-gql/rest` entry: the REST v1 client alone, on the same HTTP core and options.
-import { createHttpCore } from '../transport/http-core.js';
-import { resolveOptions, type RunpodClientOptions } from '../transport/options.js';
+import { createHttpCoreFromOptions } from '../transport/http-core.js';
+import type { RunpodClientOptions } from '../transport/options.js';
 import { createRestClient, type RunpodRest } from './rest-client.js';
 
 /** A REST-only client: `restUrl`, Bearer auth, and the same timeouts, retries and errors as the full client. */
 export function createRunpodRestClient(options: RunpodClientOptions = {}): RunpodRest {
-  const { apiKey, resolved } = resolveOptions(options);
-  return createRestClient(createHttpCore(resolved, apiKey));
+  return createRestClient(createHttpCoreFromOptions(options));
 }
 
 export type { RunpodRest } from './rest-client.js';

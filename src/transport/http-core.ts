@@ -1,7 +1,7 @@
 import { AbortError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { linkAbort, sleep, throwIfAborted } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
-import type { CallOptions, ResolvedOptions, RetryEvent } from './options.js';
+import { resolveOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { redactUrl, scrubSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
 
@@ -214,4 +214,10 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       }
     },
   };
+}
+
+/** The core for a client's options; the key stays inside the core's closure. */
+export function createHttpCoreFromOptions(options: RunpodClientOptions): HttpCore {
+  const { apiKey, resolved } = resolveOptions(options);
+  return createHttpCore(resolved, apiKey);
 }

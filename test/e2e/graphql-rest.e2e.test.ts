@@ -140,6 +140,9 @@ describe('REST against the emulator over loopback HTTP', () => {
     expect(await captureError(b.rest.pods.get(pod.id))).toBeInstanceOf(NotFoundError);
     expect(await captureError(b.rest.pods.delete(pod.id))).toBeInstanceOf(NotFoundError);
     expect(await captureError(b.pods.stop(pod.id))).toBeInstanceOf(GraphQLResponseError);
+    const resume = await captureError<GraphQLResponseError>(b.pods.resume({ podId: pod.id, gpuCount: 1 }));
+    expect(resume).toBeInstanceOf(GraphQLResponseError);
+    expect(resume.message).toContain(`pod ${pod.id} not found`);
     expect(await captureError(b.rest.networkVolumes.delete(volume.id))).toBeInstanceOf(NotFoundError);
     expect((await a.pods.get(pod.id))?.desiredStatus).toBe('RUNNING');
     expect(await b.rest.billing.pods()).toEqual([]);
