@@ -27,15 +27,30 @@ export class RunpodError extends Error {
   }
 }
 
-/** Bad input, rejected before anything was sent. */
+/**
+ * Bad input. Usually refused before anything was sent; `status: 422` when the server refused it,
+ * with the server's own list of problems in `errors`.
+ */
 export class ValidationError extends RunpodError {
   override readonly name = 'ValidationError';
   /** The offending field, e.g. `gpuCount` or `input.ports`. */
   readonly field: string;
+  /** The server's problems (REST v2 `errors[]`), when the server refused the request. */
+  readonly errors: readonly string[];
+  /** 422 when the server refused the request; undefined when nothing was sent. */
+  readonly status: number | undefined;
+  readonly body: unknown;
 
-  constructor(field: string, message: string) {
-    super(`${field}: ${message}`);
+  constructor(
+    field: string,
+    message: string,
+    options: RunpodErrorOptions & { errors?: readonly string[]; status?: number; body?: unknown } = {},
+  ) {
+    super(`${field}: ${message}`, options);
     this.field = field;
+    this.errors = options.errors ?? [];
+    this.status = options.status;
+    this.body = options.body;
   }
 }
 
@@ -65,6 +80,31 @@ export class ApiError extends RunpodError {
 /** 400, 409, 422 and other 4xx answers not covered by a more specific class. */
 export class BadRequestError extends ApiError {
   override readonly name = 'BadRequestError';
+}
+/**
+ * 409: the request conflicts with the resource's current state, e.g. `start` on a RUNNING pod.
+ * `resourceStatus` and `validActions` say what is possible now, when known.
+ */
+export class ConflictError extends ApiError {
+  override readonly name = 'ConflictError';
+  readonly resourceStatus: string | undefined;
+  readonly validActions: readonly string[] | undefined;
+
+  constructor(message: string, options: ApiErrorOptions & { resourceStatus?: string | undefined; validActions?: readonly string[] | undefined }) {
+    super(message, options);
+    this.resourceStatus = options.resourceStatus;
+    this.validActions = options.validActions;
+  }
+}
+/** 410: the API answered that this interface is retired. `replacement` names what to use instead. */
+export class ApiRetiredError extends ApiError {
+  override readonly name = 'ApiRetiredError';
+  readonly replacement: string | undefined;
+
+  constructor(message: string, options: ApiErrorOptions & { replacement?: string | undefined }) {
+    super(message, options);
+    this.replacement = options.replacement;
+  }
 }
 /** 401: the API key is missing, wrong or disabled. */
 export class AuthenticationError extends ApiError {
@@ -140,6 +180,20 @@ export class CapacityUnavailableError extends RunpodError {
     super(message, options);
     this.status = options.status;
     this.operationName = options.operationName;
+  }
+}
+
+/**
+ * The account's balance is too low for this (REST 402, or GraphQL's "Your account balance is too
+ * low…"). Nothing was created.
+ */
+export class InsufficientBalanceError extends RunpodError {
+  override readonly name = 'InsufficientBalanceError';
+  readonly status: number | undefined;
+
+  constructor(message: string, options: RunpodErrorOptions & { status?: number | undefined }) {
+    super(message, options);
+    this.status = options.status;
   }
 }
 

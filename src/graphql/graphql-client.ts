@@ -1,15 +1,8 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { GraphQLClient } from 'graphql-request';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
-import {
-  CapacityUnavailableError,
-  GraphQLResponseError,
-  RunpodError,
-  ServerError,
-  ValidationError,
-  type GraphQLErrorEntry,
-} from '../errors.js';
-import { isCapacityMessage } from '../transport/error-mapping.js';
+import { RunpodError, ServerError, ValidationError, type GraphQLErrorEntry } from '../errors.js';
+import { errorFromGraphQLErrors } from './graphql-errors.js';
 import type { HttpCore } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { redactUrl } from '../transport/redact.js';
@@ -119,14 +112,7 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
     }
     const requestSummary = { method: 'POST', url: requestSummaryUrl, operation };
     if (response.errors && response.errors.length > 0) {
-      const errors = scrubErrors(core, response.errors);
-      const message = errors.map((e) => e.message).join('; ');
-      if (errors.some((e) => isCapacityMessage(e.message))) {
-        throw new CapacityUnavailableError(`${operation}: ${message}`, { status: response.status, operationName, request: requestSummary });
-      }
-      throw new GraphQLResponseError<TResult>(`${operation}: ${message}`, {
-        errors,
-        data: response.data,
+      throw errorFromGraphQLErrors<TResult>(scrubErrors(core, response.errors), response.data, {
         operationName,
         status: response.status,
         request: requestSummary,

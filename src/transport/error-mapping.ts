@@ -1,15 +1,19 @@
 import {
   ApiError,
+  ApiRetiredError,
   AuthenticationError,
   BadRequestError,
   CapacityUnavailableError,
+  ConflictError,
   GraphQLResponseError,
+  InsufficientBalanceError,
   type GraphQLErrorEntry,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
   type RequestSummary,
   ServerError,
+  ValidationError,
 } from '../errors.js';
 
 const CAPACITY_PATTERN = /no longer any instances available|no instances (?:are )?(?:currently )?available/i;
@@ -41,17 +45,42 @@ function graphQLErrorsOf(body: unknown): GraphQLErrorEntry[] | undefined {
   });
 }
 
-/** The human message inside a platform error body: GraphQL `errors`, REST `{error}`, or `{message}`. */
+/** The `errors[]` of an RFC 9457 problem body (REST v2), strings only. */
+export function problemErrorsOf(body: unknown): string[] {
+  if (body === null || typeof body !== 'object') return [];
+  const errors = (body as { errors?: unknown }).errors;
+  return Array.isArray(errors) ? errors.filter((e): e is string => typeof e === 'string') : [];
+}
+
+/**
+ * The human message inside a platform error body: GraphQL `errors`, REST v1 `{error}` or
+ * `{message}`, or REST v2's problem `{detail}` followed by its `errors[]`.
+ */
 export function messageOfBody(body: unknown): string | undefined {
   const gqlErrors = graphQLErrorsOf(body);
   if (gqlErrors) return gqlErrors.map((e) => e.message).join('; ');
   if (body !== null && typeof body === 'object') {
-    for (const key of ['error', 'message', 'detail'] as const) {
+    for (const key of ['error', 'message', 'detail', 'title'] as const) {
       const value = (body as Record<string, unknown>)[key];
-      if (typeof value === 'string' && value) return value;
+      if (typeof value === 'string' && value) {
+        const problems = key === 'detail' ? problemErrorsOf(body) : [];
+        return problems.length ? `${value} ${problems.join('; ')}` : value;
+      }
     }
   }
   return undefined;
+}
+
+const FIELD_IN_PROBLEM = /(?:additional propert(?:y|ies) '([^']+)'|\$\.?([\w.[\]]+))/;
+
+/** The field a server validation message names (`$: additional properties 'x' not allowed` → `x`). */
+function fieldOfProblems(problems: readonly string[]): string {
+  for (const problem of problems) {
+    const match = FIELD_IN_PROBLEM.exec(problem);
+    const field = match?.[1] ?? match?.[2];
+    if (field) return `body.${field}`;
+  }
+  return 'body';
 }
 
 export interface ErrorContext {
@@ -63,7 +92,12 @@ export interface ErrorContext {
  * The typed error for an HTTP error answer. `text` must already be scrubbed of secrets.
  * Works for the GraphQL (`{errors, data}`) and REST (`{error, status}`) body shapes alike.
  */
-export function errorFromResponse(status: number, text: string, headers: Headers, ctx: ErrorContext): ApiError | GraphQLResponseError | CapacityUnavailableError {
+export function errorFromResponse(
+  status: number,
+  text: string,
+  headers: Headers,
+  ctx: ErrorContext,
+): ApiError | GraphQLResponseError | CapacityUnavailableError | InsufficientBalanceError | ValidationError {
   const json = parseJson(text);
   const body = json === undefined ? text.slice(0, BODY_SNIPPET_CHARS) : json;
   const bodyMessage = json === undefined ? undefined : messageOfBody(json);
@@ -79,6 +113,18 @@ export function errorFromResponse(status: number, text: string, headers: Headers
   }
   const detail = bodyMessage ?? describeNonJson(headers, text);
   const message = `${where} failed with HTTP ${status}: ${detail}`;
+  if (status === 402) return new InsufficientBalanceError(message, { status, request: ctx.request });
+  if (status === 409) return new ConflictError(message, options);
+  if (status === 410) return new ApiRetiredError(message, options);
+  if (status === 422) {
+    const problems = problemErrorsOf(json);
+    return new ValidationError(fieldOfProblems(problems), `refused by the server (HTTP 422): ${detail}`, {
+      status,
+      errors: problems,
+      body,
+      request: ctx.request,
+    });
+  }
   if (status === 401) return new AuthenticationError(message, options);
   if (status === 403) return new PermissionDeniedError(message, options);
   if (status === 404) return new NotFoundError(message, options);

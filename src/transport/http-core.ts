@@ -29,6 +29,12 @@ export interface HttpRequest extends CallOptions {
    * (used to ride out a serverless cold start).
    */
   readonly retryUntil?: number | undefined;
+  /**
+   * The rate-limit bucket this request draws from, e.g. `graphql`, `rest` or
+   * `serverless:{endpointId}:status`. Pacing (token bucket plus concurrency cap) is taken per key
+   * before the attempt's timer starts. Undefined: not paced.
+   */
+  readonly rateLimitKey?: string | undefined;
 }
 
 /** A 2xx answer, read in full within the attempt's time limit. */
@@ -50,6 +56,11 @@ export interface HttpCore {
   scrub(text: string): string;
   /** The error for a 2xx answer that is not the JSON it should be (an HTML proxy page, a cut-off body). */
   notJson(req: HttpRequest, result: HttpResult): ServerError;
+  /**
+   * The error for an answer that parsed but has the wrong shape (`expected` says what was wanted,
+   * e.g. `an object with id`). Surfaces throw it instead of reading fields that are not there.
+   */
+  wrongShape(req: HttpRequest, expected: string, body: unknown, status?: number): ServerError;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -194,6 +205,21 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     });
   }
 
+  function wrongShape(req: HttpRequest, expected: string, body: unknown, status = 200): ServerError {
+    let text: string;
+    try {
+      text = typeof body === 'string' ? body : (JSON.stringify(body) ?? String(body));
+    } catch {
+      text = Object.prototype.toString.call(body);
+    }
+    const snippet = scrub(text).slice(0, 300);
+    return new ServerError(`${req.operation}: unexpected answer: expected ${expected}, got ${snippet.slice(0, 120)}`, {
+      status,
+      body: snippet,
+      request: summarise(req),
+    });
+  }
+
   async function readText(res: Response): Promise<HttpResult> {
     return { status: res.status, headers: res.headers, text: await res.text() };
   }
@@ -204,6 +230,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     request: (req) => run(req, readText),
     requestRaw: (req) => run(req, async (res) => res),
     notJson,
+    wrongShape,
     async requestJson<T>(req: HttpRequest): Promise<T> {
       const result = await run(req, readText);
       if (result.text.trim() === '') return undefined as T;
