@@ -197,6 +197,24 @@ export class InsufficientBalanceError extends RunpodError {
   }
 }
 
+/**
+ * A create failed in a way that leaves it unknown whether the resource exists (a generic error
+ * after effect, a 5xx, a cut connection, a time-out), and looking it up by its marker could not
+ * settle it. `cause` is the original failure. Find the resource by `createMarker` (it is in the
+ * pod's environment) and terminate it if it is not wanted.
+ */
+export class PossiblyCreatedError extends RunpodError {
+  override readonly name = 'PossiblyCreatedError';
+  readonly possiblyCreated = true;
+  /** The marker this client put into the create request; it survives into the resource. */
+  readonly createMarker: string;
+
+  constructor(message: string, options: RunpodErrorOptions & { createMarker: string }) {
+    super(message, options);
+    this.createMarker = options.createMarker;
+  }
+}
+
 /** The request could not be sent or its answer could not be read (DNS, refused, reset). */
 export class ConnectionError extends RunpodError {
   override readonly name = 'ConnectionError';

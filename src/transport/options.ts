@@ -1,3 +1,5 @@
+import type { RateLimitInfo } from './rate-limit-headers.js';
+
 /** A `fetch` compatible function: the global one, undici's, a test double or `emulator.fetch`. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -35,6 +37,31 @@ export interface RunpodClientOptions {
   headers?: Record<string, string> | undefined;
   /** Called before every automatic retry. */
   onRetry?: ((event: RetryEvent) => void) | undefined;
+  /**
+   * Where the GraphQL key goes: `'query'` is the spec's `?api_key=`; `'header'` sends
+   * `Authorization: Bearer` and keeps the key out of URLs (and so out of proxy logs).
+   * @default 'query'
+   */
+  graphqlAuth?: 'query' | 'header' | undefined;
+  /**
+   * Address of a load-balanced endpoint, with `{endpointId}` in it.
+   * @default 'https://{endpointId}.api.runpod.ai'
+   */
+  loadBalancedUrl?: string | undefined;
+  /**
+   * Client-side pacing per rate-limit bucket (see the README). `false` turns pacing off.
+   * @default the platform's documented limits
+   */
+  rateLimits?: false | Readonly<Record<string, RateLimitSetting>> | undefined;
+  /** Called with the quota the server announces (REST v2 `RateLimit` headers) on every answer that has it. */
+  onRateLimit?: ((info: RateLimitInfo) => void) | undefined;
+}
+
+/** Pacing for one bucket: at most `requests` per `intervalMs`, and at most `concurrency` in flight. */
+export interface RateLimitSetting {
+  readonly requests?: number | undefined;
+  readonly intervalMs?: number | undefined;
+  readonly concurrency?: number | undefined;
 }
 
 /** Per-call options accepted by every method. */
@@ -51,6 +78,7 @@ export interface CallOptions {
 
 export const DEFAULT_GRAPHQL_URL = 'https://api.runpod.io/graphql';
 export const DEFAULT_REST_URL = 'https://rest.runpod.io/v1';
+export const DEFAULT_LOAD_BALANCED_URL = 'https://{endpointId}.api.runpod.ai';
 export const DEFAULT_SERVERLESS_URL = 'https://api.runpod.ai/v2';
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
@@ -64,6 +92,10 @@ export interface ResolvedOptions {
   readonly maxRetries: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly onRetry: ((event: RetryEvent) => void) | undefined;
+  readonly graphqlAuth: 'query' | 'header';
+  readonly loadBalancedUrl: string;
+  readonly rateLimits: false | Readonly<Record<string, RateLimitSetting>> | undefined;
+  readonly onRateLimit: ((info: RateLimitInfo) => void) | undefined;
 }
 
 function envApiKey(): string | undefined {
@@ -90,6 +122,10 @@ export function resolveOptions(options: RunpodClientOptions): { apiKey: string |
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: { ...options.headers },
       onRetry: options.onRetry,
+      graphqlAuth: options.graphqlAuth ?? 'query',
+      loadBalancedUrl: options.loadBalancedUrl ?? DEFAULT_LOAD_BALANCED_URL,
+      rateLimits: options.rateLimits,
+      onRateLimit: options.onRateLimit,
     },
   };
 }
