@@ -5,9 +5,10 @@ import { createClock, type EmulatorClock } from './clock.js';
 import { EmulatorHttpError } from './errors.js';
 import { FaultInjector, type Fault, type FaultRule } from './faults.js';
 import { createGraphQLExecutor } from './graphql-handler.js';
-import { ENDPOINT_DEFAULTS, Platform, type Account } from './platform.js';
-import { BUILT_IN_HANDLERS, ServerlessQueue, type JobHandler } from './queue.js';
+import { Platform, type Account } from './platform.js';
+import { handlerEndpoint, ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
 import { restRoutes, type EmulatorEnv } from './rest-routes.js';
+import { ServerlessLimiter, type ServerlessLimits } from './serverless-limits.js';
 import { LoadBalancedEndpoints, queueRoutes, type LoadBalancedDefinition } from './serverless-routes.js';
 
 /** The key every emulator accepts unless told otherwise. */
@@ -33,6 +34,10 @@ export interface EmulatorOptions {
   queueDelayMs?: number | undefined;
   /** How long `/stream` holds when nothing is ready. @default 10000 */
   streamHoldMs?: number | undefined;
+  /** Serverless rate limits and the queue-full answer, as the platform enforces them; `false` lifts them all. @default the platform's limits */
+  serverlessLimits?: false | ServerlessLimits | undefined;
+  /** Sends the webhooks of finished jobs. @default globalThis.fetch */
+  webhookFetch?: WebhookFetch | undefined;
 }
 
 /** Options for `createRunpodClient` that point it at this emulator. */
@@ -41,6 +46,8 @@ export interface EmulatorClientOptions {
   graphqlUrl: string;
   restUrl: string;
   serverlessUrl: string;
+  /** Template of a load-balanced endpoint's address, with `{endpointId}` in it. */
+  loadBalancedUrl: string;
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 }
 
@@ -63,6 +70,8 @@ export interface Emulator {
   /** Options for `createRunpodClient` that use `emulator.fetch` in-process. */
   clientOptions(apiKey?: string): EmulatorClientOptions;
   loadBalancedUrl(endpointId: string): string;
+  /** Ends every timer, held request and webhook retry the serverless endpoints started (`close()` calls it). */
+  dispose(): void;
   readonly clock: EmulatorClock;
   readonly faults: {
     inject(rule: FaultRule): { hits: () => number };
@@ -91,8 +100,6 @@ export interface Emulator {
   };
 }
 
-const DEFAULT_ENDPOINTS = Object.keys(BUILT_IN_HANDLERS);
-
 function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefined {
   switch (fault.type) {
     case 'status': {
@@ -118,7 +125,8 @@ function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefi
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const clock = createClock(options.clock ?? 'real', undefined, options.timeScale);
   const platform = new Platform({ clock, gpuTypes: options.gpuTypes, hosts: options.hosts, podStartupMs: options.podStartupMs });
-  const queue = new ServerlessQueue({ clock, queueDelayMs: options.queueDelayMs, streamHoldMs: options.streamHoldMs });
+  const queue = new ServerlessQueue({ clock, queueDelayMs: options.queueDelayMs, streamHoldMs: options.streamHoldMs, webhookFetch: options.webhookFetch });
+  const limiter = new ServerlessLimiter(clock, options.serverlessLimits);
   const faults = new FaultInjector();
   const loadBalanced = new LoadBalancedEndpoints(platform);
   const runGraphQL = createGraphQLExecutor(platform);
@@ -127,10 +135,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const known = platform.accountByKey(apiKey);
     if (known) return known;
     const account = platform.addAccount(apiKey);
-    // Every account starts with the built-in workers as ready-made endpoints: /v2/echo, /v2/sleep, …
-    for (const name of DEFAULT_ENDPOINTS) {
-      account.endpoints.set(name, { ...ENDPOINT_DEFAULTS, gpuTypeIds: [...ENDPOINT_DEFAULTS.gpuTypeIds], id: name, name, templateId: `builtin-${name}`, createdAt: clock.now(), handler: name });
-    }
+    // Every account starts with the built-in and registered workers as ready-made endpoints: echo, sleep, …
+    for (const name of queue.handlers.keys()) account.endpoints.set(name, handlerEndpoint(name, clock.now()));
     return account;
   };
   for (const key of options.apiKeys ?? [EMULATOR_API_KEY]) addAccount(key);
@@ -187,7 +193,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   app.use('/v1/*', bearer);
   app.route('/v1', restRoutes(platform, () => new Set(queue.handlers.keys())));
   app.use('/v2/*', bearer);
-  app.route('/v2', queueRoutes(queue));
+  app.route('/v2', queueRoutes(queue, limiter, clock));
   app.all('/lb/:endpointId/*', (c) => loadBalanced.handle(c));
   app.all('/lb/:endpointId', (c) => loadBalanced.handle(c));
 
@@ -213,10 +219,16 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     graphqlUrl: `${base}/graphql`,
     restUrl: `${base}/v1`,
     serverlessUrl: `${base}/v2`,
+    loadBalancedUrl: `${base}/lb/{endpointId}`,
     ...(fetch && { fetch }),
   });
   const defaultKey = options.apiKeys?.[0] ?? EMULATOR_API_KEY;
   const inProcessFetch = (input: string | URL | Request, init?: RequestInit) => fetchHandler(new Request(input, init));
+
+  const dispose = () => {
+    queue.dispose();
+    loadBalanced.dispose();
+  };
 
   const accountOfPod = (podId: string): Account => {
     for (const account of platform.accounts.values()) if (account.pods.has(podId)) return account;
@@ -245,15 +257,22 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         clientOptions: (apiKey = defaultKey) => optionsFor(url, apiKey),
         close: () =>
           new Promise<void>((resolve, reject) => {
+            dispose();
             (server as { closeAllConnections?: () => void }).closeAllConnections?.();
             server.close((err?: Error) => (err ? reject(err) : resolve()));
           }),
       };
     },
+    dispose,
     clock,
     faults: { inject: (rule) => faults.inject(rule), clear: () => faults.clear(), pending: () => faults.pending() },
     accounts: { add: (apiKey) => void addAccount(apiKey) },
-    handlers: { register: (name, handler) => void queue.handlers.set(name, handler) },
+    handlers: {
+      register(name, handler) {
+        queue.handlers.set(name, handler);
+        for (const account of platform.accounts.values()) if (!account.endpoints.has(name)) account.endpoints.set(name, handlerEndpoint(name, clock.now()));
+      },
+    },
     loadBalanced: { define: (definition) => loadBalanced.define(definition) },
     inspect: {
       pod(podId) {

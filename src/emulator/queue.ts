@@ -2,7 +2,7 @@ import type { EmulatorClock } from './clock.js';
 import { SERVERLESS_PRICE_PER_SECOND } from './catalog.js';
 import { badRequest, EmulatorHttpError } from './errors.js';
 import { newId } from './ids.js';
-import type { Account, EmulatedEndpoint } from './platform.js';
+import { ENDPOINT_DEFAULTS, type Account, type EmulatedEndpoint } from './platform.js';
 
 export type EmulatedJobStatus = 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMED_OUT';
 
@@ -15,25 +15,53 @@ export interface HandlerContext {
   sleep(ms: number): Promise<void>;
   /** Emits one chunk for `/stream`. */
   stream(output: unknown, metrics?: Record<string, unknown>): void;
+  /** A progress update: `/status` shows it as the `output` of the IN_PROGRESS job. */
+  progress(output: unknown): void;
 }
 
-/** A serverless worker: resolve with the output, throw to fail the job. */
+/**
+ * A serverless worker: resolve with the output, throw to fail the job, or return
+ * `{ error: 'message', ...rest }` to fail it with `rest` as its output (as production does).
+ */
 export type JobHandler = (input: unknown, ctx: HandlerContext) => unknown;
+
+/** A `fetch` compatible function, for webhooks. */
+export type WebhookFetch = (input: string, init: RequestInit) => Promise<Response>;
 
 interface Chunk {
   output: unknown;
   metrics?: Record<string, unknown>;
 }
 
+export interface JobPolicy {
+  executionTimeout?: number | undefined;
+  ttl?: number | undefined;
+  lowPriority?: boolean | undefined;
+}
+
+export interface JobSubmission {
+  input: unknown;
+  webhook?: string | undefined;
+  policy?: JobPolicy | undefined;
+}
+
 export interface EmulatedJob {
   id: string;
+  accountId: string;
   endpointId: string;
   input: unknown;
-  policy: { executionTimeout?: number; ttl?: number; lowPriority?: boolean };
+  policy: JobPolicy;
+  webhook?: string | undefined;
   status: EmulatedJobStatus;
   output?: unknown;
+  /** The last progress update while IN_PROGRESS. */
+  progress?: { output: unknown };
   error?: string;
   createdAt: number;
+  /** Submission + `policy.ttl`. */
+  expiresAt: number;
+  /** The ttl has already acted (the job timed out in the queue). */
+  ttlSpent: boolean;
   startedAt?: number;
   finishedAt?: number;
   /** How long the result is kept after it finishes: 30 min after /run, 1 min after /runsync. */
@@ -42,6 +70,7 @@ export interface EmulatedJob {
   controller: AbortController;
   listeners: Set<() => void>;
   retries: number;
+  deleted: boolean;
 }
 
 const toInt = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
@@ -75,10 +104,23 @@ export const BUILT_IN_HANDLERS: Record<string, JobHandler> = {
   },
 };
 
+/** The ready-made endpoint every account has for a built-in or registered handler. */
+export function handlerEndpoint(name: string, now: number): EmulatedEndpoint {
+  return { ...ENDPOINT_DEFAULTS, gpuTypeIds: [...ENDPOINT_DEFAULTS.gpuTypeIds], id: name, name, templateId: `builtin-${name}`, createdAt: now, handler: name };
+}
+
 const TERMINAL = new Set<EmulatedJobStatus>(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT']);
+export const isTerminal = (status: EmulatedJobStatus) => TERMINAL.has(status);
+
 const DEFAULT_EXECUTION_TIMEOUT_MS = 600_000;
+const DEFAULT_TTL_MS = 24 * 3_600_000;
 const RUN_RETENTION_MS = 30 * 60_000;
 const RUNSYNC_RETENTION_MS = 60_000;
+const WEBHOOK_RETRY_MS = 10_000;
+const WEBHOOK_ATTEMPTS = 3;
+/** How often expired jobs are looked for while any job exists. */
+const SWEEP_MS = 10_000;
+const RUNPOD_VERSION = '1.7.13';
 
 export interface QueueOptions {
   clock: EmulatorClock;
@@ -86,110 +128,249 @@ export interface QueueOptions {
   queueDelayMs?: number | undefined;
   /** How long `/stream` holds when nothing is ready. @default 10000 */
   streamHoldMs?: number | undefined;
+  /** Sends webhooks. @default globalThis.fetch, looked up at call time */
+  webhookFetch?: WebhookFetch | undefined;
 }
 
-/** Queue-based serverless endpoints: jobs, their states, results and streams. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Queue-based serverless endpoints: jobs, their states, results, streams and webhooks. */
 export class ServerlessQueue {
   readonly handlers = new Map<string, JobHandler>(Object.entries(BUILT_IN_HANDLERS));
   private readonly jobs = new Map<string, EmulatedJob>();
+  /** IN_QUEUE jobs per account and endpoint, for the queue-full check. */
+  private readonly queued = new Map<string, number>();
+  /** Every timer and webhook in flight, so that `dispose()` can end them. */
+  private readonly timers = new Set<AbortController>();
+  private sweeping = false;
   private readonly clock: EmulatorClock;
   private readonly queueDelayMs: number;
   private readonly streamHoldMs: number;
+  private readonly webhookFetch: WebhookFetch;
 
   constructor(options: QueueOptions) {
     this.clock = options.clock;
     this.queueDelayMs = options.queueDelayMs ?? 0;
     this.streamHoldMs = options.streamHoldMs ?? 10_000;
+    const custom = options.webhookFetch;
+    this.webhookFetch = custom ?? ((input, init) => globalThis.fetch(input, init));
   }
 
-  private key(endpointId: string, jobId: string): string {
-    return `${endpointId}/${jobId}`;
+  /** Ends every timer, held request and webhook the queue started, and aborts running handlers. */
+  dispose(): void {
+    for (const timer of [...this.timers]) timer.abort();
+    this.timers.clear();
+    for (const job of this.jobs.values()) job.controller.abort();
+  }
+
+  /** How many jobs are kept (for tests of eviction). */
+  get size(): number {
+    return this.jobs.size;
+  }
+
+  /** Runs `fn` after `ms` on the clock, unless disposed first; `onEnd` runs either way. */
+  private after(ms: number, fn: () => void, onCancel?: () => void): AbortController {
+    const timer = new AbortController();
+    this.timers.add(timer);
+    this.clock.sleep(ms, timer.signal).then(
+      () => {
+        this.timers.delete(timer);
+        fn();
+      },
+      () => {
+        this.timers.delete(timer);
+        onCancel?.();
+      },
+    );
+    return timer;
+  }
+
+  private key(accountId: string, endpointId: string, jobId: string): string {
+    return `${accountId}/${endpointId}/${jobId}`;
+  }
+
+  private queueKey(job: EmulatedJob): string {
+    return `${job.accountId}/${job.endpointId}`;
+  }
+
+  private setStatus(job: EmulatedJob, status: EmulatedJobStatus): void {
+    if (job.status === status) return;
+    const key = this.queueKey(job);
+    if (job.status === 'IN_QUEUE') this.queued.set(key, (this.queued.get(key) ?? 1) - 1);
+    if (status === 'IN_QUEUE') this.queued.set(key, (this.queued.get(key) ?? 0) + 1);
+    job.status = status;
+  }
+
+  /** Jobs waiting for a worker on this endpoint. */
+  queuedCount(account: Account, endpoint: EmulatedEndpoint): number {
+    return this.queued.get(`${account.id}/${endpoint.id}`) ?? 0;
   }
 
   private notify(job: EmulatedJob): void {
     for (const listener of [...job.listeners]) listener();
   }
 
-  /** Resolves when the job changes (new chunk or status), or after `ms` on the clock. */
+  /** Resolves when `until()` holds after a change of the job, or after `ms` on the clock. */
   private async changeOrTimeout(job: EmulatedJob, ms: number, until: () => boolean): Promise<void> {
-    if (until()) return;
-    const timeout = new AbortController();
+    if (until() || ms <= 0) return;
     await new Promise<void>((resolve) => {
+      let timer: AbortController | undefined = undefined;
       const listener = () => {
         if (until()) finish();
       };
       const finish = () => {
         job.listeners.delete(listener);
-        timeout.abort();
+        timer?.abort();
         resolve();
       };
       job.listeners.add(listener);
-      this.clock.sleep(ms, timeout.signal).then(finish, () => undefined);
+      timer = this.after(ms, finish, finish);
     });
   }
 
-  /** A job of this endpoint, or 404 once its result has expired. */
-  get(endpoint: EmulatedEndpoint, jobId: string): EmulatedJob {
-    const job = this.jobs.get(this.key(endpoint.id, jobId));
-    if (!job) throw new EmulatorHttpError(404, 'request does not exist');
-    if (job.finishedAt !== undefined && this.clock.now() > job.finishedAt + job.retentionMs) {
-      this.jobs.delete(this.key(endpoint.id, jobId));
-      throw new EmulatorHttpError(404, 'request does not exist');
+  private remove(job: EmulatedJob): void {
+    if (job.status === 'IN_QUEUE') this.setStatus(job, 'CANCELLED');
+    job.deleted = true;
+    job.controller.abort();
+    this.jobs.delete(this.key(job.accountId, job.endpointId, job.id));
+    this.notify(job);
+  }
+
+  /**
+   * Applies the ttl and the result's retention as of now. Returns false once the job is gone.
+   * Called on every read, so what callers see is exact; the sweeper only frees memory.
+   */
+  private expire(job: EmulatedJob): boolean {
+    const now = this.clock.now();
+    if (!job.ttlSpent && now >= job.expiresAt) {
+      job.ttlSpent = true;
+      if (job.status === 'IN_QUEUE') {
+        this.finish(job, 'TIMED_OUT', {});
+      } else {
+        this.remove(job);
+        return false;
+      }
     }
+    if (job.finishedAt !== undefined && now > job.finishedAt + job.retentionMs) {
+      this.remove(job);
+      return false;
+    }
+    return true;
+  }
+
+  private startSweeper(): void {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    this.after(
+      SWEEP_MS,
+      () => {
+        this.sweeping = false;
+        for (const job of [...this.jobs.values()]) this.expire(job);
+        if (this.jobs.size > 0) this.startSweeper();
+      },
+      () => {
+        this.sweeping = false;
+      },
+    );
+  }
+
+  /** A job of this account's endpoint, or 404 once it has expired. */
+  get(account: Account, endpoint: EmulatedEndpoint, jobId: string): EmulatedJob {
+    const job = this.jobs.get(this.key(account.id, endpoint.id, jobId));
+    if (!job || !this.expire(job)) throw new EmulatorHttpError(404, 'request does not exist');
     return job;
   }
 
-  submit(account: Account, endpoint: EmulatedEndpoint, body: { input: unknown; policy?: EmulatedJob['policy'] }, sync: boolean): EmulatedJob {
+  submit(account: Account, endpoint: EmulatedEndpoint, body: JobSubmission, sync: boolean): EmulatedJob {
+    const now = this.clock.now();
+    const policy = { ...body.policy };
     const job: EmulatedJob = {
       id: `${newId(8)}-${newId(4)}-${newId(4)}-${newId(4)}-${newId(12)}-u1`,
+      accountId: account.id,
       endpointId: endpoint.id,
       input: body.input,
-      policy: body.policy ?? {},
+      policy,
+      webhook: body.webhook,
       status: 'IN_QUEUE',
-      createdAt: this.clock.now(),
+      createdAt: now,
+      expiresAt: now + (policy.ttl ?? DEFAULT_TTL_MS),
+      ttlSpent: false,
       retentionMs: sync ? RUNSYNC_RETENTION_MS : RUN_RETENTION_MS,
       pending: [],
       controller: new AbortController(),
       listeners: new Set(),
       retries: 0,
+      deleted: false,
     };
-    this.jobs.set(this.key(endpoint.id, job.id), job);
+    this.queued.set(this.queueKey(job), (this.queued.get(this.queueKey(job)) ?? 0) + 1);
+    this.jobs.set(this.key(account.id, endpoint.id, job.id), job);
     this.schedule(account, endpoint, job);
+    this.startSweeper();
     return job;
   }
 
   private schedule(account: Account, endpoint: EmulatedEndpoint, job: EmulatedJob): void {
     const start = () => {
-      if (job.status === 'IN_QUEUE') void this.execute(account, endpoint, job);
+      if (job.status === 'IN_QUEUE' && !job.deleted && this.expire(job) && job.status === 'IN_QUEUE') void this.execute(account, endpoint, job);
     };
-    if (this.queueDelayMs > 0) this.clock.sleep(this.queueDelayMs).then(start, () => undefined);
+    if (this.queueDelayMs > 0) this.after(this.queueDelayMs, start);
     else queueMicrotask(start);
   }
 
-  private finish(account: Account, endpoint: EmulatedEndpoint, job: EmulatedJob, status: EmulatedJobStatus, fields: { output?: unknown; error?: string }): void {
-    if (TERMINAL.has(job.status)) return;
-    job.status = status;
+  private finish(job: EmulatedJob, status: EmulatedJobStatus, fields: { output?: unknown; error?: string }, bill?: { account: Account; endpoint: EmulatedEndpoint }): void {
+    if (TERMINAL.has(job.status) || job.deleted) return;
+    this.setStatus(job, status);
     job.finishedAt = this.clock.now();
-    if ('output' in fields) job.output = fields.output;
+    delete job.progress;
+    if (fields.output !== undefined) job.output = fields.output;
     if (fields.error !== undefined) job.error = fields.error;
     const ranMs = job.startedAt === undefined ? 0 : job.finishedAt - job.startedAt;
-    if (ranMs > 0) {
-      account.endpointCharges.push({
-        endpointId: endpoint.id,
-        gpuTypeId: endpoint.gpuTypeIds[0] ?? 'NVIDIA RTX A4000',
-        podId: `${endpoint.id}-worker-1`,
-        amount: (ranMs / 1000) * SERVERLESS_PRICE_PER_SECOND * Math.max(1, endpoint.gpuCount),
+    if (bill && ranMs > 0) {
+      bill.account.endpointCharges.push({
+        endpointId: bill.endpoint.id,
+        gpuTypeId: bill.endpoint.gpuTypeIds[0] ?? 'NVIDIA RTX A4000',
+        podId: workerIdOf(bill.endpoint),
+        amount: (ranMs / 1000) * SERVERLESS_PRICE_PER_SECOND * Math.max(1, bill.endpoint.gpuCount),
         timeBilledMs: ranMs,
         at: job.finishedAt,
       });
     }
     job.controller.abort();
     this.notify(job);
+    if (job.webhook) this.sendWebhook(job.webhook, JSON.stringify(this.view(job)), 1);
+  }
+
+  /** POSTs the `/status` body; anything but 200 is tried again 10 s later, 3 attempts in all. */
+  private sendWebhook(url: string, body: string, attempt: number): void {
+    const inFlight = new AbortController();
+    this.timers.add(inFlight);
+    const retry = () => {
+      this.timers.delete(inFlight);
+      if (attempt < WEBHOOK_ATTEMPTS && !inFlight.signal.aborted) this.after(WEBHOOK_RETRY_MS, () => this.sendWebhook(url, body, attempt + 1));
+    };
+    let sending: Promise<Response>;
+    try {
+      sending = this.webhookFetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: inFlight.signal });
+    } catch (err) {
+      sending = Promise.reject(err);
+    }
+    sending.then(
+      async (response) => {
+        await response.body?.cancel().catch(() => undefined);
+        if (response.status === 200) this.timers.delete(inFlight);
+        else retry();
+      },
+      retry,
+    );
   }
 
   private async execute(account: Account, endpoint: EmulatedEndpoint, job: EmulatedJob): Promise<void> {
     const handler = this.handlers.get(endpoint.handler) ?? BUILT_IN_HANDLERS.echo!;
-    job.status = 'IN_PROGRESS';
+    this.setStatus(job, 'IN_PROGRESS');
     job.startedAt = this.clock.now();
     this.notify(job);
     const signal = job.controller.signal;
@@ -203,45 +384,54 @@ export class ServerlessQueue {
         job.pending.push(metrics ? { output, metrics } : { output });
         this.notify(job);
       },
+      progress: (output) => {
+        if (job.status !== 'IN_PROGRESS') return;
+        job.progress = { output };
+        this.notify(job);
+      },
     };
+    const bill = { account, endpoint };
     const timeoutMs = job.policy.executionTimeout ?? endpoint.executionTimeoutMs ?? DEFAULT_EXECUTION_TIMEOUT_MS;
-    const timer = new AbortController();
-    this.clock.sleep(timeoutMs, timer.signal).then(
-      () => this.finish(account, endpoint, job, 'TIMED_OUT', {}),
-      () => undefined,
-    );
+    const timer = this.after(timeoutMs, () => this.finish(job, 'TIMED_OUT', {}, bill));
     try {
       const output = await handler(job.input, ctx);
-      this.finish(account, endpoint, job, 'COMPLETED', { output });
+      if (isPlainObject(output) && 'error' in output) {
+        const { error, ...rest } = output;
+        this.finish(job, 'FAILED', { error: typeof error === 'string' ? error : JSON.stringify(error), output: Object.keys(rest).length > 0 ? rest : undefined }, bill);
+      } else {
+        this.finish(job, 'COMPLETED', { output }, bill);
+      }
     } catch (err) {
-      this.finish(account, endpoint, job, 'FAILED', { error: err instanceof Error ? err.message : String(err) });
+      this.finish(job, 'FAILED', { error: raisedError(err, endpoint) }, bill);
     } finally {
       timer.abort();
     }
   }
 
-  /** `/runsync`: holds until the job is terminal or `waitMs` has passed on the clock. */
+  /** `/runsync` and `/status-sync`: holds until the job is terminal or `waitMs` has passed on the clock. */
   async waitFor(job: EmulatedJob, waitMs: number): Promise<void> {
-    await this.changeOrTimeout(job, waitMs, () => TERMINAL.has(job.status));
+    await this.changeOrTimeout(job, waitMs, () => TERMINAL.has(job.status) || job.deleted);
   }
 
-  /** `/stream`: drains the chunks that are ready, holding a while when there are none. */
-  async drain(job: EmulatedJob): Promise<{ status: EmulatedJobStatus; stream: Chunk[] }> {
-    await this.changeOrTimeout(job, this.streamHoldMs, () => job.pending.length > 0 || TERMINAL.has(job.status));
+  /** `/stream`: drains the chunks that are ready, holding a while (or `holdMs`) when there are none. */
+  async drain(job: EmulatedJob, holdMs = this.streamHoldMs): Promise<{ status: EmulatedJobStatus; stream: Chunk[] }> {
+    await this.changeOrTimeout(job, holdMs, () => job.pending.length > 0 || TERMINAL.has(job.status) || job.deleted);
     const stream = job.pending.splice(0, job.pending.length);
+    if (job.status === 'FAILED') return { status: 'FAILED', stream: [] };
     return { status: job.status, stream };
   }
 
   cancel(account: Account, endpoint: EmulatedEndpoint, job: EmulatedJob): void {
-    this.finish(account, endpoint, job, 'CANCELLED', {});
+    this.finish(job, 'CANCELLED', {}, { account, endpoint });
   }
 
   retry(account: Account, endpoint: EmulatedEndpoint, job: EmulatedJob): void {
     if (job.status !== 'FAILED' && job.status !== 'TIMED_OUT') throw badRequest(`job ${job.id} is ${job.status}; only FAILED or TIMED_OUT jobs can be retried`);
-    job.status = 'IN_QUEUE';
+    this.setStatus(job, 'IN_QUEUE');
     job.retries += 1;
     delete job.error;
     delete job.output;
+    delete job.progress;
     delete job.startedAt;
     delete job.finishedAt;
     job.pending = [];
@@ -249,24 +439,22 @@ export class ServerlessQueue {
     this.schedule(account, endpoint, job);
   }
 
-  /** Removes queued jobs; running ones stay. */
-  purge(endpoint: EmulatedEndpoint): number {
+  /** Removes this account's queued jobs of the endpoint; running ones stay. */
+  purge(account: Account, endpoint: EmulatedEndpoint): number {
     let removed = 0;
-    for (const [key, job] of this.jobs) {
-      if (job.endpointId === endpoint.id && job.status === 'IN_QUEUE') {
-        job.status = 'CANCELLED';
-        job.controller.abort();
-        this.jobs.delete(key);
+    for (const job of [...this.jobs.values()]) {
+      if (job.accountId === account.id && job.endpointId === endpoint.id && job.status === 'IN_QUEUE') {
+        this.remove(job);
         removed += 1;
       }
     }
     return removed;
   }
 
-  health(endpoint: EmulatedEndpoint): { jobs: Record<string, number>; workers: Record<string, number> } {
+  health(account: Account, endpoint: EmulatedEndpoint): { jobs: Record<string, number>; workers: Record<string, number> } {
     const counts = { completed: 0, failed: 0, inProgress: 0, inQueue: 0, retried: 0 };
-    for (const job of this.jobs.values()) {
-      if (job.endpointId !== endpoint.id) continue;
+    for (const job of [...this.jobs.values()]) {
+      if (job.accountId !== account.id || job.endpointId !== endpoint.id || !this.expire(job)) continue;
       if (job.status === 'COMPLETED') counts.completed += 1;
       if (job.status === 'FAILED' || job.status === 'TIMED_OUT') counts.failed += 1;
       if (job.status === 'IN_PROGRESS') counts.inProgress += 1;
@@ -277,15 +465,37 @@ export class ServerlessQueue {
     return { jobs: counts, workers: { idle: Math.max(0, endpoint.workersMin - running), running, initializing: 0, ready: Math.max(0, endpoint.workersMin - running), throttled: 0 } };
   }
 
-  /** The job as `/status` and `/runsync` show it. */
+  /** The job as `/status`, `/status-sync`, `/runsync` and webhooks show it. */
   view(job: EmulatedJob): Record<string, unknown> {
     const now = this.clock.now();
     const out: Record<string, unknown> = { id: job.id, status: job.status };
-    out.delayTime = (job.startedAt ?? now) - job.createdAt;
+    out.delayTime = (job.startedAt ?? job.finishedAt ?? now) - job.createdAt;
     if (job.startedAt !== undefined) out.executionTime = (job.finishedAt ?? now) - job.startedAt;
-    if (job.status === 'COMPLETED') out.output = job.output;
+    if (job.status === 'IN_PROGRESS' && job.progress) out.output = job.progress.output;
+    if ((job.status === 'COMPLETED' || job.status === 'FAILED') && job.output !== undefined) out.output = job.output;
     if (job.error !== undefined) out.error = job.error;
     if (job.retries > 0) out.retries = job.retries;
     return out;
   }
+}
+
+/** The worker that runs an endpoint's jobs in the emulator (one per endpoint). */
+export function workerIdOf(endpoint: EmulatedEndpoint): string {
+  return `${endpoint.id}-worker-1`;
+}
+
+/** What the platform's worker SDK reports when a handler raises: a JSON-encoded object. */
+function raisedError(err: unknown, endpoint: EmulatedEndpoint): string {
+  const workerId = workerIdOf(endpoint);
+  const name = err instanceof Error ? err.name : 'Exception';
+  const message = err instanceof Error ? err.message : String(err);
+  const traceback = err instanceof Error && err.stack ? err.stack : `${name}: ${message}`;
+  return JSON.stringify({
+    error_type: `<class '${name}'>`,
+    error_message: message,
+    error_traceback: traceback,
+    hostname: `${workerId}-emulator`,
+    worker_id: workerId,
+    runpod_version: RUNPOD_VERSION,
+  });
 }
