@@ -9,7 +9,7 @@ import { Platform, type Account } from './platform.js';
 import { handlerEndpoint, ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
 import { restRoutes, type EmulatorEnv } from './rest-routes.js';
 import { ServerlessLimiter, type ServerlessLimits } from './serverless-limits.js';
-import { LoadBalancedEndpoints, queueRoutes, type LoadBalancedDefinition } from './serverless-routes.js';
+import { LoadBalancedEndpoints, queueRoutes, toEmulatedLoadBalanced, type LoadBalancedDefinition } from './serverless-routes.js';
 
 /** The key every emulator accepts unless told otherwise. */
 export const EMULATOR_API_KEY = 'rpa_emulator_default_key';
@@ -223,7 +223,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     ...(fetch && { fetch }),
   });
   const defaultKey = options.apiKeys?.[0] ?? EMULATOR_API_KEY;
-  const inProcessFetch = (input: string | URL | Request, init?: RequestInit) => fetchHandler(new Request(input, init));
+  const inProcessFetch = (input: string | URL | Request, init?: RequestInit) => fetchHandler(toEmulatedLoadBalanced(new Request(input, init), IN_PROCESS_BASE));
 
   const dispose = () => {
     queue.dispose();

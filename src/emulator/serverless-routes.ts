@@ -355,3 +355,22 @@ export class LoadBalancedEndpoints {
     return c.json({ error: `no route ${c.req.method} ${path}`, status: 404 }, 404, { [WORKER_HEADER]: workerId });
   }
 }
+
+const PRODUCTION_LB_HOST = /^([a-z0-9][a-z0-9-]*)\.api\.runpod\.ai$/i;
+
+/**
+ * In-process only: a request to a load-balanced endpoint's production address
+ * (`https://{id}.api.runpod.ai/…`) is served by the emulator's `/lb/{id}/…`.
+ */
+export function toEmulatedLoadBalanced(request: Request, base: string): Request {
+  const url = new URL(request.url);
+  const match = PRODUCTION_LB_HOST.exec(url.hostname);
+  if (!match) return request;
+  const target = `${base}/lb/${match[1]}${url.pathname === '/' ? '' : url.pathname}${url.search}`;
+  const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers: request.headers, signal: request.signal, redirect: request.redirect };
+  if (request.body) {
+    init.body = request.body;
+    init.duplex = 'half';
+  }
+  return new Request(target, init);
+}
