@@ -307,7 +307,8 @@ export class LoadBalancedEndpoints {
     const clock = this.platform.clock;
     const now = clock.now();
     const idle = state.definition.idleTimeoutMs ?? 60_000;
-    if (state.lastRequestAt !== undefined && now - state.lastRequestAt > idle && state.readyAt !== undefined && state.readyAt <= now) state.readyAt = undefined;
+    // Workers go idle counting from the last request or from when they became ready, whichever is later.
+    if (state.readyAt !== undefined && state.readyAt <= now && now - Math.max(state.lastRequestAt ?? 0, state.readyAt) > idle) state.readyAt = undefined;
     state.lastRequestAt = now;
     state.readyAt ??= now + (state.definition.coldStartMs ?? 3_000);
     if (now < state.readyAt) {
