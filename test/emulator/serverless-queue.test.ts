@@ -385,12 +385,16 @@ describe('bodies and input are checked before a job exists', () => {
     expect((await call('GET', '/echo/health')).body).toMatchObject({ jobs: { inQueue: 1 } });
   });
 
-  it('/runsync allows 20 MB, chunked or not', async () => {
-    const { call } = wireEmulator({ queueDelayMs: HOUR });
+  it('/runsync allows 20 MB where /run allows 10', async () => {
+    const { call } = wireEmulator();
     const limit = 20 * 1024 * 1024;
     expect((await call('POST', '/echo/runsync?wait=1000', { body: chunkedBody(limit + 1), duplex: 'half' } as RequestInit)).status).toBe(413);
-    const big = await call('POST', '/echo/run', { json: { input: 'y'.repeat(15 * 1024 * 1024) } });
-    expect(big.status).toBe(413);
+    const input = 'y'.repeat(15 * 1024 * 1024);
+    expect((await call('POST', '/echo/run', { json: { input } })).status).toBe(413);
+    const sync = await call('POST', '/echo/runsync', { json: { input } });
+    expect(sync.status).toBe(200);
+    expect(sync.body).toMatchObject({ status: 'COMPLETED' });
+    expect((sync.body.output as string).length).toBe(input.length);
   });
 
   it('a deeply nested /runsync input gets 400 and no job', async () => {
