@@ -4,5 +4,6 @@ export { createEmulator, EMULATOR_API_KEY, IN_PROCESS_BASE, type Emulator, type 
 export { DEFAULT_GPU_TYPES, DEFAULT_HOSTS, type GpuTypeSpec, type HostSpec } from './catalog.js';
 export type { EmulatorClock } from './clock.js';
 export type { Fault, FaultRule } from './faults.js';
-export { BUILT_IN_HANDLERS, type HandlerContext, type JobHandler } from './queue.js';
-export type { LoadBalancedDefinition, LoadBalancedRoute } from './serverless-routes.js';
+export { BUILT_IN_HANDLERS, type HandlerContext, type JobHandler, type WebhookFetch } from './queue.js';
+export type { LoadBalancedDefinition, LoadBalancedRoute, LoadBalancedRouteContext } from './serverless-routes.js';
+export { DEFAULT_SERVERLESS_LIMITS, type ServerlessLimitRoute, type ServerlessLimits, type ServerlessRouteLimit } from './serverless-limits.js';

@@ -160,11 +160,14 @@ export class ServerlessQueue {
     this.webhookFetch = custom ?? ((input, init) => globalThis.fetch(input, init));
   }
 
-  /** Ends every timer, held request and webhook the queue started, and aborts running handlers. */
+  /**
+   * Ends every timer, held request and webhook the queue started. Jobs not yet finished are
+   * dropped, so that their handlers, now aborted, start nothing new; finished ones stay readable.
+   */
   dispose(): void {
+    for (const job of [...this.jobs.values()]) if (!TERMINAL.has(job.status)) this.remove(job);
     for (const timer of [...this.timers]) timer.abort();
     this.timers.clear();
-    for (const job of this.jobs.values()) job.controller.abort();
   }
 
   /** How many jobs are kept (for tests of eviction). */

@@ -23,10 +23,18 @@ function setup(options: { queueDelayMs?: number } = {}) {
   const counting = countingClock();
   const platform = new Platform({ clock: counting.clock });
   const account = platform.addAccount('rpa_timers');
-  const queue = new ServerlessQueue({ clock: counting.clock, ...options, webhookFetch: async () => new Response('', { status: 500 }) });
+  const webhooks: string[] = [];
+  const queue = new ServerlessQueue({
+    clock: counting.clock,
+    ...options,
+    webhookFetch: async (url) => {
+      webhooks.push(url);
+      return new Response('', { status: 500 });
+    },
+  });
   const echo = handlerEndpoint('echo', counting.clock.now());
   const sleep = handlerEndpoint('sleep', counting.clock.now());
-  return { ...counting, queue, account, echo, sleep };
+  return { ...counting, queue, account, echo, sleep, webhooks };
 }
 
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -59,9 +67,9 @@ describe('the queue’s timers', () => {
   });
 
   it('dispose() ends every timer it started: queue delays, running jobs, holds, sweeps and webhook retries', async () => {
-    const { clock, queue, account, echo, sleep, pending } = setup({ queueDelayMs: 5_000 });
+    const { clock, queue, account, echo, sleep, pending, webhooks } = setup({ queueDelayMs: 5_000 });
     queue.submit(account, echo, { input: 'queued' }, false);
-    const running = queue.submit(account, sleep, { input: { ms: 60 * 60_000 } }, false);
+    const running = queue.submit(account, sleep, { input: { ms: 60 * 60_000 }, webhook: 'http://127.0.0.1:9/running' }, false);
     const failed = queue.submit(account, echo, { input: { error: 'x' }, webhook: 'http://127.0.0.1:9/hook' }, false);
     await clock.advance(5_000);
     await flush();
@@ -73,5 +81,9 @@ describe('the queue’s timers', () => {
     await held;
     await flush();
     expect(pending()).toBe(0);
+    await clock.advance(60 * 60_000);
+    await flush();
+    expect(webhooks).toEqual(['http://127.0.0.1:9/hook']);
+    expect(queue.size).toBe(2);
   });
 });
