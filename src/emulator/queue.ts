@@ -147,6 +147,7 @@ export class ServerlessQueue {
   /** Every timer and webhook in flight, so that `dispose()` can end them. */
   private readonly timers = new Set<AbortController>();
   private sweeping = false;
+  private sweepHandle: ReturnType<typeof setTimeout> | undefined;
   private readonly clock: EmulatorClock;
   private readonly queueDelayMs: number;
   private readonly streamHoldMs: number;
@@ -168,6 +169,9 @@ export class ServerlessQueue {
     for (const job of [...this.jobs.values()]) if (!TERMINAL.has(job.status)) this.remove(job);
     for (const timer of [...this.timers]) timer.abort();
     this.timers.clear();
+    if (this.sweepHandle !== undefined) clearTimeout(this.sweepHandle);
+    this.sweepHandle = undefined;
+    this.sweeping = false;
   }
 
   /** How many jobs are kept (for tests of eviction). */
@@ -268,17 +272,19 @@ export class ServerlessQueue {
   private startSweeper(): void {
     if (this.sweeping) return;
     this.sweeping = true;
-    this.after(
-      SWEEP_MS,
-      () => {
-        this.sweeping = false;
-        for (const job of [...this.jobs.values()]) this.expire(job);
-        if (this.jobs.size > 0) this.startSweeper();
-      },
-      () => {
-        this.sweeping = false;
-      },
-    );
+    const sweep = () => {
+      this.sweeping = false;
+      this.sweepHandle = undefined;
+      for (const job of [...this.jobs.values()]) this.expire(job);
+      if (this.jobs.size > 0) this.startSweeper();
+    };
+    if (this.clock.mode === 'manual') {
+      this.after(SWEEP_MS, sweep, () => (this.sweeping = false));
+      return;
+    }
+    // On the real clock the sweep must not keep a process alive: a CLI that ran one job exits when done.
+    this.sweepHandle = setTimeout(sweep, SWEEP_MS);
+    (this.sweepHandle as { unref?: () => void }).unref?.();
   }
 
   /** A job of this account's endpoint, or 404 once it has expired. */
