@@ -54,6 +54,25 @@ describe('load-balanced endpoints on the emulator clock', () => {
     expect(await call('/ping')).toMatchObject({ status: 200, body: { pong: true } });
   });
 
+  it('workers idle past idleTimeoutMs are gone: the next request is held through a cold start again', async () => {
+    const { emulator, call } = lbEmulator({ coldStartMs: 10_000, idleTimeoutMs: MINUTE, routes: { 'GET /ping': () => ({ pong: true }) } });
+    const first = call('/ping');
+    await settle();
+    await emulator.clock.advance(10_000);
+    expect((await first).status).toBe(200);
+    await emulator.clock.advance(MINUTE);
+    expect((await call('/ping')).status).toBe(200);
+    await emulator.clock.advance(MINUTE + 1);
+    let answered = false;
+    const cold = call('/ping').finally(() => (answered = true));
+    await settle();
+    await emulator.clock.advance(9_999);
+    await settle();
+    expect(answered).toBe(false);
+    await emulator.clock.advance(1);
+    expect((await cold).status).toBe(200);
+  });
+
   it('524 once processing passes 5.5 minutes; the route sees its signal fire', async () => {
     let aborted = false;
     const { emulator, call } = lbEmulator({
