@@ -320,8 +320,9 @@ export class LoadBalancedEndpoints {
     const workerId = this.pickWorker(state, c.req.header(WORKER_HEADER));
     if (!workerId) return c.json({ error: `worker ${c.req.header(WORKER_HEADER)?.trim()} is not available` }, 400);
 
-    const marker = `/${id}`;
-    const at = c.req.path.indexOf(marker);
+    const mounted = c.req.path.indexOf(`/lb/${id}`);
+    const marker = mounted >= 0 ? `/lb/${id}` : `/${id}`;
+    const at = mounted >= 0 ? mounted : c.req.path.indexOf(marker);
     const path = (at >= 0 ? c.req.path.slice(at + marker.length) : c.req.path) || '/';
     for (const [spec, route] of Object.entries(state.definition.routes)) {
       const [method = 'GET', pattern = '/'] = spec.split(' ');

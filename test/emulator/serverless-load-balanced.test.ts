@@ -117,6 +117,11 @@ describe('load-balanced endpoints on the emulator clock', () => {
     expect(await call('/who', { headers: { 'x-runpod-worker-id': 'strict gone0000000000' } })).toMatchObject({ status: 400 });
   });
 
+  it('an endpoint id that also appears in its routes’ paths is cut off once', async () => {
+    const { call } = lbEmulator({ id: 'lb', coldStartMs: 0, routes: { 'GET /lb/:x': (_req, ctx) => ({ x: ctx.params.x }) } });
+    expect(await call('/lb/lb')).toMatchObject({ status: 200, body: { x: 'lb' } });
+  });
+
   it('rp.loadBalanced(id) reaches the in-process emulator', async () => {
     const emulator = createEmulator({ clock: 'manual', apiKeys: [KEY_A] });
     emulator.loadBalanced.define({ id: 'abc123', coldStartMs: 0, routes: { 'POST /v1/echo': async (req) => ({ got: await req.json() }) } });
