@@ -43,8 +43,10 @@ export type Pod = PodFieldsFragment;
 export type PodEnvInput = Readonly<Record<string, string>> | ReadonlyArray<EnvironmentVariableInput | null | undefined>;
 
 /** Deploy input: the GraphQL input, with `env` also accepted as a plain `{ KEY: 'value' }` map. */
-export interface DeployPodInput extends Omit<PodFindAndDeployOnDemandInput, 'env'> {
+export interface DeployPodInput extends Omit<PodFindAndDeployOnDemandInput, 'env' | 'computeType'> {
   env?: PodEnvInput | null | undefined;
+  /** GPU only: CPU pods are deployed with `pods.deployCpu`. */
+  computeType?: 'GPU' | null | undefined;
 }
 
 /**
@@ -152,7 +154,7 @@ function validateCommon(input: { imageName?: string | null | undefined; template
 
 function validateDeploy(input: DeployPodInput): void {
   if (input === null || typeof input !== 'object') throw new ValidationError('input', 'must be an object');
-  if (input.computeType === 'CPU') {
+  if ((input.computeType as string | null | undefined) === 'CPU') {
     throw new ValidationError('input.computeType', 'CPU pods are deployed with pods.deployCpu({ instanceId, … }) (deployCpuPod); podFindAndDeployOnDemand needs GPUs');
   }
   checkOneOf('input.computeType', input.computeType ?? undefined, ['GPU']);
@@ -299,9 +301,18 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
         );
       }
       checkInteger('input.gpuCount', input.gpuCount, 0);
-      const data = await graphql.request(ResumePodDocument, { input }, options);
-      if (!data.podResume) throw new NotFoundError(`ResumePod: no pod ${input.podId}`, { status: 200 });
-      return data.podResume;
+      let resumed: Pod | null;
+      try {
+        resumed = (await graphql.request(ResumePodDocument, { input }, options)).podResume;
+      } catch (err) {
+        // The platform's generic failure may come after the pod started: if it runs, that is the answer.
+        if (!isAmbiguousFailure(err)) throw err;
+        const pod = await get(input.podId, { signal: options?.signal }).catch(() => null);
+        if (pod?.desiredStatus === 'RUNNING') return pod;
+        throw err;
+      }
+      if (!resumed) throw new NotFoundError(`ResumePod: no pod ${input.podId}`, { status: 200 });
+      return resumed;
     },
 
     async stop(podId, options) {
@@ -319,7 +330,7 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
     async waitUntilReady(podId, options = {}) {
       requireId('podId', podId);
       const timeoutMs = options.timeoutMs ?? 600_000;
-      checkInteger('timeoutMs', timeoutMs, 1);
+      if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new ValidationError('timeoutMs', `must be a positive number of milliseconds, got ${JSON.stringify(timeoutMs)}`);
       const started = Date.now();
       // Fires at the deadline (or when the caller aborts): no poll, retry or wait outlives it.
       const deadline = linkAbort(options.signal, timeoutMs);

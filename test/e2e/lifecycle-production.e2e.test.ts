@@ -55,6 +55,7 @@ describe('pods against the emulator', () => {
 
   it('CPU pods go through deployCpu; deploy with computeType CPU points there', async () => {
     const rp = ctx.client();
+    // @ts-expect-error deploy is for GPU pods
     const refused = await captureError<ValidationError>(rp.pods.deploy({ imageName: image, computeType: 'CPU', gpuCount: 1, gpuTypeId: 'NVIDIA RTX A4000' }));
     expect(refused.field).toBe('input.computeType');
     expect(refused.message).toContain('pods.deployCpu');
@@ -73,6 +74,15 @@ describe('pods against the emulator', () => {
       expect(rule.hits()).toBe(1);
       expect(ctx.emulator.inspect.pod(pod.id)).toBeUndefined();
     }
+  });
+
+  it('a resume answered with the generic error after the pod started returns the running pod', async () => {
+    const rp = ctx.client();
+    const pod = await rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1 });
+    await rp.pods.stop(pod.id);
+    ctx.emulator.faults.inject({ match: 'graphql:ResumePod', fault: { type: 'error-after-create' } });
+    expect(await rp.pods.resume({ podId: pod.id, gpuCount: 1 })).toMatchObject({ id: pod.id, desiredStatus: 'RUNNING', gpuCount: 1 });
+    await rp.pods.terminate(pod.id);
   });
 
   it('stop, resume and terminate of a pod that does not exist are NotFoundError', async () => {

@@ -102,6 +102,7 @@ describe('pod lifecycle rules', () => {
     const err = await captureError<PodTerminalStateError>(waiting);
     expect(err).toBeInstanceOf(PodTerminalStateError);
     expect(err.desiredStatus).toBe('EXITED');
+    expect(err.reason).toMatch(/unsatisfied condition: cuda>=12\.8/);
     expect(ctx.emulator.inspect.pod(pod.id)?.lastStatusChange).toMatch(/unsatisfied condition: cuda>=12\.8/);
     await rp.pods.terminate(pod.id);
   });
