@@ -169,7 +169,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   });
 
   const bearer: MiddlewareHandler<EmulatorEnv> = async (c, next) => {
-    const key = bearerKey(c.req.header('authorization'));
+    const key = (c.req.header('authorization') ?? '').replace(/^Bearer\s+/i, '');
     const account = platform.accountByKey(key);
     if (!account) return c.json({ error: 'Unauthorized: missing or unknown API key', status: 401 }, 401);
     c.set('account', account);
