@@ -28,6 +28,7 @@ const config: CodegenConfig = {
           DateTime: 'string',
           Port: 'number',
           Void: 'null',
+          deployCpuPodInput: '{ instanceId: string; [field: string]: unknown }',
         },
       },
     },

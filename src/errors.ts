@@ -243,16 +243,21 @@ export class AbortError extends RunpodError {
   override readonly name = 'AbortError';
 }
 
-/** A pod reached a state it will not come back from by itself while being waited for. */
+/**
+ * A pod reached a state it will not come back from by itself while being waited for. `reason` is
+ * the platform's `lastStatusChange`, e.g. the CUDA requirement error of an image too new for its host.
+ */
 export class PodTerminalStateError extends RunpodError {
   override readonly name = 'PodTerminalStateError';
   readonly podId: string;
   readonly desiredStatus: string;
+  readonly reason: string | undefined;
 
-  constructor(podId: string, desiredStatus: string) {
-    super(`pod ${podId} is ${desiredStatus}; it will not become ready`);
+  constructor(podId: string, desiredStatus: string, reason?: string | null) {
+    super(`pod ${podId} is ${desiredStatus}; it will not become ready${reason ? `: ${reason}` : ''}`);
     this.podId = podId;
     this.desiredStatus = desiredStatus;
+    this.reason = reason ?? undefined;
   }
 }
 

@@ -12,9 +12,12 @@ export type { GraphQLCallOptions, GraphQLDocument, RunpodGraphQL, VariablesAndOp
 export {
   isPodReady,
   TERMINAL_POD_STATUSES,
+  type DeployCpuPodInput,
   type DeployPodInput,
   type Pod,
+  type PodEnvInput,
   type PodsApi,
+  type ResumePodInput,
   type WaitForPodProgress,
   type WaitUntilReadyOptions,
 } from './graphql/pods.js';

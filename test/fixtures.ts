@@ -8,6 +8,7 @@ export function podFixture(overrides: Partial<Pod> = {}): Pod {
     env: ['MODEL=llama=3', 'EMPTY='],
     machineId: 'm-1',
     desiredStatus: 'RUNNING',
+    lastStatusChange: null,
     costPerHr: 0.69,
     gpuCount: 1,
     machine: { podHostId: 'pod-abc123-64411b8e' },

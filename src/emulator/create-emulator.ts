@@ -3,7 +3,8 @@ import { cors } from 'hono/cors';
 import type { GpuTypeSpec, HostSpec } from './catalog.js';
 import { createClock, type EmulatorClock } from './clock.js';
 import { EmulatorHttpError } from './errors.js';
-import { FaultInjector, type Fault, type FaultRule } from './faults.js';
+import { answerAfterCreate, FaultInjector, isAfterCreate, type Fault, type FaultRule } from './faults.js';
+import { bearerKey, FixedWindowLimiter } from './graphql-access.js';
 import { createGraphQLExecutor } from './graphql-handler.js';
 import { Platform, type Account } from './platform.js';
 import { handlerEndpoint, ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
@@ -38,6 +39,11 @@ export interface EmulatorOptions {
   serverlessLimits?: false | ServerlessLimits | undefined;
   /** Sends the webhooks of finished jobs. @default globalThis.fetch */
   webhookFetch?: WebhookFetch | undefined;
+  /**
+   * GraphQL rate limit per API key: beyond `requests` per `intervalMs` (wall-clock time), HTTP 429
+   * with Retry-After. @default no limit
+   */
+  graphqlRateLimit?: { requests: number; intervalMs: number } | undefined;
 }
 
 /** Options for `createRunpodClient` that point it at this emulator. */
@@ -130,6 +136,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const faults = new FaultInjector();
   const loadBalanced = new LoadBalancedEndpoints(platform);
   const runGraphQL = createGraphQLExecutor(platform);
+  const graphqlRateLimit = options.graphqlRateLimit ? new FixedWindowLimiter(options.graphqlRateLimit) : undefined;
 
   const addAccount = (apiKey: string): Account => {
     const known = platform.accountByKey(apiKey);
@@ -157,13 +164,11 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       await new Promise((resolve) => setTimeout(resolve, fault.ms));
       return next();
     }
-    if (fault.type === 'error-after-create') {
+    if (isAfterCreate(fault)) {
       await next();
-      const graphql = c.req.path.endsWith('/graphql');
-      const body = graphql
-        ? { errors: [{ message: 'Something went wrong. Please try again later.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }], data: null }
-        : { error: 'create pod: internal error while deploying', status: 500 };
-      c.res = new Response(JSON.stringify(body), { status: 500, headers: { 'content-type': 'application/json' } });
+      const answer = await answerAfterCreate(fault, c.req.path.endsWith('/graphql'), c.res, () => new Response(null, { status: 500, headers: { [DROP_MARKER]: '1' } }));
+      c.res = undefined;
+      c.res = answer;
       return;
     }
     return faultResponse(c, fault);
@@ -178,8 +183,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   };
 
   app.post('/graphql', async (c) => {
-    const account = platform.accountByKey(c.req.query('api_key'));
-    if (!account) return c.json({ errors: [{ message: 'Unauthorized: missing or unknown api_key', extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
+    // As the platform: `?api_key=` (the spec's form) or `Authorization: Bearer` (its own clients').
+    const account = platform.accountByKey(c.req.query('api_key') ?? bearerKey(c.req.header('authorization')));
+    if (!account) return c.json({ errors: [{ message: 'Unauthorized: missing or unknown API key', extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
+    const retryAfterSeconds = graphqlRateLimit?.take(account.apiKey);
+    if (retryAfterSeconds !== undefined) {
+      return c.json({ errors: [{ message: 'Too many requests', extensions: { code: 'RATE_LIMITED' } }] }, 429, { 'retry-after': String(retryAfterSeconds) });
+    }
     let body: unknown;
     try {
       body = await c.req.json();

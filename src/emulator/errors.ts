@@ -19,5 +19,14 @@ export class NoCapacityError extends EmulatorHttpError {
   }
 }
 
+export const GRAPHQL_HOST_BUSY = 'There are not enough free GPUs on the host machine to start this pod.';
+
+/** A resume onto a host whose GPUs were taken (the platform answers it as a refusal, not a 0-GPU start). */
+export class HostBusyError extends EmulatorHttpError {
+  constructor() {
+    super(500, GRAPHQL_HOST_BUSY);
+  }
+}
+
 export const notFound = (what: string, id: string) => new EmulatorHttpError(404, `${what} ${id} not found`);
 export const badRequest = (message: string) => new EmulatorHttpError(400, message);

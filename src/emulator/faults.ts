@@ -4,8 +4,16 @@ export type Fault =
   | { type: 'latency'; ms: number }
   /** Answer with this status, e.g. 429 with a Retry-After or a 503, without handling the request. */
   | { type: 'status'; status: number; retryAfterSeconds?: number; body?: unknown }
-  /** Handle the request (so a pod or job is created), then answer 500, as the real platform sometimes does. */
-  | { type: 'error-after-create' }
+  /**
+   * Handle the request (so a pod or job is created), then answer with an error, as the platform
+   * sometimes does: on GraphQL its generic "Something went wrong…" on HTTP 200 (or `status`, e.g.
+   * 500), on REST an HTTP 500.
+   */
+  | { type: 'error-after-create'; status?: number }
+  /** Handle the request, then close the connection without an answer. */
+  | { type: 'drop-after-create' }
+  /** Handle the request, then hold the answer this long (real time), so the client times out. */
+  | { type: 'hang-after-create'; ms: number }
   /** Close the connection without an answer. */
   | { type: 'drop' }
   /** Answer 200 with a truncated JSON body. */
@@ -77,4 +85,34 @@ export class FaultInjector {
   get active(): boolean {
     return this.rules.some((r) => r.remaining > 0);
   }
+}
+
+export const GRAPHQL_GENERIC_FAILURE = 'Something went wrong. Please try again later or contact support.';
+
+export type AfterCreateFault = Extract<Fault, { type: 'error-after-create' | 'drop-after-create' | 'hang-after-create' }>;
+
+export function isAfterCreate(fault: Fault): fault is AfterCreateFault {
+  return fault.type === 'error-after-create' || fault.type === 'drop-after-create' || fault.type === 'hang-after-create';
+}
+
+/**
+ * What the client gets instead of `handled`, the answer of a request that took effect. `drop` is the
+ * emulator's answer that closes the connection.
+ */
+export async function answerAfterCreate(fault: AfterCreateFault, graphql: boolean, handled: Response, drop: () => Response): Promise<Response> {
+  if (fault.type === 'drop-after-create') return drop();
+  if (fault.type === 'hang-after-create') {
+    await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    return handled;
+  }
+  if (!graphql) {
+    const status = fault.status ?? 500;
+    return Response.json({ error: 'create pod: internal error while deploying', status }, { status });
+  }
+  const fields = Object.keys(((await handled.json().catch(() => ({}))) as { data?: Record<string, unknown> | null }).data ?? {});
+  const body = {
+    errors: [{ message: GRAPHQL_GENERIC_FAILURE, path: fields.slice(0, 1), extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+    data: Object.fromEntries(fields.map((f) => [f, null])),
+  };
+  return Response.json(body, { status: fault.status ?? 200 });
 }

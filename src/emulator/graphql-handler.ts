@@ -1,4 +1,4 @@
-import { buildSchema, execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from 'graphql';
+import { buildSchema, execute, GraphQLError, GraphQLScalarType, parse, validate, valueFromASTUntyped, type DocumentNode, type ExecutionResult, type ValueNode } from 'graphql';
 import { schemaSdl } from '../graphql/__generated__/schema-sdl.js';
 import { EmulatorHttpError, GRAPHQL_NO_CAPACITY, NoCapacityError } from './errors.js';
 import type { Account, Platform } from './platform.js';
@@ -23,6 +23,41 @@ interface DeployInput {
   volumeInGb?: number;
   volumeMountPath?: string;
   allowedCudaVersions?: Array<string | null>;
+}
+
+const CPU_INPUT_FIELDS = new Set([
+  'instanceId', 'name', 'imageName', 'templateId', 'cloudType', 'containerDiskInGb', 'volumeInGb', 'volumeMountPath',
+  'networkVolumeId', 'dataCenterId', 'ports', 'env', 'dockerArgs', 'startSsh', 'supportPublicIp', 'countryCode',
+]);
+const CPU_INSTANCE_ID = /^cpu\d[a-z]-\d+-\d+$/;
+
+interface DeployCpuInput {
+  instanceId: string;
+  name?: string;
+  imageName?: string;
+  templateId?: string;
+  cloudType?: string;
+  containerDiskInGb?: number;
+  volumeInGb?: number;
+  volumeMountPath?: string;
+  networkVolumeId?: string;
+  dataCenterId?: string;
+  ports?: string;
+  env?: Array<{ key: string; value: string } | null>;
+  dockerArgs?: string;
+}
+
+/** `deployCpuPodInput` is a scalar on the platform; the emulator still refuses what it would not know. */
+function parseCpuInput(value: unknown): DeployCpuInput {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new TypeError('deployCpuPodInput must be an object');
+  for (const key of Object.keys(value)) {
+    if (!CPU_INPUT_FIELDS.has(key)) throw new TypeError(`Field "${key}" is not defined by type "deployCpuPodInput".`);
+  }
+  const instanceId = (value as { instanceId?: unknown }).instanceId;
+  if (typeof instanceId !== 'string' || !CPU_INSTANCE_ID.test(instanceId)) {
+    throw new TypeError(`Field "instanceId" of type "deployCpuPodInput" must be a CPU instance type such as "cpu3c-2-4".`);
+  }
+  return value as DeployCpuInput;
 }
 
 interface LowestPriceInput {
@@ -51,7 +86,6 @@ function rootValue(platform: Platform) {
               gpuName: t.displayName,
               gpuTypeId: t.id,
               uninterruptablePrice: stock.price,
-              minimumBidPrice: stock.price === null ? null : Math.round(t.communityPrice * 50) / 100,
               stockStatus: stock.stockStatus,
               availableGpuCounts: stock.availableGpuCounts,
               maxUnreservedGpuCount: stock.maxFreeOnOneHost,
@@ -98,6 +132,26 @@ function rootValue(platform: Platform) {
       return graphqlPod(platform, pod);
     },
 
+    deployCpuPod: ({ input }: { input: DeployCpuInput }, { account }: { account: Account }) => {
+      const pod = platform.deploy(account, {
+        name: input.name,
+        imageName: input.imageName,
+        templateId: input.templateId,
+        gpuTypeIds: [],
+        computeType: 'CPU',
+        cloudType: input.cloudType,
+        dataCenterIds: input.dataCenterId ? [input.dataCenterId] : undefined,
+        containerDiskInGb: input.containerDiskInGb,
+        volumeInGb: input.volumeInGb,
+        volumeMountPath: input.volumeMountPath,
+        networkVolumeId: input.networkVolumeId,
+        env: Object.fromEntries(compact(input.env).map((e) => [e.key, e.value])),
+        ports: input.ports ? input.ports.split(',').map((p) => p.trim()) : undefined,
+        dockerArgs: input.dockerArgs,
+      });
+      return graphqlPod(platform, pod);
+    },
+
     podResume: ({ input }: { input: { podId: string; gpuCount?: number | null } }, { account }: { account: Account }) =>
       graphqlPod(platform, platform.startPod(account, input.podId, input.gpuCount)),
 
@@ -118,6 +172,11 @@ export interface GraphQLAnswer {
 /** Executes GraphQL requests against the project's own schema.graphql, with the platform's error shape. */
 export function createGraphQLExecutor(platform: Platform) {
   const schema = buildSchema(schemaSdl);
+  const cpuInput = schema.getType('deployCpuPodInput');
+  if (cpuInput instanceof GraphQLScalarType) {
+    // buildSchema gives custom scalars identity parsing; this one checks its fields, as the platform does.
+    Object.assign(cpuInput, { parseValue: parseCpuInput, parseLiteral: (node: ValueNode, variables?: Record<string, unknown> | null) => parseCpuInput(valueFromASTUntyped(node, variables)) });
+  }
   const root = rootValue(platform);
   const documents = new Map<string, DocumentNode | readonly GraphQLError[]>();
 

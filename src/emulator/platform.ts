@@ -12,7 +12,7 @@ import {
   type HostSpec,
 } from './catalog.js';
 import type { EmulatorClock } from './clock.js';
-import { badRequest, EmulatorHttpError, NoCapacityError, notFound } from './errors.js';
+import { badRequest, EmulatorHttpError, HostBusyError, NoCapacityError, notFound } from './errors.js';
 import { newId } from './ids.js';
 
 export type EmulatedPodStatus = 'RUNNING' | 'EXITED' | 'TERMINATED';
@@ -431,16 +431,19 @@ export class Platform {
     return pod;
   }
 
-  /** Starts a stopped pod on its own host; with too few free GPUs there it gets zero (spec §3, §7). */
+  /**
+   * Starts a stopped pod on its own host. Too few free GPUs there: refused, as the platform does.
+   * `gpuCount: 0` starts it without GPUs, only when asked (to reach the pod's disk).
+   */
   startPod(account: Account, podId: string, gpuCount?: number | null): EmulatedPod {
     const pod = this.findPod(account, podId);
     if (pod.desiredStatus === 'RUNNING') return pod;
-    const wanted = gpuCount ?? pod.requestedGpuCount;
-    if (pod.computeType === 'GPU' && (!Number.isInteger(wanted) || wanted < 1)) throw badRequest('gpuCount must be at least 1');
+    const wanted = pod.computeType === 'CPU' ? 0 : (gpuCount ?? pod.requestedGpuCount);
+    if (!Number.isInteger(wanted) || wanted < 0) throw badRequest('gpuCount must be a whole number, 0 or more');
+    if (wanted > 0 && this.freeGpus(pod.hostId) < wanted) throw new HostBusyError();
     this.closeSegments(account, (s) => s.podId === pod.id);
-    const free = pod.computeType === 'CPU' ? 0 : this.freeGpus(pod.hostId);
-    pod.requestedGpuCount = wanted;
-    pod.gpuCount = pod.computeType === 'CPU' ? 0 : free >= wanted ? wanted : 0;
+    if (wanted > 0) pod.requestedGpuCount = wanted;
+    pod.gpuCount = wanted;
     pod.desiredStatus = 'RUNNING';
     pod.lastStartedAt = this.clock.now();
     pod.lastStatusChange = `Started by user: ${new Date(this.clock.now()).toUTCString()}`;

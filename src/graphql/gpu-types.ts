@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { checkInteger, checkNumber } from '../validation.js';
-import { GpuTypesDocument, type GpuLowestPriceInput, type GpuTypesQuery } from './__generated__/operations.js';
+import { GpuTypesDocument, type CloudTypeEnum, type GpuLowestPriceInput, type GpuTypesQuery } from './__generated__/operations.js';
 import type { GraphQLCallOptions, RunpodGraphQL } from './graphql-client.js';
 
 /** A GPU type as `gpuTypes.list` returns it, with its lowest price for the requested count. */
@@ -28,12 +28,10 @@ export interface GpuOffer {
   readonly pricePerGpuHour: number;
   /** On-demand price per hour for all `gpuCount` GPUs, in USD. */
   readonly pricePerHour: number;
-  /** Lowest spot (interruptible) bid, when the platform gives one. */
-  readonly minimumBidPrice: number | null;
   readonly stockStatus: StockStatus;
   readonly availableGpuCounts: readonly number[];
-  /** Which cloud the price refers to: the one asked for, or `ANY` when none was. */
-  readonly cloud: 'SECURE' | 'COMMUNITY' | 'ANY';
+  /** Which cloud the price refers to: the one asked for, or `ALL` when none was (deploy's `cloudType` takes the same value). */
+  readonly cloud: CloudTypeEnum;
 }
 
 export interface GpuOffersInput {
@@ -76,7 +74,7 @@ export function createGpuTypesApi(graphql: RunpodGraphQL): GpuTypesApi {
         throw new ValidationError('secureCloud', 'must be true, false or unset');
       }
       const types = await list({ gpuCount, ...(input.secureCloud !== undefined && { secureCloud: input.secureCloud }) }, options);
-      const cloud = input.secureCloud === undefined ? 'ANY' : input.secureCloud ? 'SECURE' : 'COMMUNITY';
+      const cloud = input.secureCloud === undefined ? 'ALL' : input.secureCloud ? 'SECURE' : 'COMMUNITY';
       const offers: GpuOffer[] = [];
       for (const type of types) {
         const price = type.lowestPrice;
@@ -96,7 +94,6 @@ export function createGpuTypesApi(graphql: RunpodGraphQL): GpuTypesApi {
           gpuCount,
           pricePerGpuHour: price.uninterruptablePrice,
           pricePerHour,
-          minimumBidPrice: price.minimumBidPrice,
           stockStatus: stock as StockStatus,
           availableGpuCounts: counts,
           cloud,

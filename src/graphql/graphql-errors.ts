@@ -1,10 +1,41 @@
-import { CapacityUnavailableError, GraphQLResponseError, type GraphQLErrorEntry, type RequestSummary, type RunpodError } from '../errors.js';
+import {
+  CapacityUnavailableError,
+  GraphQLResponseError,
+  InsufficientBalanceError,
+  NotFoundError,
+  PermissionDeniedError,
+  type GraphQLErrorEntry,
+  type RequestSummary,
+  type RunpodError,
+} from '../errors.js';
 import { isCapacityMessage } from '../transport/error-mapping.js';
 
 export interface GraphQLErrorContext {
   readonly operationName: string | undefined;
   readonly status: number;
   readonly request: RequestSummary;
+}
+
+// The platform words "no machine for this" three ways: on deploy, on a machine it picked, and on
+// resume onto a host whose GPUs were taken.
+const CAPACITY_FAMILY = /does not have the resources to deploy your pod|not enough free GPUs/i;
+const LOW_BALANCE = /account balance is too low/i;
+// A restricted or pod-scoped key gets a field error that says only this.
+const UNAUTHORIZED = /^\s*unauthori[sz]ed\b/i;
+const MISSING = /\bnot found\b|\bdoes not exist\b/i;
+const GENERIC_FAILURE = /^\s*something went wrong\b/i;
+
+/** True for the platform's refusals that mean "no machine can take this right now". */
+export function isCapacityRefusal(message: string): boolean {
+  return isCapacityMessage(message) || CAPACITY_FAMILY.test(message);
+}
+
+/**
+ * True when the errors are the platform's generic "Something went wrong…", which it also sends
+ * after a mutation took effect: the outcome is unknown.
+ */
+export function isGenericFailure(errors: readonly GraphQLErrorEntry[]): boolean {
+  return errors.length > 0 && errors.some((e) => GENERIC_FAILURE.test(e.message));
 }
 
 /**
@@ -14,9 +45,15 @@ export interface GraphQLErrorContext {
  */
 export function errorFromGraphQLErrors<TData>(errors: readonly GraphQLErrorEntry[], data: TData | null | undefined, ctx: GraphQLErrorContext): RunpodError {
   const message = `${ctx.request.operation}: ${errors.map((e) => e.message).join('; ')}`;
-  if (errors.some((e) => isCapacityMessage(e.message))) {
+  const any = (pattern: RegExp | ((m: string) => boolean)) =>
+    errors.some((e) => (typeof pattern === 'function' ? pattern(e.message) : pattern.test(e.message)));
+  const body = { errors, data };
+  if (any(isCapacityRefusal)) {
     return new CapacityUnavailableError(message, { status: ctx.status, operationName: ctx.operationName, request: ctx.request });
   }
+  if (any(LOW_BALANCE)) return new InsufficientBalanceError(message, { status: ctx.status, request: ctx.request });
+  if (any(UNAUTHORIZED)) return new PermissionDeniedError(message, { status: ctx.status, body, request: ctx.request });
+  if (!any(GENERIC_FAILURE) && any(MISSING)) return new NotFoundError(message, { status: ctx.status, body, request: ctx.request });
   return new GraphQLResponseError<TData>(message, {
     errors,
     data,

@@ -1,13 +1,29 @@
-import { NotFoundError, PodTerminalStateError, ServerError, TimeoutError, ValidationError } from '../errors.js';
+import {
+  AbortError,
+  ConnectionError,
+  GraphQLResponseError,
+  NotFoundError,
+  PodTerminalStateError,
+  PossiblyCreatedError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+} from '../errors.js';
+import { linkAbort, sleep } from '../transport/abort.js';
+import { CREATE_MARKER_ENV, newCreateMarker } from '../transport/create-marker.js';
 import { pollWithBackoff } from '../transport/poll.js';
+import { backoffMs } from '../transport/retry.js';
 import { checkInteger, checkOneOf, checkPortsString, requireId } from '../validation.js';
 import {
+  DeployCpuPodDocument,
   DeployPodDocument,
   MyPodsDocument,
   PodDocument,
   ResumePodDocument,
   StopPodDocument,
   TerminatePodDocument,
+  type CloudTypeEnum,
   type EnvironmentVariableInput,
   type PodFieldsFragment,
   type PodFindAndDeployOnDemandInput,
@@ -15,16 +31,53 @@ import {
   type PodStatus,
   type StopPodMutation,
 } from './__generated__/operations.js';
+import { createGpuTypeCatalog } from './gpu-type-catalog.js';
 import type { GraphQLCallOptions, RunpodGraphQL } from './graphql-client.js';
-import { toEnvironmentInput } from './pod-env.js';
+import { isGenericFailure } from './graphql-errors.js';
+import { parsePodEnv, toEnvironmentInput } from './pod-env.js';
 
 /** A pod as this client selects it (the `PodFields` fragment). */
 export type Pod = PodFieldsFragment;
 
+/** `env` as a plain `{ KEY: 'value' }` map or the GraphQL `[{key, value}]` form. */
+export type PodEnvInput = Readonly<Record<string, string>> | ReadonlyArray<EnvironmentVariableInput | null | undefined>;
+
 /** Deploy input: the GraphQL input, with `env` also accepted as a plain `{ KEY: 'value' }` map. */
-export interface DeployPodInput extends Omit<PodFindAndDeployOnDemandInput, 'env'> {
-  env?: Readonly<Record<string, string>> | ReadonlyArray<EnvironmentVariableInput | null | undefined> | null | undefined;
+export interface DeployPodInput extends Omit<PodFindAndDeployOnDemandInput, 'env' | 'computeType'> {
+  env?: PodEnvInput | null | undefined;
+  /** GPU only: CPU pods are deployed with `pods.deployCpu`. */
+  computeType?: 'GPU' | null | undefined;
 }
+
+/**
+ * Input of `pods.deployCpu` (`deployCpuPod`). The platform types this input as an opaque scalar;
+ * these are the fields its own SDK sends.
+ */
+export interface DeployCpuPodInput {
+  /** The CPU instance type, e.g. `cpu3c-2-4` (generation 3, compute-optimised, 2 vCPU, 4 GB). */
+  instanceId: string;
+  name?: string | undefined;
+  imageName?: string | undefined;
+  templateId?: string | undefined;
+  cloudType?: CloudTypeEnum | undefined;
+  containerDiskInGb?: number | undefined;
+  volumeInGb?: number | undefined;
+  volumeMountPath?: string | undefined;
+  networkVolumeId?: string | undefined;
+  dataCenterId?: string | undefined;
+  /** `8888/http,22/tcp` */
+  ports?: string | undefined;
+  env?: PodEnvInput | undefined;
+  dockerArgs?: string | undefined;
+  startSsh?: boolean | undefined;
+}
+
+/**
+ * Resume input. `gpuCount: 0` starts the pod without GPUs (to reach its disk when the host's GPUs
+ * are taken); it never happens unless asked. There is no `allowedCudaVersions`: the platform
+ * refuses it on resume; deploy a new pod with `allowedCudaVersions` on the same network volume.
+ */
+export type ResumePodInput = PodResumeInput;
 
 export interface WaitForPodProgress {
   readonly pod: Pod;
@@ -35,14 +88,14 @@ export interface WaitForPodProgress {
 }
 
 export interface WaitUntilReadyOptions {
-  /** Give up after this long. @default 600000 (10 minutes: large images take a while to pull) */
+  /** Give up after this long; no poll runs past it. @default 600000 (10 minutes: large images take a while to pull) */
   timeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
   /** Called after every poll that found the pod not ready yet. */
   onProgress?: ((progress: WaitForPodProgress) => void) | undefined;
-  /** First delay between polls; it grows 1.5× per poll up to `maxPollIntervalMs`. @default 1000 */
+  /** First delay between polls; it grows 1.5× per poll up to `maxPollIntervalMs`. @default 2000 */
   pollIntervalMs?: number | undefined;
-  /** @default 10000 */
+  /** @default 15000 (GraphQL is rate-limited; every poll counts) */
   maxPollIntervalMs?: number | undefined;
   /**
    * Wait for a mapped port. Set false for a pod that exposes no ports: then a running container
@@ -61,10 +114,19 @@ export function isPodReady(pod: Pod, requirePorts = true): boolean {
 }
 
 export interface PodsApi {
-  /** Finds a machine and deploys a pod on it (`podFindAndDeployOnDemand`). Never sent twice automatically. */
+  /**
+   * Finds a machine and deploys a GPU pod on it (`podFindAndDeployOnDemand`). Never sent twice.
+   * After an ambiguous failure the pod is looked up by its create marker and returned; when that
+   * cannot settle it, a PossiblyCreatedError carries the marker.
+   */
   deploy(input: DeployPodInput, options?: GraphQLCallOptions): Promise<Pod>;
-  /** Starts a stopped pod (`podResume`). It may come back with fewer GPUs if capacity changed. */
-  resume(input: PodResumeInput, options?: GraphQLCallOptions): Promise<Pod>;
+  /** Deploys a CPU pod (`deployCpuPod`), with the same create-marker guarantee as `deploy`. */
+  deployCpu(input: DeployCpuPodInput, options?: GraphQLCallOptions): Promise<Pod>;
+  /**
+   * Starts a stopped pod on its host (`podResume`). A host whose GPUs were taken refuses with
+   * CapacityUnavailableError; `gpuCount: 0` starts it without GPUs.
+   */
+  resume(input: ResumePodInput, options?: GraphQLCallOptions): Promise<Pod>;
   /** Stops a pod: the GPU is released, `/workspace` is kept and still billed. Safe to retry. */
   stop(podId: string, options?: GraphQLCallOptions): Promise<NonNullable<StopPodMutation['podStop']>>;
   /** Terminates a pod: everything not on a network volume is deleted. Safe to retry. */
@@ -73,48 +135,184 @@ export interface PodsApi {
   get(podId: string, options?: GraphQLCallOptions): Promise<Pod | null>;
   /** Every pod of the account. */
   list(options?: GraphQLCallOptions): Promise<Pod[]>;
+  /** The pod a create carried `marker` into (see PossiblyCreatedError), or `null`. */
+  findByMarker(marker: string, options?: GraphQLCallOptions): Promise<Pod | null>;
   /** Polls with backoff until {@link isPodReady}; fails fast on TERMINATED, DEAD or EXITED. */
   waitUntilReady(podId: string, options?: WaitUntilReadyOptions): Promise<Pod>;
 }
 
-function validateDeploy(input: DeployPodInput): void {
-  if (input === null || typeof input !== 'object') throw new ValidationError('input', 'must be an object');
-  if (input.computeType !== 'CPU') {
-    checkInteger('input.gpuCount', input.gpuCount, 1);
-    if (!input.gpuTypeId && !(input.gpuTypeIdList && input.gpuTypeIdList.length > 0)) {
-      throw new ValidationError('input.gpuTypeId', 'name a GPU type (gpuTypeId or gpuTypeIdList); see gpuTypes.offers()');
-    }
-  }
+/** When the pod is looked up after an ambiguous create failure: bounded, and spread out. */
+const MARKER_LOOKUP_DELAYS_MS = [0, 1_000, 3_000] as const;
+
+function validateCommon(input: { imageName?: string | null | undefined; templateId?: string | null | undefined; cloudType?: unknown; ports?: unknown; containerDiskInGb?: unknown; volumeInGb?: unknown }): void {
   if (!input.imageName && !input.templateId) throw new ValidationError('input.imageName', 'give an imageName or a templateId');
-  checkOneOf('input.cloudType', input.cloudType ?? undefined, ['SECURE', 'COMMUNITY', 'ALL']);
-  checkOneOf('input.computeType', input.computeType ?? undefined, ['GPU', 'CPU']);
+  checkOneOf('input.cloudType', (input.cloudType as string | null | undefined) ?? undefined, ['SECURE', 'COMMUNITY', 'ALL']);
   checkPortsString('input.ports', input.ports);
   checkInteger('input.containerDiskInGb', input.containerDiskInGb, 0);
   checkInteger('input.volumeInGb', input.volumeInGb, 0);
 }
 
+function validateDeploy(input: DeployPodInput): void {
+  if (input === null || typeof input !== 'object') throw new ValidationError('input', 'must be an object');
+  if ((input.computeType as string | null | undefined) === 'CPU') {
+    throw new ValidationError('input.computeType', 'CPU pods are deployed with pods.deployCpu({ instanceId, … }) (deployCpuPod); podFindAndDeployOnDemand needs GPUs');
+  }
+  checkOneOf('input.computeType', input.computeType ?? undefined, ['GPU']);
+  checkInteger('input.gpuCount', input.gpuCount, 1);
+  if (!input.gpuTypeId && !(input.gpuTypeIdList && input.gpuTypeIdList.length > 0)) {
+    throw new ValidationError('input.gpuTypeId', 'name a GPU type (gpuTypeId or gpuTypeIdList); see gpuTypes.offers()');
+  }
+  validateCommon(input);
+}
+
+function validateDeployCpu(input: DeployCpuPodInput): void {
+  if (input === null || typeof input !== 'object') throw new ValidationError('input', 'must be an object');
+  requireId('input.instanceId', input.instanceId);
+  validateCommon(input);
+}
+
+/** The env to send: the caller's, plus this create's marker. */
+function envWithMarker(env: PodEnvInput | null | undefined, marker: string): EnvironmentVariableInput[] {
+  const given = env == null ? [] : toEnvironmentInput(env).filter((e) => e.key !== CREATE_MARKER_ENV);
+  return [...given, { key: CREATE_MARKER_ENV, value: marker }];
+}
+
+/** A failure after which the create may or may not have happened. */
+function isAmbiguousFailure(err: unknown): boolean {
+  if (err instanceof GraphQLResponseError) return isGenericFailure(err.errors);
+  if (err instanceof ServerError || err instanceof TimeoutError) return true;
+  return err instanceof ConnectionError && !err.notSent;
+}
+
+function describeLastState(pod: Pod | null | undefined): string {
+  if (!pod) return 'unknown: no answer yet';
+  if (pod.desiredStatus !== 'RUNNING') return pod.desiredStatus;
+  return pod.runtime ? 'RUNNING, no port mapped yet' : 'RUNNING, container not up yet';
+}
+
 export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
+  const catalog = createGpuTypeCatalog(graphql);
+
   const get = async (podId: string, options?: GraphQLCallOptions) => {
     requireId('podId', podId);
     const data = await graphql.request(PodDocument, { input: { podId } }, options);
     return data.pod;
   };
 
+  const list = async (options?: GraphQLCallOptions) => {
+    const data = await graphql.request(MyPodsDocument, {}, options);
+    return (data.myself?.pods ?? []).filter((p): p is Pod => p !== null);
+  };
+
+  const findByMarker = async (marker: string, options?: GraphQLCallOptions) => {
+    requireId('marker', marker);
+    return (await list(options)).find((pod) => parsePodEnv(pod.env)[CREATE_MARKER_ENV] === marker) ?? null;
+  };
+
+  /**
+   * Sends a create once. After an ambiguous failure, looks the pod up by its marker (a bounded
+   * number of times, through the core and so paced) and returns it: one call, one pod.
+   */
+  async function createOnce(operation: string, env: PodEnvInput | null | undefined, send: (env: EnvironmentVariableInput[]) => Promise<Pod | null>, options: GraphQLCallOptions | undefined): Promise<Pod> {
+    const marker = newCreateMarker();
+    let failure: unknown;
+    try {
+      const pod = await send(envWithMarker(env, marker));
+      if (pod) return pod;
+      failure = new ServerError(`${operation}: the platform returned no pod and no error`, { status: 200 });
+    } catch (err) {
+      if (!isAmbiguousFailure(err)) throw err;
+      failure = err;
+    }
+    let lookups = 0;
+    let lookupFailure: unknown;
+    for (const delayMs of MARKER_LOOKUP_DELAYS_MS) {
+      try {
+        if (delayMs > 0) await sleep(delayMs, options?.signal);
+        lookups++;
+        const pod = await findByMarker(marker, { signal: options?.signal });
+        if (pod) return pod;
+      } catch (err) {
+        lookupFailure = err;
+        if (err instanceof AbortError) break;
+      }
+    }
+    const why = failure instanceof Error ? failure.message : String(failure);
+    const lookedUp = lookupFailure ? `; looking it up failed too (${(lookupFailure as Error).message})` : '';
+    throw new PossiblyCreatedError(
+      `${operation} may have created a pod: ${why}. ${lookups} lookup(s) by create marker found none${lookedUp}. ` +
+        `Check later with pods.findByMarker('${marker}') and terminate what it finds`,
+      { createMarker: marker, cause: failure, request: (failure as { request?: PossiblyCreatedError['request'] }).request },
+    );
+  }
+
+  async function terminate(podId: string, options?: GraphQLCallOptions): Promise<void> {
+    requireId('podId', podId);
+    const variables = { input: { podId } };
+    // One attempt first, so that a "not found" on a later attempt can be told apart: after an
+    // attempt that may have reached the server, the pod being gone is that attempt's success.
+    let mayHaveTerminated = false;
+    try {
+      await graphql.request(TerminatePodDocument, variables, { ...options, idempotent: true, maxRetries: 0 });
+      return;
+    } catch (err) {
+      mayHaveTerminated = isAmbiguousFailure(err);
+      const refusedUnsent = err instanceof RateLimitError || (err instanceof ConnectionError && err.notSent);
+      if (!mayHaveTerminated && !refusedUnsent) throw err;
+    }
+    await sleep(backoffMs(0), options?.signal);
+    try {
+      await graphql.request(TerminatePodDocument, variables, { idempotent: true, ...options });
+    } catch (err) {
+      if (mayHaveTerminated && err instanceof NotFoundError) return;
+      throw err;
+    }
+  }
+
   return {
     async deploy(input, options) {
       validateDeploy(input);
-      const variables = { input: { ...input, env: input.env == null ? input.env : toEnvironmentInput(input.env) } };
-      const data = await graphql.request(DeployPodDocument, variables, options);
-      if (!data.podFindAndDeployOnDemand) throw new ServerError('DeployPod: the platform returned no pod and no error', { status: 200 });
-      return data.podFindAndDeployOnDemand;
+      const ids = input.gpuTypeId ? [input.gpuTypeId] : (input.gpuTypeIdList ?? []).filter((id): id is string => !!id);
+      await catalog.check(input.gpuTypeId ? 'input.gpuTypeId' : 'input.gpuTypeIdList', ids, options?.signal);
+      return createOnce(
+        'DeployPod',
+        input.env,
+        async (env) => (await graphql.request(DeployPodDocument, { input: { ...input, env } }, options)).podFindAndDeployOnDemand,
+        options,
+      );
+    },
+
+    async deployCpu(input, options) {
+      validateDeployCpu(input);
+      return createOnce(
+        'DeployCpuPod',
+        input.env,
+        async (env) => (await graphql.request(DeployCpuPodDocument, { input: { ...input, env } }, options)).deployCpuPod,
+        options,
+      );
     },
 
     async resume(input, options) {
       requireId('input.podId', input?.podId);
-      checkInteger('input.gpuCount', input.gpuCount, input.computeType === 'CPU' ? 0 : 1);
-      const data = await graphql.request(ResumePodDocument, { input }, options);
-      if (!data.podResume) throw new NotFoundError(`ResumePod: no pod ${input.podId}`, { status: 200 });
-      return data.podResume;
+      if ('allowedCudaVersions' in input) {
+        throw new ValidationError(
+          'input.allowedCudaVersions',
+          'podResume does not take it (the platform answers HTTP 400); for a host with a compatible CUDA, deploy a new pod with allowedCudaVersions on the same network volume',
+        );
+      }
+      checkInteger('input.gpuCount', input.gpuCount, 0);
+      let resumed: Pod | null;
+      try {
+        resumed = (await graphql.request(ResumePodDocument, { input }, options)).podResume;
+      } catch (err) {
+        // The platform's generic failure may come after the pod started: if it runs, that is the answer.
+        if (!isAmbiguousFailure(err)) throw err;
+        const pod = await get(input.podId, { signal: options?.signal }).catch(() => null);
+        if (pod?.desiredStatus === 'RUNNING') return pod;
+        throw err;
+      }
+      if (!resumed) throw new NotFoundError(`ResumePod: no pod ${input.podId}`, { status: 200 });
+      return resumed;
     },
 
     async stop(podId, options) {
@@ -124,37 +322,49 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
       return data.podStop;
     },
 
-    async terminate(podId, options) {
-      requireId('podId', podId);
-      await graphql.request(TerminatePodDocument, { input: { podId } }, { idempotent: true, ...options });
-    },
-
+    terminate,
     get,
-
-    async list(options) {
-      const data = await graphql.request(MyPodsDocument, {}, options);
-      return (data.myself?.pods ?? []).filter((p): p is Pod => p !== null);
-    },
+    list,
+    findByMarker,
 
     async waitUntilReady(podId, options = {}) {
       requireId('podId', podId);
       const timeoutMs = options.timeoutMs ?? 600_000;
-      return pollWithBackoff<Pod | null, Pod>({
-        poll: (remainingMs) => get(podId, { signal: options.signal, timeoutMs: Math.min(remainingMs, 60_000) }),
-        settle: (pod) => {
-          if (!pod) throw new NotFoundError(`waitUntilReady: no pod ${podId}`, { status: 200 });
-          if (isPodReady(pod, options.requirePorts ?? true)) return pod;
-          if (TERMINAL_POD_STATUSES.has(pod.desiredStatus)) throw new PodTerminalStateError(podId, pod.desiredStatus);
-          return undefined;
-        },
-        deadline: (pod) => new TimeoutError(`pod ${podId} was not ready after ${timeoutMs} ms (last status ${pod?.desiredStatus})`, { timeoutMs }),
-        progress: (pod, progress) => options.onProgress?.({ pod: pod!, ...progress }),
-        timeoutMs,
-        intervalMs: options.pollIntervalMs ?? 1_000,
-        maxIntervalMs: options.maxPollIntervalMs ?? 10_000,
-        signal: options.signal,
-        what: 'waitUntilReady',
-      });
+      if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new ValidationError('timeoutMs', `must be a positive number of milliseconds, got ${JSON.stringify(timeoutMs)}`);
+      const started = Date.now();
+      // Fires at the deadline (or when the caller aborts): no poll, retry or wait outlives it.
+      const deadline = linkAbort(options.signal, timeoutMs);
+      let last: Pod | null | undefined;
+      const notReady = () =>
+        new TimeoutError(`pod ${podId} not ready after ${timeoutMs} ms (last status ${describeLastState(last)})`, { timeoutMs });
+      const deadlinePassed = () => !options.signal?.aborted && (deadline.timedOut() || Date.now() - started >= timeoutMs);
+      try {
+        return await pollWithBackoff<Pod | null, Pod>({
+          poll: async () => {
+            if (deadlinePassed()) throw notReady();
+            return get(podId, { signal: deadline.signal });
+          },
+          settle: (pod) => {
+            if (!pod) throw new NotFoundError(`waitUntilReady: no pod ${podId}`, { status: 200 });
+            last = pod;
+            if (isPodReady(pod, options.requirePorts ?? true)) return pod;
+            if (TERMINAL_POD_STATUSES.has(pod.desiredStatus)) throw new PodTerminalStateError(podId, pod.desiredStatus, pod.lastStatusChange);
+            return undefined;
+          },
+          deadline: notReady,
+          progress: (pod, progress) => options.onProgress?.({ pod: pod!, ...progress }),
+          timeoutMs,
+          intervalMs: options.pollIntervalMs ?? 2_000,
+          maxIntervalMs: options.maxPollIntervalMs ?? 15_000,
+          signal: deadline.signal,
+          what: 'waitUntilReady',
+        });
+      } catch (err) {
+        if (!(err instanceof PodTerminalStateError || err instanceof NotFoundError) && deadlinePassed()) throw notReady();
+        throw err;
+      } finally {
+        deadline.dispose();
+      }
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionError, RateLimitError, ServerError, TimeoutError, type RetryEvent } from '../../src/index.js';
+import { ConnectionError, RateLimitError, ServerError, type RetryEvent } from '../../src/index.js';
 import { captureError } from '../helpers.js';
 import { KEY_A, useEmulator } from './harness.js';
 
@@ -26,12 +26,12 @@ describe('each fault meets the right typed error or a successful retry', () => {
     expect(events.map((e) => e.reason)).toEqual(['timeout']);
   });
 
-  it('latency on deploy: TimeoutError, never resent', async () => {
-    ctx.emulator.faults.inject({ match: 'graphql:DeployPod', fault: { type: 'latency', ms: 400 } });
-    const err = await captureError<TimeoutError>(ctx.client().pods.deploy(deployInput, { timeoutMs: 150 }));
-    expect(err).toBeInstanceOf(TimeoutError);
-    await new Promise((r) => setTimeout(r, 400));
+  it('latency on deploy: the attempt times out and is never resent; the pod it created late is found by its marker', async () => {
+    const rule = ctx.emulator.faults.inject({ match: 'graphql:DeployPod', fault: { type: 'latency', ms: 400 } });
+    const pod = await ctx.client(KEY_A, { maxRetries: 5 }).pods.deploy(deployInput, { timeoutMs: 150 });
+    expect(rule.hits()).toBe(1);
     expect(ctx.emulator.inspect.podCount(KEY_A)).toBe(1);
+    expect(ctx.emulator.inspect.pod(pod.id)).toBeDefined();
   });
 
   it('429 with Retry-After is honoured and the call succeeds', async () => {
@@ -60,13 +60,29 @@ describe('each fault meets the right typed error or a successful retry', () => {
     expect(rule.hits()).toBe(1);
   });
 
-  it('a 500 after the pod was created (GraphQL deploy): ServerError, and exactly one pod exists', async () => {
+  it('the generic error after the pod was created (GraphQL deploy): the pod is found and returned, exactly one exists', async () => {
     const rule = ctx.emulator.faults.inject({ match: 'graphql:DeployPod', fault: { type: 'error-after-create' } });
     const rp = ctx.client(KEY_A, { maxRetries: 5 });
-    expect(await captureError(rp.pods.deploy(deployInput))).toBeInstanceOf(ServerError);
+    const pod = await rp.pods.deploy(deployInput);
     expect(rule.hits()).toBe(1);
     expect(ctx.emulator.inspect.podCount(KEY_A)).toBe(1);
-    expect(await rp.pods.list()).toHaveLength(1);
+    expect((await rp.pods.list()).map((p) => p.id)).toEqual([pod.id]);
+  });
+
+  it('error-after-create on GraphQL answers as the platform does: HTTP 200, the generic message, data null', async () => {
+    ctx.emulator.faults.inject({ match: 'graphql:DeployPod', fault: { type: 'error-after-create' } });
+    const query = 'mutation DeployPod($input: PodFindAndDeployOnDemandInput!) { podFindAndDeployOnDemand(input: $input) { id } }';
+    const res = await fetch(ctx.server.graphqlUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY_A}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, operationName: 'DeployPod', variables: { input: deployInput } }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      errors: [{ message: 'Something went wrong. Please try again later or contact support.', path: ['podFindAndDeployOnDemand'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+      data: { podFindAndDeployOnDemand: null },
+    });
+    expect(ctx.emulator.inspect.podCount(KEY_A)).toBe(1);
   });
 
   it('a 500 after the pod was created (REST create): ServerError, and exactly one pod exists', async () => {

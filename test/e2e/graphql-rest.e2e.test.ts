@@ -24,7 +24,7 @@ describe('GraphQL against the emulator over loopback HTTP', () => {
 
     const pod = await rp.pods.deploy({ name: 'gql', imageName: image, gpuTypeId: 'NVIDIA GeForce RTX 4090', gpuCount: 1, cloudType: 'SECURE', ports: '8888/http,22/tcp', env: { A: '1', URL: 'x=y' } });
     expect(pod).toMatchObject({ name: 'gql', imageName: image, desiredStatus: 'RUNNING', gpuCount: 1, costPerHr: 0.69, runtime: null });
-    expect(parsePodEnv(pod.env)).toEqual({ A: '1', URL: 'x=y' });
+    expect(parsePodEnv(pod.env)).toEqual({ A: '1', URL: 'x=y', RUNPOD_GQL_CREATE_MARKER: expect.stringMatching(/^[0-9a-f]{32}$/) });
 
     const ready = await rp.pods.waitUntilReady(pod.id, { pollIntervalMs: 50 });
     expect(ready.runtime?.ports?.map((p) => p?.privatePort).sort()).toEqual([22, 8888]);
@@ -139,9 +139,10 @@ describe('REST against the emulator over loopback HTTP', () => {
     expect((await b.pods.list()).map((p) => p.id)).not.toContain(pod.id);
     expect(await captureError(b.rest.pods.get(pod.id))).toBeInstanceOf(NotFoundError);
     expect(await captureError(b.rest.pods.delete(pod.id))).toBeInstanceOf(NotFoundError);
-    expect(await captureError(b.pods.stop(pod.id))).toBeInstanceOf(GraphQLResponseError);
-    const resume = await captureError<GraphQLResponseError>(b.pods.resume({ podId: pod.id, gpuCount: 1 }));
-    expect(resume).toBeInstanceOf(GraphQLResponseError);
+    expect(await captureError(b.pods.stop(pod.id))).toBeInstanceOf(NotFoundError);
+    const resume = await captureError<NotFoundError>(b.pods.resume({ podId: pod.id, gpuCount: 1 }));
+    expect(resume).toBeInstanceOf(NotFoundError);
+    expect(await captureError(b.pods.terminate(pod.id))).toBeInstanceOf(NotFoundError);
     expect(resume.message).toContain(`pod ${pod.id} not found`);
     expect(await captureError(b.rest.networkVolumes.delete(volume.id))).toBeInstanceOf(NotFoundError);
     expect((await a.pods.get(pod.id))?.desiredStatus).toBe('RUNNING');

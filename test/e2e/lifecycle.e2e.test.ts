@@ -15,7 +15,7 @@ async function runningPod(extra: Record<string, unknown> = {}) {
   return { rp, pod };
 }
 
-describe('pod lifecycle rules (spec §3)', () => {
+describe('pod lifecycle rules', () => {
   it('the container is up only after start-up, and then its ports are mapped', async () => {
     const { rp, pod } = await runningPod({ ports: ['8888/http'] });
     expect((await rp.pods.get(pod.id))?.runtime?.ports?.[0]?.privatePort).toBe(8888);
@@ -49,13 +49,18 @@ describe('pod lifecycle rules (spec §3)', () => {
     await rp.rest.pods.delete(pod.id);
   });
 
-  it('start after capacity changed may come back with zero GPUs', async () => {
+  it('resume onto a host whose GPUs were taken is refused; a zero-GPU start happens only when asked', async () => {
     const rp = ctx.client();
     const pod = await rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA H100 80GB HBM3', gpuCount: 1 });
     await rp.pods.stop(pod.id);
     const squatter = await rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA H100 80GB HBM3', gpuCount: 1 });
-    const resumed = await rp.pods.resume({ podId: pod.id, gpuCount: 1 });
-    expect(resumed).toMatchObject({ desiredStatus: 'RUNNING', gpuCount: 0 });
+    const refused = await captureError<CapacityUnavailableError>(rp.pods.resume({ podId: pod.id, gpuCount: 1 }));
+    expect(refused).toBeInstanceOf(CapacityUnavailableError);
+    expect(refused.message).toContain('There are not enough free GPUs on the host machine to start this pod.');
+    expect(refused.status).toBe(200);
+    expect(ctx.emulator.inspect.pod(pod.id)?.desiredStatus).toBe('EXITED');
+    const recovered = await rp.pods.resume({ podId: pod.id, gpuCount: 0 });
+    expect(recovered).toMatchObject({ desiredStatus: 'RUNNING', gpuCount: 0 });
     await rp.pods.terminate(squatter.id);
     await rp.pods.terminate(pod.id);
   });
@@ -97,6 +102,7 @@ describe('pod lifecycle rules (spec §3)', () => {
     const err = await captureError<PodTerminalStateError>(waiting);
     expect(err).toBeInstanceOf(PodTerminalStateError);
     expect(err.desiredStatus).toBe('EXITED');
+    expect(err.reason).toMatch(/unsatisfied condition: cuda>=12\.8/);
     expect(ctx.emulator.inspect.pod(pod.id)?.lastStatusChange).toMatch(/unsatisfied condition: cuda>=12\.8/);
     await rp.pods.terminate(pod.id);
   });

@@ -37,12 +37,18 @@ function expectOperation(operationName: string, answer: unknown, status = 200) {
 
 const client = () => createRunpodClient({ apiKey: TEST_API_KEY, maxRetries: 2 });
 
+/** deploy checks GPU type ids against the catalog (once per client) before sending. */
+function expectCatalog(ids: string[]) {
+  return expectOperation('GpuTypeCatalog', { data: { gpuTypes: ids.map((id) => ({ id, displayName: id })) } });
+}
+
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
 afterAll(() => nock.enableNetConnect());
 
 describe('GraphQL operations on the wire', () => {
   it('deploy sends DeployPod with the whole input as one variable and env as key/value pairs', async () => {
+    expectCatalog(['NVIDIA GeForce RTX 4090']);
     const { scope, seen } = expectOperation('DeployPod', { data: { podFindAndDeployOnDemand: podFixture() } });
     const pod = await client().pods.deploy({
       name: 'trainer',
@@ -64,21 +70,20 @@ describe('GraphQL operations on the wire', () => {
         gpuCount: 1,
         cloudType: 'ALL',
         ports: '8888/http,22/tcp',
-        env: [{ key: 'MODEL', value: 'llama' }],
+        env: [
+          { key: 'MODEL', value: 'llama' },
+          { key: 'RUNPOD_GQL_CREATE_MARKER', value: expect.stringMatching(/^[0-9a-f]{32}$/) },
+        ],
       },
     });
     expect(pod).toEqual(podFixture());
     expectTypeOf(pod).toEqualTypeOf<Pod>();
   });
 
-  it('resume sends ResumePod and leaves allowedCudaVersions out unless set', async () => {
+  it('resume sends ResumePod with the whole input as one variable', async () => {
     const first = expectOperation('ResumePod', { data: { podResume: podFixture() } });
     await client().pods.resume({ podId: 'pod-abc123', gpuCount: 1 });
     expect(first.seen.body?.variables).toEqual({ input: { podId: 'pod-abc123', gpuCount: 1 } });
-
-    const second = expectOperation('ResumePod', { data: { podResume: podFixture() } });
-    await client().pods.resume({ podId: 'pod-abc123', gpuCount: 2, allowedCudaVersions: ['12.4'] });
-    expect(second.seen.body?.variables).toEqual({ input: { podId: 'pod-abc123', gpuCount: 2, allowedCudaVersions: ['12.4'] } });
   });
 
   it('stop sends StopPod and returns id and desiredStatus', async () => {
@@ -128,7 +133,7 @@ describe('GraphQL operations on the wire', () => {
       memoryInGb,
       secureCloud: true,
       communityCloud: true,
-      lowestPrice: { uninterruptablePrice: price, minimumBidPrice: price === null ? null : price / 2, stockStatus, availableGpuCounts: counts },
+      lowestPrice: { uninterruptablePrice: price, stockStatus, availableGpuCounts: counts },
     });
     const { seen } = expectOperation('GpuTypes', {
       data: {
@@ -168,6 +173,7 @@ describe('GraphQL failures on the wire', () => {
   });
 
   it('the no-capacity answer to deploy is a CapacityUnavailableError, and deploy is sent once', async () => {
+    expectCatalog(['h100']);
     const { scope } = expectOperation('DeployPod', {
       data: { podFindAndDeployOnDemand: null },
       errors: [{ message: 'There are no longer any instances available with the requested specifications. Please refresh and try again.', extensions: { code: 'RUNPOD' } }],
@@ -188,8 +194,8 @@ describe('GraphQL failures on the wire', () => {
   });
 
   it('an unknown input field (HTTP 400 with errors) is a GraphQLResponseError with status 400', async () => {
-    expectOperation('ResumePod', { errors: [{ message: 'Unknown field "allowedCudaVersions"' }] }, 400);
-    const err = await captureError<GraphQLResponseError>(client().pods.resume({ podId: 'p', gpuCount: 1, allowedCudaVersions: ['12.4'] }));
+    expectOperation('ResumePod', { errors: [{ message: 'Field "syncMachine" is not defined by type "PodResumeInput".' }] }, 400);
+    const err = await captureError<GraphQLResponseError>(client().pods.resume({ podId: 'p', gpuCount: 1, syncMachine: true }));
     expect(err).toBeInstanceOf(GraphQLResponseError);
     expect(err.status).toBe(400);
     expect(err.operationName).toBe('ResumePod');
@@ -216,7 +222,7 @@ describe('GraphQL failures on the wire', () => {
     expect((await captureError<ValidationError>(rp.pods.deploy({ imageName: 'x', gpuTypeId: 'h', gpuCount: 0 }))).field).toBe('input.gpuCount');
     expect((await captureError<ValidationError>(rp.pods.deploy({ imageName: 'x', gpuTypeId: 'h', gpuCount: 1, ports: '8888:http' }))).field).toBe('input.ports');
     expect((await captureError<ValidationError>(rp.pods.deploy({ imageName: 'x', gpuCount: 1 }))).field).toBe('input.gpuTypeId');
-    expect((await captureError<ValidationError>(rp.pods.resume({ podId: 'p', gpuCount: 0 }))).field).toBe('input.gpuCount');
+    expect((await captureError<ValidationError>(rp.pods.resume({ podId: 'p', gpuCount: -1 }))).field).toBe('input.gpuCount');
     expect((await captureError<ValidationError>(rp.pods.deploy({ imageName: 'x', gpuTypeId: 'h', gpuCount: 1, cloudType: 'EVERYWHERE' as never }))).field).toBe('input.cloudType');
     expect((await captureError<ValidationError>(rp.gpuTypes.offers({ gpuCount: 1.5 }))).field).toBe('gpuCount');
     expect(nock.pendingMocks()).toEqual([]);

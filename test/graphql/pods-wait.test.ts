@@ -33,10 +33,11 @@ describe('pods.waitUntilReady', () => {
     const pod = await pending;
     expect(pod.runtime?.ports?.[0]?.publicPort).toBe(60001);
     expect(calls).toHaveLength(4);
+    // 2 s, growing 1.5× toward 15 s: GraphQL is rate-limited, so waiting polls gently.
     expect(progress.map((p) => [p.attempt, p.pod.desiredStatus, p.nextPollMs])).toEqual([
-      [1, 'CREATED', 1000],
-      [2, 'RUNNING', 1500],
-      [3, 'RUNNING', 2250],
+      [1, 'CREATED', 2000],
+      [2, 'RUNNING', 3000],
+      [3, 'RUNNING', 4500],
     ]);
   });
 
@@ -47,6 +48,14 @@ describe('pods.waitUntilReady', () => {
     await vi.runAllTimersAsync();
     expect((await pending).runtime?.ports).toEqual([]);
     expect(calls).toHaveLength(2);
+  });
+
+  it('an EXITED pod says why, from lastStatusChange', async () => {
+    const reason = 'OCI runtime create failed: nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8';
+    const { fetch } = podSequence([podFixture({ desiredStatus: 'EXITED', runtime: null, lastStatusChange: reason })]);
+    const err = await captureError<PodTerminalStateError>(createRunpodClient({ apiKey: TEST_API_KEY, fetch }).pods.waitUntilReady('pod-abc123'));
+    expect(err.reason).toBe(reason);
+    expect(err.message).toContain('cuda>=12.8');
   });
 
   it.each(['TERMINATED', 'DEAD', 'EXITED'] as const)('fails fast on %s', async (status) => {
@@ -70,14 +79,52 @@ describe('pods.waitUntilReady', () => {
   it('gives up with TimeoutError at the deadline, polling no more often than the interval', async () => {
     const { fetch, calls } = podSequence([starting]);
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
-    const pending = rp.pods.waitUntilReady('pod-abc123', { timeoutMs: 10_000, pollIntervalMs: 1000, maxPollIntervalMs: 2000 });
+    const started = Date.now();
+    let endedAt = 0;
+    const pending = rp.pods.waitUntilReady('pod-abc123', { timeoutMs: 10_000, pollIntervalMs: 1000, maxPollIntervalMs: 2000 }).finally(() => (endedAt = Date.now()));
     pending.catch(() => undefined);
     await vi.runAllTimersAsync();
     const err = await captureError<TimeoutError>(pending);
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err.timeoutMs).toBe(10_000);
-    // 0, 1000, 2500, 4500, 6500, 8500, 10000
-    expect(calls).toHaveLength(7);
+    expect(err.message).toBe('pod pod-abc123 not ready after 10000 ms (last status RUNNING, container not up yet)');
+    // Polls at 0, 1000, 2500, 4500, 6500, 8500; none at the deadline itself, with no time left.
+    expect(calls).toHaveLength(6);
+    expect(endedAt - started).toBe(10_000);
+  });
+
+  it('a short deadline is the limit of the poll itself: no poll is cut to 1 ms and retried', async () => {
+    // The pod answer takes 5 s to come: the deadline (600 ms) ends the poll in flight.
+    const calls: string[] = [];
+    const fetch = (_input: string | URL | Request, init: RequestInit = {}) =>
+      new Promise<Response>((resolve, reject) => {
+        calls.push(String(init.body));
+        const timer = setTimeout(() => resolve(json({ data: { pod: starting } })), 5_000);
+        init.signal?.addEventListener('abort', () => (clearTimeout(timer), reject(init.signal?.reason)), { once: true });
+      });
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch, maxRetries: 5 });
+    const started = Date.now();
+    let endedAt = 0;
+    const pending = rp.pods.waitUntilReady('pod-abc123', { timeoutMs: 600 }).finally(() => (endedAt = Date.now()));
+    pending.catch(() => undefined);
+    await vi.runAllTimersAsync();
+    const err = await captureError<TimeoutError>(pending);
+    expect(err.message).toBe('pod pod-abc123 not ready after 600 ms (last status unknown: no answer yet)');
+    expect(endedAt - started).toBe(600);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a deadline shorter than the first interval ends at the deadline, after one poll', async () => {
+    const { fetch, calls } = podSequence([starting]);
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
+    const started = Date.now();
+    let endedAt = 0;
+    const pending = rp.pods.waitUntilReady('pod-abc123', { timeoutMs: 600 }).finally(() => (endedAt = Date.now()));
+    pending.catch(() => undefined);
+    await vi.runAllTimersAsync();
+    expect((await captureError<TimeoutError>(pending)).message).toMatch(/not ready after 600 ms \(last status RUNNING/);
+    expect(endedAt - started).toBe(600);
+    expect(calls).toHaveLength(1);
   });
 
   it('stops when the caller aborts during a wait', async () => {
@@ -86,7 +133,7 @@ describe('pods.waitUntilReady', () => {
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
     const pending = rp.pods.waitUntilReady('pod-abc123', { signal: controller.signal });
     pending.catch(() => undefined);
-    await vi.advanceTimersByTimeAsync(1200);
+    await vi.advanceTimersByTimeAsync(2200);
     controller.abort();
     expect(await captureError(pending)).toBeInstanceOf(AbortError);
     expect(calls).toHaveLength(2);

@@ -12,6 +12,7 @@ import {
   type Pod,
   type PodQuery,
   type PodStatus,
+  type ResumePodInput,
 } from '../../src/index.js';
 import type { GpuLowestPriceInput, PodResumeInput } from '../../src/graphql/index.js';
 
@@ -29,7 +30,8 @@ describe('generated types', () => {
     expectTypeOf<NonNullable<GpuType['lowestPrice']>['stockStatus']>().toEqualTypeOf<string | null>();
     expectTypeOf<GpuLowestPriceInput['gpuCount']>().toEqualTypeOf<number>();
     expectTypeOf<PodResumeInput['podId']>().toEqualTypeOf<string>();
-    expectTypeOf<PodResumeInput>().toHaveProperty('allowedCudaVersions');
+    expectTypeOf<PodResumeInput>().toEqualTypeOf<ResumePodInput>();
+    expectTypeOf<keyof PodResumeInput>().toEqualTypeOf<'podId' | 'gpuCount' | 'syncMachine' | 'computeType'>();
     expectTypeOf<DeployPodMutationVariables['input']['cloudType']>().toEqualTypeOf<'ALL' | 'COMMUNITY' | 'SECURE' | null | undefined>();
   });
 
@@ -38,6 +40,9 @@ describe('generated types', () => {
     expectTypeOf(rp.pods.list).returns.resolves.toEqualTypeOf<Pod[]>();
     expectTypeOf(rp.pods.stop).returns.resolves.toEqualTypeOf<{ id: string; desiredStatus: PodStatus }>();
     expectTypeOf(rp.gpuTypes.offers).returns.resolves.toEqualTypeOf<GpuOffer[]>();
+    expectTypeOf(rp.pods.deployCpu).returns.resolves.toEqualTypeOf<Pod>();
+    expectTypeOf<GpuOffer['cloud']>().toEqualTypeOf<NonNullable<DeployPodMutationVariables['input']['cloudType']>>();
+    expectTypeOf<GpuOffer>().not.toHaveProperty('minimumBidPrice');
   });
 
   it('graphql.request infers results and checks variables', () => {
@@ -53,6 +58,10 @@ describe('generated types', () => {
     void rp.graphql.request(GpuTypesDocument, { lowestPriceInput: { gpuCount: '1' } });
     // @ts-expect-error an unknown input field is rejected
     void rp.pods.deploy({ imageName: 'x', gpuTypeId: 'y', gpuCount: 1, gpuType: 'typo' });
+    // @ts-expect-error the live PodResumeInput has no allowedCudaVersions (the platform answers HTTP 400)
+    void rp.pods.resume({ podId: 'p', gpuCount: 1, allowedCudaVersions: ['12.8'] });
+    // @ts-expect-error deployCpuPod needs an instance type
+    void rp.pods.deployCpu({ imageName: 'x' });
     // @ts-expect-error cloudType is an enum
     void rp.graphql.request(DeployPodDocument, { input: { cloudType: 'EVERYWHERE' } });
   });

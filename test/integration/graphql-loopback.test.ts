@@ -23,7 +23,6 @@ const rootValue = {
       communityCloud: true,
       lowestPrice: ({ input }: { input: { gpuCount: number } }) => ({
         uninterruptablePrice: 0.69,
-        minimumBidPrice: 0.35,
         stockStatus: 'High',
         availableGpuCounts: [1, 2, 4].filter((n) => n >= input.gpuCount),
       }),
@@ -96,7 +95,7 @@ describe('all operations against a GraphQL server on loopback', () => {
     await rp.pods.terminate('pod-new');
     expect(await rp.pods.get('pod-new')).toBeNull();
 
-    expect(seen.map((s) => s.operationName)).toEqual(['GpuTypes', 'GpuTypes', 'DeployPod', 'Pod', 'MyPods', 'StopPod', 'Pod', 'ResumePod', 'TerminatePod', 'Pod']);
+    expect(seen.map((s) => s.operationName)).toEqual(['GpuTypes', 'GpuTypes', 'GpuTypeCatalog', 'DeployPod', 'Pod', 'MyPods', 'StopPod', 'Pod', 'ResumePod', 'TerminatePod', 'Pod']);
     for (const request of seen) {
       expect(request.authorization).toBeUndefined();
       expect(new URL(request.url, 'http://x').searchParams.get('api_key')).toBe(TEST_API_KEY);

@@ -6,17 +6,32 @@ import {
   createRunpodClient,
   RateLimitError,
   ServerError,
+  PossiblyCreatedError,
   TimeoutError,
   ValidationError,
   type RetryEvent,
 } from '../../src/index.js';
 import { backoffMs, parseRetryAfterMs } from '../../src/transport/retry.js';
 import { podFixture } from '../fixtures.js';
-import { assertNoSecret, captureError, json, recordingFetch, TEST_API_KEY } from '../helpers.js';
+import { assertNoSecret, captureError, json, recordingFetch, TEST_API_KEY, type RecordedCall } from '../helpers.js';
 
 const ok = () => json({ data: { pod: podFixture() } });
 const deployAnswer = () => json({ data: { podFindAndDeployOnDemand: podFixture() } });
 const deployInput = { imageName: 'img', gpuTypeId: 'h100', gpuCount: 1 };
+
+/**
+ * Answers what a deploy sends besides DeployPod (the GPU type catalog check before, the marker
+ * lookup after an ambiguous failure: no pod found); DeployPod attempts go to `respond`, numbered apart.
+ */
+function aroundDeploy(respond: (call: RecordedCall, deployIndex: number) => Response | Promise<Response>) {
+  let deploys = 0;
+  return (call: RecordedCall) => {
+    if (call.body?.includes('"operationName":"GpuTypeCatalog"')) return json({ data: { gpuTypes: [{ id: 'h100', displayName: 'H100' }] } });
+    if (call.body?.includes('"operationName":"MyPods"')) return json({ data: { myself: { pods: [] } } });
+    return respond(call, deploys++);
+  };
+}
+const deploysIn = (calls: RecordedCall[]) => calls.filter((c) => c.body?.includes('"operationName":"DeployPod"'));
 
 function connectionRefused(): Error {
   return new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) });
@@ -51,10 +66,10 @@ describe('HTTP core: retries by idempotency', () => {
   });
 
   it('retries a 429 on deploy too: the server refused it before doing anything', async () => {
-    const { fetch, calls } = recordingFetch((_c, i) => (i === 0 ? json({}, { status: 429, headers: { 'retry-after-ms': '10' } }) : deployAnswer()));
+    const { fetch, calls } = recordingFetch(aroundDeploy((_c, i) => (i === 0 ? json({}, { status: 429, headers: { 'retry-after-ms': '10' } }) : deployAnswer())));
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
     await settle(rp.pods.deploy(deployInput));
-    expect(calls).toHaveLength(2);
+    expect(deploysIn(calls)).toHaveLength(2);
   });
 
   it('gives up with RateLimitError carrying retryAfterMs when the hint is beyond 60 s', async () => {
@@ -82,32 +97,33 @@ describe('HTTP core: retries by idempotency', () => {
   });
 
   it('never resends deploy after a 500: it may have created the pod', async () => {
-    const { fetch, calls } = recordingFetch(() => json({ errors: [{ message: 'internal' }] }, { status: 500 }));
+    const { fetch, calls } = recordingFetch(aroundDeploy(() => json({ errors: [{ message: 'internal' }] }, { status: 500 })));
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch, maxRetries: 5 });
-    const err = await captureError(settle(rp.pods.deploy(deployInput)));
-    expect(err).toBeInstanceOf(ServerError);
-    expect(calls).toHaveLength(1);
+    const err = await captureError<PossiblyCreatedError>(settle(rp.pods.deploy(deployInput)));
+    expect(err).toBeInstanceOf(PossiblyCreatedError);
+    expect(err.cause).toBeInstanceOf(ServerError);
+    expect(deploysIn(calls)).toHaveLength(1);
   });
 
   it('never resends deploy after a connection reset mid-request', async () => {
-    const { fetch, calls } = recordingFetch(() => {
+    const { fetch, calls } = recordingFetch(aroundDeploy(() => {
       throw connectionReset();
-    });
+    }));
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch, maxRetries: 5 });
-    const err = await captureError<ConnectionError>(settle(rp.pods.deploy(deployInput)));
-    expect(err).toBeInstanceOf(ConnectionError);
-    expect(err.notSent).toBe(false);
-    expect(calls).toHaveLength(1);
+    const err = await captureError<PossiblyCreatedError>(settle(rp.pods.deploy(deployInput)));
+    expect(err.cause).toBeInstanceOf(ConnectionError);
+    expect((err.cause as ConnectionError).notSent).toBe(false);
+    expect(deploysIn(calls)).toHaveLength(1);
   });
 
   it('resends deploy when the connection was refused: the request never left', async () => {
-    const { fetch, calls } = recordingFetch((_c, i) => {
+    const { fetch, calls } = recordingFetch(aroundDeploy((_c, i) => {
       if (i === 0) throw connectionRefused();
       return deployAnswer();
-    });
+    }));
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
     await settle(rp.pods.deploy(deployInput));
-    expect(calls).toHaveLength(2);
+    expect(deploysIn(calls)).toHaveLength(2);
   });
 
   it('retries a query after a network failure, then reports ConnectionError with the cause code', async () => {
@@ -137,14 +153,18 @@ describe('HTTP core: retries by idempotency', () => {
   });
 
   it('does not resend deploy after a timeout', async () => {
-    const { fetch, calls } = recordingFetch(() => new Promise<Response>(() => undefined));
+    const { fetch, calls } = recordingFetch(
+      aroundDeploy((_c, _i) => new Promise<Response>(() => undefined)),
+    );
     const hanging = async (input: string | URL | Request, init?: RequestInit) => {
-      void fetch(input, init);
-      return new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
+      const answer = fetch(input, init);
+      const aborted = new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
+      return Promise.race([answer, aborted]);
     };
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch: hanging, timeoutMs: 500, maxRetries: 3 });
-    expect(await captureError(settle(rp.pods.deploy(deployInput)))).toBeInstanceOf(TimeoutError);
-    expect(calls).toHaveLength(1);
+    const err = await captureError<PossiblyCreatedError>(settle(rp.pods.deploy(deployInput)));
+    expect(err.cause).toBeInstanceOf(TimeoutError);
+    expect(deploysIn(calls)).toHaveLength(1);
   });
 
   it('an abort from the caller stops the call and its retry wait at once', async () => {

@@ -99,7 +99,6 @@ export type PodFindAndDeployOnDemandInput = {
 };
 
 export type PodResumeInput = {
-  allowedCudaVersions?: Array<string | null | undefined> | null | undefined;
   computeType?: ComputeType | null | undefined;
   gpuCount?: number | null | undefined;
   podId: string;
@@ -129,9 +128,21 @@ export type DeployPodMutationVariables = Exact<{
 }>;
 
 
-export type DeployPodMutation = { podFindAndDeployOnDemand: { id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null } | null };
+export type DeployPodMutation = { podFindAndDeployOnDemand: { id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, lastStatusChange: string | null, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null } | null };
 
-export type PodFieldsFragment = { id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null };
+export type DeployCpuPodMutationVariables = Exact<{
+  input: { instanceId: string; [field: string]: unknown };
+}>;
+
+
+export type DeployCpuPodMutation = { deployCpuPod: { id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, lastStatusChange: string | null, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null } | null };
+
+export type PodFieldsFragment = { id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, lastStatusChange: string | null, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null };
+
+export type GpuTypeCatalogQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type GpuTypeCatalogQuery = { gpuTypes: Array<{ id: string | null, displayName: string | null } | null> | null };
 
 export type GpuTypesQueryVariables = Exact<{
   input?: GpuTypeFilter | null | undefined;
@@ -139,26 +150,26 @@ export type GpuTypesQueryVariables = Exact<{
 }>;
 
 
-export type GpuTypesQuery = { gpuTypes: Array<{ id: string | null, displayName: string | null, memoryInGb: number | null, secureCloud: boolean | null, communityCloud: boolean | null, lowestPrice: { uninterruptablePrice: number | null, minimumBidPrice: number | null, stockStatus: string | null, availableGpuCounts: Array<number | null> | null } | null } | null> | null };
+export type GpuTypesQuery = { gpuTypes: Array<{ id: string | null, displayName: string | null, memoryInGb: number | null, secureCloud: boolean | null, communityCloud: boolean | null, lowestPrice: { uninterruptablePrice: number | null, stockStatus: string | null, availableGpuCounts: Array<number | null> | null } | null } | null> | null };
 
 export type MyPodsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type MyPodsQuery = { myself: { pods: Array<{ id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null } | null> | null } | null };
+export type MyPodsQuery = { myself: { pods: Array<{ id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, lastStatusChange: string | null, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null } | null> | null } | null };
 
 export type PodQueryVariables = Exact<{
   input: PodFilter;
 }>;
 
 
-export type PodQuery = { pod: { id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null } | null };
+export type PodQuery = { pod: { id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, lastStatusChange: string | null, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null } | null };
 
 export type ResumePodMutationVariables = Exact<{
   input: PodResumeInput;
 }>;
 
 
-export type ResumePodMutation = { podResume: { id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null } | null };
+export type ResumePodMutation = { podResume: { id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, lastStatusChange: string | null, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null } | null };
 
 export type StopPodMutationVariables = Exact<{
   input: PodStopInput;
@@ -200,6 +211,7 @@ export const PodFieldsFragmentDoc = new TypedDocumentString(`
   env
   machineId
   desiredStatus
+  lastStatusChange
   costPerHr
   gpuCount
   machine {
@@ -239,6 +251,7 @@ export const DeployPodDocument = new TypedDocumentString(`
   env
   machineId
   desiredStatus
+  lastStatusChange
   costPerHr
   gpuCount
   machine {
@@ -264,6 +277,53 @@ export const DeployPodDocument = new TypedDocumentString(`
     }
   }
 }`) as unknown as TypedDocumentString<DeployPodMutation, DeployPodMutationVariables>;
+export const DeployCpuPodDocument = new TypedDocumentString(`
+    mutation DeployCpuPod($input: deployCpuPodInput!) {
+  deployCpuPod(input: $input) {
+    ...PodFields
+  }
+}
+    fragment PodFields on Pod {
+  id
+  name
+  imageName
+  env
+  machineId
+  desiredStatus
+  lastStatusChange
+  costPerHr
+  gpuCount
+  machine {
+    podHostId
+  }
+  runtime {
+    uptimeInSeconds
+    gpus {
+      id
+      gpuUtilPercent
+      memoryUtilPercent
+    }
+    container {
+      cpuPercent
+      memoryPercent
+    }
+    ports {
+      ip
+      isIpPublic
+      privatePort
+      publicPort
+      type
+    }
+  }
+}`) as unknown as TypedDocumentString<DeployCpuPodMutation, DeployCpuPodMutationVariables>;
+export const GpuTypeCatalogDocument = new TypedDocumentString(`
+    query GpuTypeCatalog {
+  gpuTypes {
+    id
+    displayName
+  }
+}
+    `) as unknown as TypedDocumentString<GpuTypeCatalogQuery, GpuTypeCatalogQueryVariables>;
 export const GpuTypesDocument = new TypedDocumentString(`
     query GpuTypes($input: GpuTypeFilter, $lowestPriceInput: GpuLowestPriceInput!) {
   gpuTypes(input: $input) {
@@ -274,7 +334,6 @@ export const GpuTypesDocument = new TypedDocumentString(`
     communityCloud
     lowestPrice(input: $lowestPriceInput) {
       uninterruptablePrice
-      minimumBidPrice
       stockStatus
       availableGpuCounts
     }
@@ -296,6 +355,7 @@ export const MyPodsDocument = new TypedDocumentString(`
   env
   machineId
   desiredStatus
+  lastStatusChange
   costPerHr
   gpuCount
   machine {
@@ -334,6 +394,7 @@ export const PodDocument = new TypedDocumentString(`
   env
   machineId
   desiredStatus
+  lastStatusChange
   costPerHr
   gpuCount
   machine {
@@ -372,6 +433,7 @@ export const ResumePodDocument = new TypedDocumentString(`
   env
   machineId
   desiredStatus
+  lastStatusChange
   costPerHr
   gpuCount
   machine {
