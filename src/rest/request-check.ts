@@ -66,9 +66,12 @@ function problemOfField(rule: FieldRule, value: unknown, path: string): [string,
   if (rule.o && type === 'object') return problemOfObject(rule.o, value as Record<string, unknown>, path);
   if (rule.u) {
     if (type !== 'object') return [path, 'must be an object'];
-    const problems = rule.u.map((alt) => problemOfObject(alt, value as Record<string, unknown>, path));
+    const object = value as Record<string, unknown>;
+    const problems = rule.u.map((alt) => problemOfObject(alt, object, path));
     if (problems.some((p) => p === undefined)) return undefined;
-    return problems.find((p) => !p![0].endsWith('.type')) ?? problems[0];
+    // Report against the alternative the value's `type` names (the contract's discriminator).
+    const named = rule.u.findIndex((alt) => alt.k.type?.e?.includes(object.type));
+    return problems[named >= 0 ? named : 0];
   }
   return undefined;
 }
