@@ -18,6 +18,7 @@ const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
   ['runpod-gql', 'dist/index.js', 32 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 12 * 1024],
+  ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 8 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 9 * 1024],
 ];
 
