@@ -27,6 +27,8 @@ export interface CompiledObject {
   v?: CompiledField;
   ru?: Record<string, string>;
   dr?: Record<string, string[]>;
+  /** When key `k` is the constant `v`, the fields in `then` must also pass these rules. */
+  c?: Array<{ k: string; v: unknown; then: Record<string, CompiledField> }>;
 }
 
 export const REQUEST_SCHEMAS = [
@@ -83,6 +85,12 @@ export function compileRequestRules(contract: { components: { schemas: Record<st
       const notRequired = (cond?.not as Schema | undefined)?.required as string[] | undefined;
       if (notRequired?.length === 1 && Array.isArray(then?.required)) {
         for (const name of then.required as string[]) (out.ru ??= {})[name] = notRequired[0]!;
+      }
+      const when = Object.entries((cond?.properties as Record<string, Schema> | undefined) ?? {});
+      if (when.length === 1 && 'const' in when[0]![1] && then?.properties) {
+        const thenFields: Record<string, CompiledField> = {};
+        for (const [name, child] of Object.entries(then.properties as Record<string, Schema>)) thenFields[name] = compileField(child);
+        (out.c ??= []).push({ k: when[0]![0], v: when[0]![1].const, then: thenFields });
       }
       if (p.dependentRequired) out.dr = { ...out.dr, ...(p.dependentRequired as Record<string, string[]>) };
     }

@@ -29,6 +29,8 @@ export interface ObjectRule {
   /** `image` required unless `templateId` is given. */
   readonly ru?: Readonly<Record<string, string>>;
   readonly dr?: Readonly<Record<string, readonly string[]>>;
+  /** When key `k` is `v`, the fields in `then` must also pass these rules (a LOAD_BALANCER scales by request count). */
+  readonly c?: ReadonlyArray<{ readonly k: string; readonly v: unknown; readonly then: Readonly<Record<string, FieldRule>> }>;
 }
 
 function typeOf(value: unknown): string {
@@ -84,6 +86,13 @@ function problemOfObject(rule: ObjectRule, body: Record<string, unknown>, path: 
   }
   for (const [key, needs] of Object.entries(rule.dr ?? {})) {
     for (const need of present(key) ? needs : []) if (!present(need)) return [`${path}.${need}`, `is required with ${key}`];
+  }
+  for (const cond of rule.c ?? []) {
+    if (body[cond.k] !== cond.v) continue;
+    for (const [key, field] of Object.entries(cond.then)) {
+      const problem = present(key) ? problemOfField(field, body[key], `${path}.${key}`) : undefined;
+      if (problem) return [problem[0], `${problem[1]} (${cond.k} is ${JSON.stringify(cond.v)})`];
+    }
   }
   const keys = Object.keys(body).filter(present);
   if (rule.minProps !== undefined && keys.length < rule.minProps) return [path, 'must set at least one field'];
