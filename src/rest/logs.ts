@@ -1,6 +1,6 @@
 // Server-Sent Event log streams (pods and serverless workers), resumed with Last-Event-ID after a drop.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { AbortError, ConnectionError, RunpodError } from '../errors.js';
+import { AbortError, ConnectionError, RunpodError, ValidationError } from '../errors.js';
 import { sleep } from '../transport/abort.js';
 import type { CallOptions } from '../transport/options.js';
 import { redactUrl } from '../transport/redact.js';
@@ -29,6 +29,7 @@ export interface LogOptions extends CallOptions {
 }
 
 const DEFAULT_MAX_RECONNECTS = 5;
+const MAX_TAIL = 5000;
 
 /**
  * The lines of a log stream. Breaking out of the loop (or the caller's `signal`) ends the request;
@@ -36,6 +37,8 @@ const DEFAULT_MAX_RECONNECTS = 5;
  */
 export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'idempotent'>, options: LogOptions = {}): AsyncIterable<LogLine> {
   const { source, tail, since, maxReconnects = DEFAULT_MAX_RECONNECTS, signal, ...callOptions } = options;
+  if (tail !== undefined && !(Number.isInteger(tail) && tail >= 0 && tail <= MAX_TAIL)) throw new ValidationError('tail', `must be an integer from 0 to ${MAX_TAIL}; got ${tail}`);
+  if (source !== undefined && source !== 'container' && source !== 'system') throw new ValidationError('source', `must be "container" or "system"; got ${JSON.stringify(source)}`);
   const fullCall: RestCall = {
     ...call,
     query: { source, tail, since: since instanceof Date ? since.toISOString() : since },

@@ -36,8 +36,8 @@ export interface RestPodsApi {
   /** A 404 on a retry, after an attempt whose answer was lost, counts as done. */
   terminate(id: string, options?: CallOptions): Promise<void>;
   /**
-   * Any action by name. A 409 (not valid in the pod's status) is a `ConflictError` carrying the
-   * pod's `resourceStatus` and `validActions`.
+   * Any action by name. A 409 (not valid in the pod's status; also from `update` and `delete`) is
+   * a `ConflictError` carrying the pod's `resourceStatus` and `validActions`.
    */
   action(id: string, action: PodAction, options?: CallOptions): Promise<Pod | undefined>;
   /** The pod's log lines as Server-Sent Events; leave the loop to end the request. */
@@ -101,8 +101,7 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       if (!isRecord(result)) throw rest.core.wrongShape(rest.http(call, options), 'a Pod', result);
       return result as Pod;
     } catch (err) {
-      if (!(err instanceof ConflictError) || err.resourceStatus !== undefined) throw err;
-      throw await withPodState(id, err, options);
+      throw err instanceof ConflictError ? await withPodState(id, err, options) : err;
     }
   }
 
@@ -161,10 +160,16 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
     async update(id, body, options) {
       const path = one(id);
       checkRequestBody('UpdatePodRequest', body);
-      return rest.object<Pod>({ method: 'PATCH', path, route: 'PATCH /pods/{id}', body, idempotent: false }, options);
+      return rest
+        .object<Pod>({ method: 'PATCH', path, route: 'PATCH /pods/{id}', body, idempotent: false }, options)
+        .catch(async (err: unknown) => Promise.reject(err instanceof ConflictError ? await withPodState(id, err, options) : err));
     },
-    delete: async (id, options) =>
-      rest.send({ method: 'DELETE', path: one(id), route: 'DELETE /pods/{id}', idempotent: true, notFoundOnRetryMeansDone: true }, options),
+    async delete(id, options) {
+      const path = one(id);
+      await rest
+        .send({ method: 'DELETE', path, route: 'DELETE /pods/{id}', idempotent: true, notFoundOnRetryMeansDone: true }, options)
+        .catch(async (err: unknown) => Promise.reject(err instanceof ConflictError ? await withPodState(id, err, options) : err));
+    },
     start: async (id, options) => (await action(id, 'start', options)) as Pod,
     stop: async (id, options) => (await action(id, 'stop', options)) as Pod,
     restart: async (id, options) => (await action(id, 'restart', options)) as Pod,

@@ -56,6 +56,12 @@ describe('REST v2 errors from problem bodies', () => {
     expect(calls.map((c) => `${c.method} ${c.url.pathname}`)).toEqual(['POST /v2/pods/p1/action', 'GET /v2/pods/p1']);
   });
 
+  it('409 on a pod update or delete carries the pod\'s state too', async () => {
+    const { rp } = client((call) => (call.method === 'GET' ? json(pod('EXITED', ['start', 'terminate'])) : problem(409, 'conflict')));
+    expect(await fail(rp.rest.pods.update('p1', { name: 'n' }))).toMatchObject({ resourceStatus: 'EXITED', validActions: ['start', 'terminate'] });
+    expect(await fail(rp.rest.pods.delete('p1'))).toMatchObject({ resourceStatus: 'EXITED' });
+  });
+
   it('409 whose pod cannot be read stays the plain ConflictError', async () => {
     const { rp, calls } = client((call) => (call.method === 'POST' ? problem(409, 'not valid now') : problem(503, 'down')));
     const err = await fail(rp.rest.pods.stop('p1'));

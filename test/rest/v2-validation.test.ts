@@ -49,6 +49,8 @@ describe('REST v2 validation before sending: ValidationError naming the field, n
     const { rp, calls } = setup();
     expect(() => rp.rest.pods.logs('..')).toThrow(ValidationError);
     expect(() => rp.rest.endpoints.workerLogs('e1', '')).toThrow(/workerId/);
+    expect(() => rp.rest.pods.logs('p1', { tail: 5001 })).toThrow(/^tail: /);
+    expect(() => rp.rest.pods.logs('p1', { source: 'stderr' as never })).toThrow(/^source: /);
     expect(calls).toHaveLength(0);
   });
 
