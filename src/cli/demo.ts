@@ -1,6 +1,6 @@
 // `npm run demo`: a guided session against the local emulator, using only the public client.
 // No account, no network: the emulator listens on 127.0.0.1 and stops at the end.
-import { createRunpodClient, JobCancelledError, NotFoundError, type RunpodClient } from '../index.js';
+import { AbortError, createRunpodClient, JobCancelledError, NotFoundError, type RunpodClient } from '../index.js';
 import { createEmulator } from '../emulator/index.js';
 
 const tty = process.stdout.isTTY;
@@ -71,7 +71,16 @@ async function restTour(rp: RunpodClient, podId: string, gpuTypeId: string): Pro
   show('start (REST v2)', (await rp.rest.pods.start(pod.id)).status);
   const updated = await rp.rest.pods.update(pod.id, { disk: 40, env: { HF_HOME: '/workspace/hf', STEP: '2' } });
   show('update (restarts it)', `disk ${updated.disk} GB, env ${JSON.stringify(updated.env)}`);
-  for await (const entry of rp.rest.pods.logs(pod.id, { source: 'system', tail: 5 })) show('log', `${entry.ts} ${entry.line}`);
+  // A log stream stays open for new lines: stop after the last five, or after a second.
+  try {
+    let shown = 0;
+    for await (const entry of rp.rest.pods.logs(pod.id, { source: 'system', tail: 5, signal: AbortSignal.timeout(1_000) })) {
+      show('log', `${entry.ts} ${entry.line}`);
+      if (++shown === 5) break;
+    }
+  } catch (err) {
+    if (!(err instanceof AbortError)) throw err;
+  }
   await rp.pods.terminate(pod.id);
   show('terminate', (await rp.pods.get(pod.id)) === null ? 'gone' : 'still there?');
 
