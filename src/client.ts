@@ -13,7 +13,7 @@ export interface RunpodClient extends RunpodServerless {
   readonly gpuTypes: GpuTypesApi;
   /** Run any typed document, e.g. one generated from your own `.graphql` file. */
   readonly graphql: RunpodGraphQL;
-  /** Every REST v1 route: pods, endpoints, templates, network volumes, registry auths, billing. */
+  /** REST v2: pods, serverless endpoints, templates, network volumes, registries, catalog, billing, clusters, SSH keys. */
   readonly rest: RunpodRest;
 }
 

@@ -1,3 +1,5 @@
+import type { RateLimitWindow } from './transport/rate-limit-headers.js';
+
 /**
  * Every error this client throws is a {@link RunpodError}; subclasses say why.
  * No error carries the API key: URLs are held without it, and bodies and messages are scrubbed.
@@ -118,14 +120,19 @@ export class PermissionDeniedError extends ApiError {
 export class NotFoundError extends ApiError {
   override readonly name = 'NotFoundError';
 }
-/** 429 after all retries. `retryAfterMs` is the server's hint, when it gave one. */
+/**
+ * 429 after all retries. `retryAfterMs` is the server's hint, when it gave one; `rateLimit` the
+ * quota windows the answer announced (REST v2 `RateLimit` / `RateLimit-Policy`), when it did.
+ */
 export class RateLimitError extends ApiError {
   override readonly name = 'RateLimitError';
   readonly retryAfterMs: number | undefined;
+  readonly rateLimit: readonly RateLimitWindow[] | undefined;
 
-  constructor(message: string, options: ApiErrorOptions & { retryAfterMs?: number | undefined }) {
+  constructor(message: string, options: ApiErrorOptions & { retryAfterMs?: number | undefined; rateLimit?: readonly RateLimitWindow[] | undefined }) {
     super(message, options);
     this.retryAfterMs = options.retryAfterMs;
+    this.rateLimit = options.rateLimit;
   }
 }
 /** 5xx after all retries that were allowed, or a 2xx that was not the JSON it should have been. */

@@ -24,5 +24,25 @@ export {
 export type { GpuOffer, GpuOffersInput, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './graphql/gpu-types.js';
 export { parsePodEnv, toEnvironmentInput } from './graphql/pod-env.js';
 export * from './graphql/__generated__/operations.js';
-export * from './rest/index.js';
+export { CREATE_MARKER_ENV, createRunpodRestClient } from './rest/index.js';
+export type {
+  CrudApi,
+  LogLine,
+  LogOptions,
+  PodCreateOptions,
+  RateLimitInfo,
+  RateLimitWindow,
+  RestBillingApi,
+  RestCatalogApi,
+  RestClustersApi,
+  RestEndpointsApi,
+  RestNetworkVolumesApi,
+  RestPodsApi,
+  RestRegistriesApi,
+  RestSshKeysApi,
+  RestTemplatesApi,
+  RunpodRest,
+} from './rest/index.js';
+/** REST v2's request and answer types (`RestV2.Pod`, `RestV2.PodStatus`, …); `runpod-gql/rest` exports them by name. */
+export type * as RestV2 from './rest/types.js';
 export * from './serverless/index.js';

@@ -14,6 +14,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, print, visit } from 'graphql';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { requestRulesModule } from './request-rules.js';
 
 const root = new URL('../../', import.meta.url);
 const shared = new URL('../shared/reference/', root);
@@ -75,6 +76,13 @@ const GENERATED: ReadonlyArray<{ readonly out: string; readonly make: () => Prom
     async make() {
       const ast = await openapiTS(JSON.parse(readFileSync(at(V2_CONTRACT), 'utf8')), { defaultNonNullable: true });
       return `${BANNER}${astToString(ast)}`;
+    },
+  },
+  {
+    // What the client checks before sending a REST v2 body, compiled from the contract's schemas.
+    out: 'src/rest/__generated__/request-rules.ts',
+    async make() {
+      return `${BANNER.replace('(openapi-typescript)', '(src/codegen/request-rules.ts)')}${requestRulesModule(JSON.parse(readFileSync(at(V2_CONTRACT), 'utf8')))}`;
     },
   },
   {

@@ -1,29 +1,25 @@
-import { checkInteger, requireId, requireObject } from '../validation.js';
-import { crudResource, type CrudResource } from './crud-resource.js';
-import type { RestRequester } from './rest-request.js';
-import type { Endpoint, EndpointCreateInput, EndpointListQuery, EndpointUpdateInput } from './types.js';
+import type { CallOptions } from '../transport/options.js';
+import { crud, type CrudApi } from './crud.js';
+import { logStream, type LogLine, type LogOptions } from './logs.js';
+import { idSegment, type RestRequester } from './rest-request.js';
+import type { CreateEndpointInput, Endpoint, Release, UpdateEndpointInput, Worker } from './types.js';
 
-export type RestEndpointsApi = CrudResource<Endpoint, EndpointCreateInput, EndpointUpdateInput, EndpointListQuery, EndpointListQuery>;
-
-function checkScaling(body: Record<string, unknown>): void {
-  checkInteger('body.gpuCount', body.gpuCount, 1);
-  checkInteger('body.idleTimeout', body.idleTimeout, 1, 3600);
-  checkInteger('body.scalerValue', body.scalerValue, 1);
-  checkInteger('body.workersMin', body.workersMin, 0);
-  checkInteger('body.workersMax', body.workersMax, 0);
-  checkInteger('body.executionTimeoutMs', body.executionTimeoutMs, 1);
+/** Serverless endpoints (the contract's `/serverless` routes). */
+export interface RestEndpointsApi extends CrudApi<Endpoint, CreateEndpointInput, UpdateEndpointInput> {
+  workers(id: string, options?: CallOptions): Promise<Worker[]>;
+  releases(id: string, options?: CallOptions): Promise<Release[]>;
+  /** A worker's log lines as Server-Sent Events; leave the loop to end the request. */
+  workerLogs(id: string, workerId: string, options?: LogOptions): AsyncIterable<LogLine>;
 }
 
 export function createRestEndpointsApi(rest: RestRequester): RestEndpointsApi {
-  return crudResource(rest, {
-    base: '/endpoints',
-    idField: 'endpointId',
-    validateCreate: (input) => {
-      const body = requireObject('body', input);
-      requireId('body.templateId', body.templateId);
-      checkScaling(body);
-    },
-    validateUpdate: (input) => checkScaling(requireObject('body', input)),
-    updateIdempotent: true,
-  });
+  const one = (id: unknown) => `/serverless/${idSegment('id', id)}`;
+  return {
+    ...crud<Endpoint, CreateEndpointInput, UpdateEndpointInput>(rest, { base: '/serverless', listKey: 'endpoints', createSchema: 'CreateEndpointRequest', updateSchema: 'UpdateEndpointRequest' }),
+    workers: async (id, options) => rest.list<Worker>({ method: 'GET', path: `${one(id)}/workers`, route: 'GET /serverless/{id}/workers', idempotent: true }, 'workers', options),
+    releases: async (id, options) =>
+      rest.list<Release>({ method: 'GET', path: `${one(id)}/releases`, route: 'GET /serverless/{id}/releases', idempotent: true }, 'releases', options),
+    workerLogs: (id, workerId, options) =>
+      logStream(rest, { method: 'GET', path: `${one(id)}/workers/${idSegment('workerId', workerId)}/logs`, route: 'GET /serverless/{id}/workers/{workerId}/logs' }, options),
+  };
 }

@@ -1,60 +1,182 @@
+import { ConflictError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, TimeoutError, ValidationError } from '../errors.js';
+import { sleep } from '../transport/abort.js';
+import { CREATE_MARKER_ENV, newCreateMarker } from '../transport/create-marker.js';
 import type { CallOptions } from '../transport/options.js';
-import { checkEnvMap, checkInteger, checkOneOf, checkPortsArray, requireObject } from '../validation.js';
-import { ValidationError } from '../errors.js';
-import { crudResource, type CrudResource } from './crud-resource.js';
-import { numericFields } from './normalize.js';
-import { idPath, type RestRequester } from './rest-request.js';
-import type { PodCreateInput, PodIncludes, PodListQuery, PodUpdateInput, RestPod } from './types.js';
+import { isRecord, isString } from '../transport/shape.js';
+import { requestRules } from './__generated__/request-rules.js';
+import { logStream, type LogLine, type LogOptions } from './logs.js';
+import { checkRequestBody } from './request-check.js';
+import { idSegment, type RestRequester } from './rest-request.js';
+import type { CreatePodInput, Pod, PodAction, PodListQuery, UpdatePodInput } from './types.js';
 
-export interface RestPodsApi extends CrudResource<RestPod, PodCreateInput, PodUpdateInput, PodListQuery, PodIncludes> {
-  /** Start or resume a stopped pod. It may get fewer GPUs if capacity changed. */
-  start(podId: string, options?: CallOptions): Promise<void>;
-  /** Stop: the GPU is released, container disk cleared, /workspace kept (and billed). */
-  stop(podId: string, options?: CallOptions): Promise<void>;
-  reset(podId: string, options?: CallOptions): Promise<void>;
-  restart(podId: string, options?: CallOptions): Promise<void>;
+export interface PodCreateOptions extends CallOptions {
+  /**
+   * After an ambiguous failure (5xx, cut connection, time-out) the pods are listed to find the one
+   * carrying this create's marker: at most `attempts` lists, `intervalMs` apart.
+   * @default { attempts: 3, intervalMs: 2000 }
+   */
+  markerLookup?: { attempts?: number | undefined; intervalMs?: number | undefined } | undefined;
 }
 
-function normalizePod(pod: RestPod): RestPod {
-  const out = numericFields(pod, ['costPerHr', 'adjustedCostPerHr', 'memoryInGb', 'vcpuCount']);
-  if (out.machine) out.machine = numericFields(out.machine, ['costPerHr', 'currentPricePerGpu']);
-  return out;
+export interface RestPodsApi {
+  /**
+   * Creates a pod. Never resent automatically; after an ambiguous failure the pod is looked up by
+   * a marker in its `env` (`RUNPOD_GQL_CREATE_MARKER`), else a `PossiblyCreatedError` is thrown.
+   */
+  create(body: CreatePodInput, options?: PodCreateOptions): Promise<Pod>;
+  list(query?: PodListQuery, options?: CallOptions): Promise<Pod[]>;
+  get(id: string, options?: CallOptions): Promise<Pod>;
+  /** PATCH; not resent automatically (an edit can restart the pod). */
+  update(id: string, body: UpdatePodInput, options?: CallOptions): Promise<Pod>;
+  /** A 404 on a retry, after an attempt whose answer was lost, counts as done. */
+  delete(id: string, options?: CallOptions): Promise<void>;
+  start(id: string, options?: CallOptions): Promise<Pod>;
+  stop(id: string, options?: CallOptions): Promise<Pod>;
+  restart(id: string, options?: CallOptions): Promise<Pod>;
+  /** A 404 on a retry, after an attempt whose answer was lost, counts as done. */
+  terminate(id: string, options?: CallOptions): Promise<void>;
+  /**
+   * Any action by name. A 409 (not valid in the pod's status; also from `update` and `delete`) is
+   * a `ConflictError` carrying the pod's `resourceStatus` and `validActions`.
+   */
+  action(id: string, action: PodAction, options?: CallOptions): Promise<Pod | undefined>;
+  /** The pod's log lines as Server-Sent Events; leave the loop to end the request. */
+  logs(id: string, options?: LogOptions): AsyncIterable<LogLine>;
 }
 
-function checkEditable(prefix: string, body: Record<string, unknown>): void {
-  checkEnvMap(`${prefix}.env`, body.env);
-  checkPortsArray(`${prefix}.ports`, body.ports);
-  checkInteger(`${prefix}.containerDiskInGb`, body.containerDiskInGb, 0);
-  checkInteger(`${prefix}.volumeInGb`, body.volumeInGb, 0);
-}
+const ACTIONS = requestRules.PodActionRequest.k.action?.e ?? [];
+const DEFAULT_LOOKUP = { attempts: 3, intervalMs: 2000 };
 
-function validateCreate(input: unknown): void {
-  const body = requireObject('body', input);
-  if (!body.imageName && !body.templateId) throw new ValidationError('body.imageName', 'give an imageName or a templateId');
-  checkOneOf('body.cloudType', body.cloudType, ['SECURE', 'COMMUNITY'], ' (REST has no ALL: leave cloudType out to accept either)');
-  checkOneOf('body.computeType', body.computeType, ['GPU', 'CPU']);
-  if (body.computeType !== 'CPU') checkInteger('body.gpuCount', body.gpuCount, 1);
-  if (body.gpuTypeIds !== undefined && (!Array.isArray(body.gpuTypeIds) || body.gpuTypeIds.length === 0)) {
-    throw new ValidationError('body.gpuTypeIds', 'must be a non-empty array of GPU type ids');
+/** The cross-field rules of a pod create that the contract's schema does not express. */
+function checkPodCreate(body: CreatePodInput): void {
+  checkRequestBody('CreatePodRequest', body);
+  if ((body.gpu === undefined) === (body.cpu === undefined)) throw new ValidationError('body.gpu', 'give exactly one of gpu and cpu');
+  const vcpus = body.cpu?.vcpuCount;
+  if (vcpus !== undefined && (vcpus < 2 || (vcpus & (vcpus - 1)) !== 0)) {
+    throw new ValidationError('body.cpu.vcpuCount', `must be a power of 2, at least 2; got ${vcpus}`);
   }
-  checkEditable('body', body);
 }
 
-function validateUpdate(input: unknown): void {
-  checkEditable('body', requireObject('body', input));
+/** A failure after which the pod may exist: the request may have been acted on, its answer lost. */
+function isAmbiguous(err: unknown): boolean {
+  return err instanceof ServerError || err instanceof TimeoutError || (err instanceof ConnectionError && !err.notSent);
 }
 
 export function createRestPodsApi(rest: RestRequester): RestPodsApi {
-  const crud = crudResource<RestPod, PodCreateInput, PodUpdateInput, PodListQuery, PodIncludes>(rest, {
-    base: '/pods',
-    idField: 'podId',
-    validateCreate,
-    validateUpdate,
-    normalize: normalizePod,
-    // Editing a running pod resets it: a blind resend would reset it again.
-    updateIdempotent: false,
-  });
-  const lifecycle = (action: 'start' | 'stop' | 'reset' | 'restart') => async (podId: string, options?: CallOptions) =>
-    rest.send({ method: 'POST', path: idPath('/pods', 'podId', podId, `/${action}`), route: `POST /pods/{podId}/${action}`, idempotent: true }, options);
-  return { ...crud, start: lifecycle('start'), stop: lifecycle('stop'), reset: lifecycle('reset'), restart: lifecycle('restart') };
+  const one = (id: unknown) => `/pods/${idSegment('id', id)}`;
+
+  async function findByMarker(marker: string, lookup: PodCreateOptions['markerLookup'], options: CallOptions): Promise<Pod | undefined> {
+    const attempts = Math.max(1, lookup?.attempts ?? DEFAULT_LOOKUP.attempts);
+    const intervalMs = lookup?.intervalMs ?? DEFAULT_LOOKUP.intervalMs;
+    let lastError: unknown;
+    let listed = false;
+    for (let n = 0; n < attempts; n++) {
+      if (n > 0) await sleep(intervalMs, options.signal);
+      try {
+        const pods = await rest.list<Pod>({ method: 'GET', path: '/pods', route: 'GET /pods', idempotent: true }, 'pods', options);
+        listed = true;
+        const found = pods.find((p) => isRecord(p.env) && p.env[CREATE_MARKER_ENV] === marker);
+        if (found) return found;
+      } catch (err) {
+        lastError = err;
+      }
+    }
+    if (!listed) throw lastError;
+    return undefined;
+  }
+
+  async function action(id: string, name: PodAction, options?: CallOptions): Promise<Pod | undefined> {
+    if (!ACTIONS.includes(name)) throw new ValidationError('action', `must be one of ${ACTIONS.join(', ')}; got ${JSON.stringify(name)}`);
+    const call = {
+      method: 'POST' as const,
+      path: `${one(id)}/action`,
+      route: 'POST /pods/{id}/action',
+      body: { action: name },
+      idempotent: true,
+      notFoundOnRetryMeansDone: name === 'terminate',
+    };
+    try {
+      const result = await rest.core.requestJson<unknown>(rest.http(call, options));
+      if (result === undefined) return undefined;
+      if (!isRecord(result)) throw rest.core.wrongShape(rest.http(call, options), 'a Pod', result);
+      return result as Pod;
+    } catch (err) {
+      throw err instanceof ConflictError ? await withPodState(id, err, options) : err;
+    }
+  }
+
+  /** The 409 again, with the pod's status and valid actions, from one GET of the pod. */
+  async function withPodState(id: string, err: ConflictError, options?: CallOptions): Promise<ConflictError> {
+    let pod: Pod;
+    try {
+      pod = await rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, { ...options, maxRetries: 0 });
+    } catch {
+      return err;
+    }
+    const status: unknown = pod.status;
+    const actions: unknown = pod.actions;
+    const validActions = Array.isArray(actions) ? actions.filter(isString) : undefined;
+    const resourceStatus = isString(status) ? status : undefined;
+    const now = resourceStatus ? ` (the pod is ${resourceStatus}; valid now: ${validActions?.join(', ') || 'none'})` : '';
+    return new ConflictError(`${err.message}${now}`, {
+      status: err.status,
+      body: err.body,
+      headers: err.headers,
+      request: err.request,
+      resourceStatus,
+      validActions,
+      cause: err,
+    });
+  }
+
+  return {
+    async create(body, options = {}) {
+      checkPodCreate(body);
+      const { markerLookup, ...callOptions } = options;
+      const marker = newCreateMarker();
+      const sent = { ...body, env: { ...body.env, [CREATE_MARKER_ENV]: marker } };
+      try {
+        return await rest.object<Pod>({ method: 'POST', path: '/pods', route: 'POST /pods', body: sent, idempotent: false }, callOptions);
+      } catch (err) {
+        if (!isAmbiguous(err)) throw err;
+        let found: Pod | undefined;
+        let why: string;
+        try {
+          found = await findByMarker(marker, markerLookup, callOptions);
+          why = 'no pod with its marker was listed (yet)';
+        } catch (lookupError) {
+          why = `looking it up failed: ${lookupError instanceof RunpodError ? lookupError.message : 'unknown error'}`;
+        }
+        if (found) return found;
+        throw new PossiblyCreatedError(`POST /pods failed ambiguously (${(err as RunpodError).message}); the pod may exist: ${why}. Its env ${CREATE_MARKER_ENV}=${marker}`, {
+          createMarker: marker,
+          request: (err as RunpodError).request,
+          cause: err,
+        });
+      }
+    },
+    list: async (query, options) => rest.list<Pod>({ method: 'GET', path: '/pods', route: 'GET /pods', query, idempotent: true }, 'pods', options),
+    get: async (id, options) => rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, options),
+    async update(id, body, options) {
+      const path = one(id);
+      checkRequestBody('UpdatePodRequest', body);
+      return rest
+        .object<Pod>({ method: 'PATCH', path, route: 'PATCH /pods/{id}', body, idempotent: false }, options)
+        .catch(async (err: unknown) => Promise.reject(err instanceof ConflictError ? await withPodState(id, err, options) : err));
+    },
+    async delete(id, options) {
+      const path = one(id);
+      await rest
+        .send({ method: 'DELETE', path, route: 'DELETE /pods/{id}', idempotent: true, notFoundOnRetryMeansDone: true }, options)
+        .catch(async (err: unknown) => Promise.reject(err instanceof ConflictError ? await withPodState(id, err, options) : err));
+    },
+    start: async (id, options) => (await action(id, 'start', options)) as Pod,
+    stop: async (id, options) => (await action(id, 'stop', options)) as Pod,
+    restart: async (id, options) => (await action(id, 'restart', options)) as Pod,
+    async terminate(id, options) {
+      await action(id, 'terminate', options);
+    },
+    action,
+    logs: (id, options) => logStream(rest, { method: 'GET', path: `${one(id)}/logs`, route: 'GET /pods/{id}/logs' }, options),
+  };
 }

@@ -1,20 +1,27 @@
 import type { HttpCore } from '../transport/http-core.js';
 import { createRestBillingApi, type RestBillingApi } from './billing.js';
-import { createRestContainerRegistryAuthsApi, type RestContainerRegistryAuthsApi } from './container-registry-auths.js';
+import { createRestCatalogApi, type RestCatalogApi } from './catalog.js';
+import { createRestClustersApi, type RestClustersApi } from './clusters.js';
 import { createRestEndpointsApi, type RestEndpointsApi } from './endpoints.js';
 import { createRestNetworkVolumesApi, type RestNetworkVolumesApi } from './network-volumes.js';
 import { createRestPodsApi, type RestPodsApi } from './pods.js';
+import { createRestRegistriesApi, type RestRegistriesApi } from './registries.js';
 import { createRestRequester } from './rest-request.js';
+import { createRestSshKeysApi, type RestSshKeysApi } from './ssh-keys.js';
 import { createRestTemplatesApi, type RestTemplatesApi } from './templates.js';
 
-/** Every REST v1 route, under `restUrl` with `Authorization: Bearer KEY`. */
+/** Every REST v2 operation, under `restUrl` with `Authorization: Bearer KEY`. */
 export interface RunpodRest {
   readonly pods: RestPodsApi;
+  /** Serverless endpoints (`/serverless`). */
   readonly endpoints: RestEndpointsApi;
   readonly templates: RestTemplatesApi;
   readonly networkVolumes: RestNetworkVolumesApi;
-  readonly containerRegistryAuths: RestContainerRegistryAuthsApi;
+  readonly registries: RestRegistriesApi;
+  readonly catalog: RestCatalogApi;
   readonly billing: RestBillingApi;
+  readonly clusters: RestClustersApi;
+  readonly sshKeys: RestSshKeysApi;
 }
 
 export function createRestClient(core: HttpCore): RunpodRest {
@@ -24,7 +31,10 @@ export function createRestClient(core: HttpCore): RunpodRest {
     endpoints: createRestEndpointsApi(rest),
     templates: createRestTemplatesApi(rest),
     networkVolumes: createRestNetworkVolumesApi(rest),
-    containerRegistryAuths: createRestContainerRegistryAuthsApi(rest),
+    registries: createRestRegistriesApi(rest),
+    catalog: createRestCatalogApi(rest),
     billing: createRestBillingApi(rest),
+    clusters: createRestClustersApi(rest),
+    sshKeys: createRestSshKeysApi(rest),
   };
 }

@@ -1,66 +1,91 @@
-import type { HttpCore } from '../transport/http-core.js';
+import { ValidationError } from '../errors.js';
+import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
-import { requireId } from '../validation.js';
+import { isRecord } from '../transport/shape.js';
 
 type QueryScalar = string | number | boolean | Date;
-export type QueryValue = QueryScalar | readonly QueryScalar[] | null | undefined;
+type QueryValue = QueryScalar | readonly QueryScalar[] | null | undefined;
 
 function scalarText(value: QueryScalar): string {
   return value instanceof Date ? value.toISOString() : String(value);
 }
 
 /**
- * The contract's serialisation (OpenAPI form style, exploded): arrays repeat the name
- * (`gpuTypeId=a&gpuTypeId=b`), booleans are `true`/`false`, dates ISO 8601; unset values are left out.
+ * REST v2's serialisation: every array parameter of the contract is `style: form, explode: false`,
+ * so arrays are one comma-separated value; dates ISO 8601; unset values are left out.
  */
 export function toQueryString(query: object | undefined): string {
   if (!query) return '';
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query as Record<string, QueryValue>)) {
     if (value === undefined || value === null) continue;
-    if (Array.isArray(value)) for (const item of value as QueryScalar[]) params.append(name, scalarText(item));
-    else params.append(name, scalarText(value as QueryScalar));
+    params.append(name, Array.isArray(value) ? (value as QueryScalar[]).map(scalarText).join(',') : scalarText(value as QueryScalar));
   }
   const text = params.toString();
   return text ? `?${text}` : '';
 }
 
-/** `/pods/{podId}` with the id checked and URL-encoded. */
-export function idPath(base: string, idField: string, id: unknown, suffix = ''): string {
-  return `${base}/${encodeURIComponent(requireId(idField, id))}${suffix}`;
+/** A path segment from an id: non-empty, not `.` or `..` (which would change the route), URL-encoded. */
+export function idSegment(field: string, id: unknown): string {
+  if (typeof id !== 'string' || id.trim() === '') throw new ValidationError(field, 'must be a non-empty string');
+  if (id === '.' || id === '..') throw new ValidationError(field, `must not be "${id}"`);
+  return encodeURIComponent(id);
 }
 
 export interface RestCall {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly path: string;
-  /** The route as the contract names it, e.g. `POST /pods/{podId}/stop`: used in errors. */
+  /** The contract's route without the `/v2` prefix, e.g. `POST /pods/{id}/action`: used in errors. */
   readonly route: string;
   readonly query?: object | undefined;
   readonly body?: unknown;
   readonly idempotent: boolean;
+  readonly notFoundOnRetryMeansDone?: boolean;
 }
 
 export interface RestRequester {
-  json<T>(call: RestCall, options?: CallOptions): Promise<T>;
-  /** For routes that answer 204 or 200 without a body schema. */
+  readonly core: HttpCore;
+  /** The core request for `call` (for streams through `core.requestRaw`). */
+  http(call: RestCall, options?: CallOptions): HttpRequest;
+  /** A JSON object answer. */
+  object<T>(call: RestCall, options?: CallOptions): Promise<T>;
+  /** The array under `key` of an envelope answer; other envelope keys are tolerated. */
+  list<T>(call: RestCall, key: string, options?: CallOptions): Promise<T[]>;
+  /** For routes that answer 204. */
   send(call: RestCall, options?: CallOptions): Promise<void>;
 }
 
 export function createRestRequester(core: HttpCore): RestRequester {
   const base = core.options.restUrl;
-  const toHttp = (call: RestCall, options: CallOptions = {}) => ({
+  const http = (call: RestCall, options: CallOptions = {}): HttpRequest => ({
     method: call.method,
     url: `${base}${call.path}${toQueryString(call.query)}`,
-    auth: 'bearer' as const,
+    auth: 'bearer',
     body: call.body === undefined ? undefined : JSON.stringify(call.body),
     operation: call.route,
     idempotent: call.idempotent,
+    notFoundOnRetryMeansDone: call.notFoundOnRetryMeansDone,
+    rateLimitKey: 'rest',
     ...options,
   });
+  const object = async <T>(call: RestCall, options?: CallOptions): Promise<T> => {
+    const req = http(call, options);
+    const body = await core.requestJson<unknown>(req);
+    if (!isRecord(body)) throw core.wrongShape(req, 'a JSON object', body);
+    return body as T;
+  };
   return {
-    json: (call, options) => core.requestJson(toHttp(call, options)),
+    core,
+    http,
+    object,
+    async list<T>(call: RestCall, key: string, options?: CallOptions): Promise<T[]> {
+      const req = http(call, options);
+      const body = await core.requestJson<unknown>(req);
+      if (!isRecord(body) || !Array.isArray(body[key])) throw core.wrongShape(req, `an object with an array ${key}`, body);
+      return body[key] as T[];
+    },
     async send(call, options) {
-      await core.request(toHttp(call, options));
+      await core.request(http(call, options));
     },
   };
 }

@@ -1,3 +1,4 @@
+import { parseRateLimitHeaders } from './rate-limit-headers.js';
 import {
   ApiError,
   ApiRetiredError,
@@ -16,7 +17,8 @@ import {
   ValidationError,
 } from '../errors.js';
 
-const CAPACITY_PATTERN = /no longer any instances available|no instances (?:are )?(?:currently )?available/i;
+const CAPACITY_PATTERN =
+  /no longer any instances available|no instances (?:are )?(?:currently )?available|(?:no|insufficient|not enough) (?:gpu |cpu )?capacity|could not be placed/i;
 
 /** True for the platform's no-capacity messages (GraphQL and REST word them differently). */
 export function isCapacityMessage(message: string): boolean {
@@ -128,7 +130,10 @@ export function errorFromResponse(
   if (status === 401) return new AuthenticationError(message, options);
   if (status === 403) return new PermissionDeniedError(message, options);
   if (status === 404) return new NotFoundError(message, options);
-  if (status === 429) return new RateLimitError(message, { ...options, retryAfterMs: ctx.retryAfterMs });
+  if (status === 429) {
+    const windows = parseRateLimitHeaders(headers);
+    return new RateLimitError(message, { ...options, retryAfterMs: ctx.retryAfterMs, rateLimit: windows.length ? windows : undefined });
+  }
   if (status >= 500) return new ServerError(message, options);
   const gqlErrors = graphQLErrorsOf(json);
   if (gqlErrors) {

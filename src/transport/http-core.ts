@@ -1,6 +1,7 @@
 import { AbortError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { linkAbort, sleep, throwIfAborted } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
+import { parseRateLimitHeaders } from './rate-limit-headers.js';
 import { resolveOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { redactUrl, scrubSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
@@ -35,6 +36,12 @@ export interface HttpRequest extends CallOptions {
    * before the attempt's timer starts. Undefined: not paced.
    */
   readonly rateLimitKey?: string | undefined;
+  /**
+   * For a delete or terminate: a 404 on a retry, after an earlier attempt that may have acted but
+   * whose answer was lost (time-out, cut connection, 5xx), means the earlier attempt did the work;
+   * the call resolves as a 204.
+   */
+  readonly notFoundOnRetryMeansDone?: boolean | undefined;
 }
 
 /** A 2xx answer, read in full within the attempt's time limit. */
@@ -138,6 +145,12 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     throw new ConnectionError(`${req.operation}: more than ${MAX_REDIRECTS} redirects`, { notSent: false, request: summarise(req) });
   }
 
+  function reportRateLimit(req: HttpRequest, headers: Headers): void {
+    if (!resolved.onRateLimit || (!headers.has('ratelimit') && !headers.has('ratelimit-policy'))) return;
+    const windows = parseRateLimitHeaders(headers);
+    if (windows.length) resolved.onRateLimit({ operation: req.operation, windows });
+  }
+
   function summarise(req: HttpRequest): RequestSummary {
     return { method: req.method, url: redactUrl(req.url), operation: req.operation };
   }
@@ -148,6 +161,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     }
     const maxRetries = Math.max(0, req.maxRetries ?? resolved.maxRetries);
     const timeoutMs = req.timeoutMs ?? resolved.timeoutMs;
+    let earlierMayHaveActed = false;
     for (let attempt = 0; ; attempt++) {
       throwIfAborted(req.signal, req.operation);
       const canRetry = req.retryUntil === undefined ? attempt < maxRetries : Date.now() + backoffMs(attempt, () => 1) < req.retryUntil;
@@ -156,7 +170,12 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       let reason: RetryEvent['reason'];
       try {
         const res = await sendFollowingRedirects(req, link.signal);
+        reportRateLimit(req, res.headers);
         if (res.ok) return await read(res);
+        if (res.status === 404 && req.notFoundOnRetryMeansDone && earlierMayHaveActed) {
+          await res.body?.cancel().catch(() => undefined);
+          return await read(new Response(null, { status: 204, headers: res.headers }));
+        }
         const text = scrub(await res.text());
         const retryAfterMs = parseRetryAfterMs(res.headers);
         const retryable =
@@ -166,6 +185,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         }
         delayMs = retryAfterMs ?? backoffMs(attempt);
         reason = res.status;
+        if (res.status >= 500) earlierMayHaveActed = true;
       } catch (err) {
         if (err instanceof RunpodError) throw err;
         if (req.signal?.aborted) throw new AbortError(`${req.operation} aborted by the caller`, { request: summarise(req), cause: req.signal.reason });
@@ -174,6 +194,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
             throw new TimeoutError(`${req.operation} timed out after ${timeoutMs} ms`, { timeoutMs, request: summarise(req) });
           }
           reason = 'timeout';
+          earlierMayHaveActed = true;
         } else {
           const code = errorCode(err);
           const notSent = NOT_SENT_CODES.has(code ?? '');
@@ -186,6 +207,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
             });
           }
           reason = 'connection';
+          if (!notSent) earlierMayHaveActed = true;
         }
         delayMs = backoffMs(attempt);
       } finally {

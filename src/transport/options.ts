@@ -23,7 +23,7 @@ export interface RunpodClientOptions {
   apiKey?: string | undefined;
   /** @default 'https://api.runpod.io/graphql' */
   graphqlUrl?: string | undefined;
-  /** @default 'https://rest.runpod.io/v1' */
+  /** Base of REST v2. @default 'https://api.runpod.io/v2' */
   restUrl?: string | undefined;
   /** Base of queue-based endpoints; the endpoint id is appended. @default 'https://api.runpod.ai/v2' */
   serverlessUrl?: string | undefined;
@@ -77,7 +77,7 @@ export interface CallOptions {
 }
 
 export const DEFAULT_GRAPHQL_URL = 'https://api.runpod.io/graphql';
-export const DEFAULT_REST_URL = 'https://rest.runpod.io/v1';
+export const DEFAULT_REST_URL = 'https://api.runpod.io/v2';
 export const DEFAULT_LOAD_BALANCED_URL = 'https://{endpointId}.api.runpod.ai';
 export const DEFAULT_SERVERLESS_URL = 'https://api.runpod.ai/v2';
 export const DEFAULT_TIMEOUT_MS = 60_000;

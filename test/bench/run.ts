@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { createRunpodClient, PodDocument, type RunpodClient } from '../../src/index.js';
+import { createRunpodClient, PodDocument, type RunpodClient, type RunpodClientOptions } from '../../src/index.js';
+import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const BENCH_KEY = 'rpa_bench_key';
@@ -101,9 +102,11 @@ function countingFetch() {
   return { counter, fetchFn };
 }
 
-async function ensureTimedEndpoint(rp: RunpodClient): Promise<string> {
-  const template = await rp.rest.templates.create({ name: 'timed', imageName: 'bench/timed:1', isServerless: true });
-  return (await rp.rest.endpoints.create({ templateId: template.id, name: 'timed', workersMax: 1000 })).id;
+// The emulator serves REST v1 until its v2 lands; the setup uses v1 meanwhile.
+async function ensureTimedEndpoint(options: RunpodClientOptions): Promise<string> {
+  const rest = createRunpodRestV1Client(options);
+  const template = await rest.templates.create({ name: 'timed', imageName: 'bench/timed:1', isServerless: true });
+  return (await rest.endpoints.create({ templateId: template.id, name: 'timed', workersMax: 1000 })).id;
 }
 
 async function jobWaiting(): Promise<void> {
@@ -113,7 +116,7 @@ async function jobWaiting(): Promise<void> {
   for (const [jobMs, scale] of [[200, 1], [2_000, 1], [20_000, 10]] as const) {
     const { url, child } = await startServer(['emulator', String(scale)]);
     const options = { apiKey: BENCH_KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v1`, serverlessUrl: `${url}/v2` };
-    const endpointId = await ensureTimedEndpoint(createRunpodClient(options));
+    const endpointId = await ensureTimedEndpoint(options);
     const reps = quick ? 1 : 3;
     const strategies: Record<string, (rp: RunpodClient) => Promise<{ finishedAt: number }>> = {
       'job.wait()': async (rp) => (await (await rp.endpoint<{ ms: number }, { finishedAt: number }>(endpointId).run({ ms: jobMs })).wait({ pollIntervalMs: 250 / scale, maxPollIntervalMs: 3_000 / scale })).output,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionError, RateLimitError, ServerError, type RetryEvent } from '../../src/index.js';
+import { ConnectionError, RateLimitError, ServerError, TimeoutError, type RetryEvent } from '../../src/index.js';
+import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { captureError } from '../helpers.js';
 import { KEY_A, useEmulator } from './harness.js';
 
@@ -12,6 +13,9 @@ afterEach(async () => {
   for (const pod of await rp.pods.list()) await rp.pods.terminate(pod.id);
 });
 
+// The emulator serves REST v1 until its v2 lands; these faults are injected on v1 routes.
+const restV1 = (extra: Parameters<typeof createRunpodRestV1Client>[0] = {}) => createRunpodRestV1Client({ ...ctx.server.clientOptions(KEY_A), maxRetries: 2, ...extra });
+
 function retrying() {
   const events: RetryEvent[] = [];
   return { events, rp: ctx.client(KEY_A, { onRetry: (e) => events.push(e), maxRetries: 3 }) };
@@ -20,8 +24,8 @@ function retrying() {
 describe('each fault meets the right typed error or a successful retry', () => {
   it('latency past the attempt limit: a query times out once, then succeeds', async () => {
     const rule = ctx.emulator.faults.inject({ match: 'GET /v1/pods', fault: { type: 'latency', ms: 400 } });
-    const { rp, events } = retrying();
-    expect(await rp.rest.pods.list({}, { timeoutMs: 150 })).toEqual([]);
+    const events: RetryEvent[] = [];
+    expect(await restV1({ onRetry: (e) => events.push(e), maxRetries: 3 }).pods.list({}, { timeoutMs: 150 })).toEqual([]);
     expect(rule.hits()).toBe(1);
     expect(events.map((e) => e.reason)).toEqual(['timeout']);
   });
@@ -56,7 +60,7 @@ describe('each fault meets the right typed error or a successful retry', () => {
     expect((await rp.gpuTypes.offers()).length).toBeGreaterThan(0);
 
     const rule = ctx.emulator.faults.inject({ match: 'POST /v1/pods', fault: { type: 'status', status: 500 }, times: 5 });
-    expect(await captureError(rp.rest.pods.create({ imageName: 'img', gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1 }))).toBeInstanceOf(ServerError);
+    expect(await captureError(restV1({ maxRetries: 3 }).pods.create({ imageName: 'img', gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1 }))).toBeInstanceOf(ServerError);
     expect(rule.hits()).toBe(1);
   });
 
@@ -87,8 +91,7 @@ describe('each fault meets the right typed error or a successful retry', () => {
 
   it('a 500 after the pod was created (REST create): ServerError, and exactly one pod exists', async () => {
     ctx.emulator.faults.inject({ match: 'POST /v1/pods', fault: { type: 'error-after-create' } });
-    const rp = ctx.client(KEY_A, { maxRetries: 5 });
-    expect(await captureError(rp.rest.pods.create({ imageName: 'img', gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1 }))).toBeInstanceOf(ServerError);
+    expect(await captureError(restV1({ maxRetries: 5 }).pods.create({ imageName: 'img', gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1 }))).toBeInstanceOf(ServerError);
     expect(ctx.emulator.inspect.podCount(KEY_A)).toBe(1);
   });
 

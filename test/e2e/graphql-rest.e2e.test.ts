@@ -7,10 +7,13 @@ import {
   BadRequestError,
   parsePodEnv,
 } from '../../src/index.js';
+import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { captureError } from '../helpers.js';
 import { KEY_A, KEY_B, useEmulator } from './harness.js';
 
 const ctx = useEmulator({ podStartupMs: 150 });
+// The emulator serves REST v1 until its v2 lands (the v2 walk is test/e2e/rest-v2*.test.ts).
+const restV1 = (key = KEY_A) => createRunpodRestV1Client({ ...ctx.server.clientOptions(key), maxRetries: 2 });
 const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
 
 describe('GraphQL against the emulator over loopback HTTP', () => {
@@ -54,9 +57,9 @@ describe('GraphQL against the emulator over loopback HTTP', () => {
   });
 });
 
-describe('REST against the emulator over loopback HTTP', () => {
+describe('REST v1 against the emulator over loopback HTTP', () => {
   it('covers templates, network volumes, registry auths and endpoints', async () => {
-    const rest = ctx.client().rest;
+    const rest = restV1();
     const template = await rest.templates.create({ name: 'tpl', imageName: image, ports: ['8888/http'], env: { T: '1' }, volumeInGb: 5 });
     expect(await rest.templates.get(template.id)).toMatchObject({ name: 'tpl', imageName: image, env: { T: '1' } });
     expect((await rest.templates.update(template.id, { readme: 'hello' })).readme).toBe('hello');
@@ -92,25 +95,25 @@ describe('REST against the emulator over loopback HTTP', () => {
   it('runs the pod routes, and a pod from GraphQL is visible and editable through REST', async () => {
     const rp = ctx.client();
     const deployed = await rp.pods.deploy({ name: 'shared', imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1 });
-    const viaRest = await rp.rest.pods.get(deployed.id, { includeMachine: true });
+    const viaRest = await restV1().pods.get(deployed.id, { includeMachine: true });
     expect(viaRest).toMatchObject({ id: deployed.id, name: 'shared', image, desiredStatus: 'RUNNING' });
     expect(typeof viaRest.costPerHr).toBe('number');
-    expect((await rp.rest.pods.update(deployed.id, { name: 'renamed' })).name).toBe('renamed');
+    expect((await restV1().pods.update(deployed.id, { name: 'renamed' })).name).toBe('renamed');
     expect((await rp.pods.get(deployed.id))?.name).toBe('renamed');
-    expect((await rp.rest.pods.update(deployed.id, { containerDiskInGb: 60 }, { method: 'POST' })).containerDiskInGb).toBe(60);
-    await rp.rest.pods.stop(deployed.id);
-    expect((await rp.rest.pods.list({ desiredStatus: 'EXITED' })).map((p) => p.id)).toContain(deployed.id);
-    await rp.rest.pods.start(deployed.id);
-    await rp.rest.pods.reset(deployed.id);
-    await rp.rest.pods.restart(deployed.id);
-    expect((await rp.rest.pods.list({ gpuTypeId: ['NVIDIA RTX A4000'], includeMachine: true })).map((p) => p.id)).toContain(deployed.id);
-    await rp.rest.pods.delete(deployed.id);
-    expect(await captureError(rp.rest.pods.get(deployed.id))).toBeInstanceOf(NotFoundError);
+    expect((await restV1().pods.update(deployed.id, { containerDiskInGb: 60 }, { method: 'POST' })).containerDiskInGb).toBe(60);
+    await restV1().pods.stop(deployed.id);
+    expect((await restV1().pods.list({ desiredStatus: 'EXITED' })).map((p) => p.id)).toContain(deployed.id);
+    await restV1().pods.start(deployed.id);
+    await restV1().pods.reset(deployed.id);
+    await restV1().pods.restart(deployed.id);
+    expect((await restV1().pods.list({ gpuTypeId: ['NVIDIA RTX A4000'], includeMachine: true })).map((p) => p.id)).toContain(deployed.id);
+    await restV1().pods.delete(deployed.id);
+    expect(await captureError(restV1().pods.get(deployed.id))).toBeInstanceOf(NotFoundError);
 
-    const fromTemplate = await rp.rest.templates.create({ name: 'jupyter', imageName: image, ports: ['8888/http'], env: { J: '1' } });
-    const pod = await rp.rest.pods.create({ name: 'from-template', templateId: fromTemplate.id, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1 });
+    const fromTemplate = await restV1().templates.create({ name: 'jupyter', imageName: image, ports: ['8888/http'], env: { J: '1' } });
+    const pod = await restV1().pods.create({ name: 'from-template', templateId: fromTemplate.id, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1 });
     expect(pod).toMatchObject({ image, ports: ['8888/http'], env: { J: '1' }, templateId: fromTemplate.id });
-    await rp.rest.pods.delete(pod.id);
+    await restV1().pods.delete(pod.id);
   });
 
   it('answers 400 {error, status} to bodies the contract rejects, which the client would not send', async () => {
@@ -134,19 +137,19 @@ describe('REST against the emulator over loopback HTTP', () => {
     const a = ctx.client(KEY_A);
     const b = ctx.client(KEY_B);
     const pod = await a.pods.deploy({ name: 'private', imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1 });
-    const volume = await a.rest.networkVolumes.create({ name: 'private', size: 1, dataCenterId: 'EU-RO-1' });
+    const volume = await restV1(KEY_A).networkVolumes.create({ name: 'private', size: 1, dataCenterId: 'EU-RO-1' });
     expect(await b.pods.get(pod.id)).toBeNull();
     expect((await b.pods.list()).map((p) => p.id)).not.toContain(pod.id);
-    expect(await captureError(b.rest.pods.get(pod.id))).toBeInstanceOf(NotFoundError);
-    expect(await captureError(b.rest.pods.delete(pod.id))).toBeInstanceOf(NotFoundError);
+    expect(await captureError(restV1(KEY_B).pods.get(pod.id))).toBeInstanceOf(NotFoundError);
+    expect(await captureError(restV1(KEY_B).pods.delete(pod.id))).toBeInstanceOf(NotFoundError);
     expect(await captureError(b.pods.stop(pod.id))).toBeInstanceOf(NotFoundError);
     const resume = await captureError<NotFoundError>(b.pods.resume({ podId: pod.id, gpuCount: 1 }));
     expect(resume).toBeInstanceOf(NotFoundError);
     expect(await captureError(b.pods.terminate(pod.id))).toBeInstanceOf(NotFoundError);
     expect(resume.message).toContain(`pod ${pod.id} not found`);
-    expect(await captureError(b.rest.networkVolumes.delete(volume.id))).toBeInstanceOf(NotFoundError);
+    expect(await captureError(restV1(KEY_B).networkVolumes.delete(volume.id))).toBeInstanceOf(NotFoundError);
     expect((await a.pods.get(pod.id))?.desiredStatus).toBe('RUNNING');
-    expect(await b.rest.billing.pods()).toEqual([]);
+    expect(await restV1(KEY_B).billing.pods()).toEqual([]);
     await a.pods.terminate(pod.id);
   });
 });

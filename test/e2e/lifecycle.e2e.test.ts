@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { CapacityUnavailableError, PodTerminalStateError } from '../../src/index.js';
+import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { captureError } from '../helpers.js';
 import { KEY_A, useEmulator } from './harness.js';
 
 // Manual clock: start-up, billing hours and capacity changes happen when a test says so.
 const ctx = useEmulator({ clock: 'manual', podStartupMs: 2_000 });
+// The emulator serves REST v1 until its v2 lands; these rules are checked through v1 meanwhile.
+const restV1 = () => createRunpodRestV1Client({ ...ctx.server.clientOptions(KEY_A), maxRetries: 2 });
 const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
 const cuda128Image = 'runpod/pytorch:2.8.0-py3.11-cuda12.8.1-cudnn-devel-ubuntu22.04';
 
 async function runningPod(extra: Record<string, unknown> = {}) {
   const rp = ctx.client();
-  const pod = await rp.rest.pods.create({ name: 'life', imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, volumeInGb: 10, ...extra });
+  const pod = await restV1().pods.create({ name: 'life', imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, volumeInGb: 10, ...extra });
   await ctx.emulator.clock.advance(2_000);
   return { rp, pod };
 }
@@ -26,7 +29,7 @@ describe('pod lifecycle rules', () => {
     await ctx.emulator.clock.advance(1);
     expect((await rp.pods.get(fresh.id))?.runtime).not.toBeNull();
     await rp.pods.terminate(fresh.id);
-    await rp.rest.pods.delete(pod.id);
+    await restV1().pods.delete(pod.id);
   });
 
   it('stop releases the GPU and clears the container disk, keeps /workspace, and keeps billing the volume', async () => {
@@ -39,14 +42,14 @@ describe('pod lifecycle rules', () => {
     expect(ctx.emulator.inspect.freeGpus(host)).toBe(freeWhileRunning + 1);
     expect(ctx.emulator.inspect.files(pod.id)).toEqual({ containerDisk: {}, volume: { '/workspace/model.bin': 'weights' } });
 
-    const before = await rp.rest.billing.pods({ grouping: 'podId', podId: pod.id, bucketSize: 'year' });
+    const before = await restV1().billing.pods({ grouping: 'podId', podId: pod.id, bucketSize: 'year' });
     await ctx.emulator.clock.advance(10 * 3_600_000);
-    const after = await rp.rest.billing.pods({ grouping: 'podId', podId: pod.id, bucketSize: 'year' });
+    const after = await restV1().billing.pods({ grouping: 'podId', podId: pod.id, bucketSize: 'year' });
     const total = (records: typeof before) => records.reduce((sum, r) => sum + r.amount, 0);
     // 10 GB stopped at $0.20/GB/month for 10 hours; no GPU time.
     expect(total(after) - total(before)).toBeCloseTo((10 * 0.2 * 10) / (30 * 24), 4);
     expect(after.reduce((ms, r) => ms + (r.timeBilledMs ?? 0), 0)).toBe(before.reduce((ms, r) => ms + (r.timeBilledMs ?? 0), 0));
-    await rp.rest.pods.delete(pod.id);
+    await restV1().pods.delete(pod.id);
   });
 
   it('resume onto a host whose GPUs were taken is refused; a zero-GPU start happens only when asked', async () => {
@@ -69,28 +72,28 @@ describe('pod lifecycle rules', () => {
     const { rp, pod } = await runningPod();
     ctx.emulator.inspect.writeFile(pod.id, '/root/cache', 'gone soon');
     ctx.emulator.inspect.writeFile(pod.id, '/workspace/keep', 'kept');
-    await rp.rest.pods.update(pod.id, { env: { NEW: '1' } });
+    await restV1().pods.update(pod.id, { env: { NEW: '1' } });
     expect(ctx.emulator.inspect.files(pod.id)).toEqual({ containerDisk: {}, volume: { '/workspace/keep': 'kept' } });
     expect((await rp.pods.get(pod.id))?.runtime).toBeNull();
     await ctx.emulator.clock.advance(2_000);
-    expect((await rp.rest.pods.get(pod.id)).env).toEqual({ NEW: '1' });
-    await rp.rest.pods.delete(pod.id);
+    expect((await restV1().pods.get(pod.id)).env).toEqual({ NEW: '1' });
+    await restV1().pods.delete(pod.id);
   });
 
   it('terminate deletes everything except what is on a network volume', async () => {
     const rp = ctx.client();
-    const volume = await rp.rest.networkVolumes.create({ name: 'keep', size: 10, dataCenterId: 'EU-RO-1' });
-    const pod = await rp.rest.pods.create({ imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, networkVolumeId: volume.id });
+    const volume = await restV1().networkVolumes.create({ name: 'keep', size: 10, dataCenterId: 'EU-RO-1' });
+    const pod = await restV1().pods.create({ imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, networkVolumeId: volume.id });
     await ctx.emulator.clock.advance(2_000);
     ctx.emulator.inspect.writeFile(pod.id, '/workspace/dataset.csv', 'rows');
     ctx.emulator.inspect.writeFile(pod.id, '/root/tmp', 'lost');
-    await rp.rest.pods.delete(pod.id);
+    await restV1().pods.delete(pod.id);
     expect(ctx.emulator.inspect.pod(pod.id)).toBeUndefined();
     expect(ctx.emulator.inspect.networkVolumeFiles(volume.id)).toEqual({ '/dataset.csv': 'rows' });
 
-    const next = await rp.rest.pods.create({ imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, networkVolumeId: volume.id });
+    const next = await restV1().pods.create({ imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, networkVolumeId: volume.id });
     expect(ctx.emulator.inspect.files(next.id).volume).toEqual({ '/workspace/dataset.csv': 'rows' });
-    await rp.rest.pods.delete(next.id);
+    await restV1().pods.delete(next.id);
   });
 
   it('an image needing a newer CUDA fails on an older host, the way the platform fails', async () => {
@@ -123,34 +126,34 @@ describe('pod lifecycle rules', () => {
     const [before] = await rp.gpuTypes.list({ id: 'NVIDIA A100 80GB PCIe', gpuCount: 1 });
     expect(before?.lowestPrice?.availableGpuCounts).toEqual([1, 2]);
     const pods = [
-      await rp.rest.pods.create({ imageName: image, gpuTypeIds: ['NVIDIA A100 80GB PCIe'], gpuCount: 2 }),
+      await restV1().pods.create({ imageName: image, gpuTypeIds: ['NVIDIA A100 80GB PCIe'], gpuCount: 2 }),
     ];
     const [after] = await rp.gpuTypes.list({ id: 'NVIDIA A100 80GB PCIe', gpuCount: 1 });
     expect(after?.lowestPrice?.stockStatus).toBeNull();
     expect(await rp.gpuTypes.offers({ gpuCount: 1 })).not.toContainEqual(expect.objectContaining({ gpuTypeId: 'NVIDIA A100 80GB PCIe' }));
-    const err = await captureError<CapacityUnavailableError>(rp.rest.pods.create({ imageName: image, gpuTypeIds: ['NVIDIA A100 80GB PCIe'], gpuCount: 1 }));
+    const err = await captureError<CapacityUnavailableError>(restV1().pods.create({ imageName: image, gpuTypeIds: ['NVIDIA A100 80GB PCIe'], gpuCount: 1 }));
     expect(err).toBeInstanceOf(CapacityUnavailableError);
     expect(err.status).toBe(500);
-    for (const pod of pods) await rp.rest.pods.delete(pod.id);
+    for (const pod of pods) await restV1().pods.delete(pod.id);
   });
 
   it('bills GPU time per resource on the emulator clock', async () => {
     const rp = ctx.client();
-    const pod = await rp.rest.pods.create({ imageName: image, gpuTypeIds: ['NVIDIA L40S'], gpuCount: 2, volumeInGb: 0 });
+    const pod = await restV1().pods.create({ imageName: image, gpuTypeIds: ['NVIDIA L40S'], gpuCount: 2, volumeInGb: 0 });
     await ctx.emulator.clock.advance(3 * 3_600_000);
-    const records = await rp.rest.billing.pods({ podId: pod.id, grouping: 'podId', bucketSize: 'hour' });
+    const records = await restV1().billing.pods({ podId: pod.id, grouping: 'podId', bucketSize: 'hour' });
     expect(records.length).toBeGreaterThanOrEqual(3);
     expect(records.every((r) => r.podId === pod.id)).toBe(true);
     const total = records.reduce((sum, r) => sum + r.amount, 0);
     expect(total).toBeCloseTo(0.86 * 2 * 3, 3);
     expect(records.reduce((ms, r) => ms + (r.timeBilledMs ?? 0), 0)).toBe(3 * 3_600_000);
 
-    const volume = await rp.rest.networkVolumes.create({ name: 'billed', size: 100, dataCenterId: 'EU-RO-1' });
+    const volume = await restV1().networkVolumes.create({ name: 'billed', size: 100, dataCenterId: 'EU-RO-1' });
     await ctx.emulator.clock.advance(30 * 24 * 3_600_000);
-    const volumeBills = await rp.rest.billing.networkVolumes({ bucketSize: 'month' });
+    const volumeBills = await restV1().billing.networkVolumes({ bucketSize: 'month' });
     expect(volumeBills.reduce((sum, r) => sum + r.amount, 0)).toBeGreaterThanOrEqual(7 - 0.01);
-    await rp.rest.pods.delete(pod.id);
-    await rp.rest.networkVolumes.delete(volume.id);
+    await restV1().pods.delete(pod.id);
+    await restV1().networkVolumes.delete(volume.id);
     expect(ctx.emulator.inspect.podCount(KEY_A)).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunpodClient, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError } from '../../src/index.js';
 import { createEmulator } from '../../src/emulator/index.js';
 import { captureError } from '../helpers.js';
+import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { KEY_A, useEmulator } from './harness.js';
 
 const ctx = useEmulator({ streamHoldMs: 500 });
@@ -45,8 +46,10 @@ describe('queue-based endpoints over loopback HTTP', () => {
       return { ok: true };
     });
     const rp = ctx.client();
-    const template = await rp.rest.templates.create({ name: 'flaky-worker', imageName: 'me/flaky:1', isServerless: true });
-    const created = await rp.rest.endpoints.create({ templateId: template.id, name: 'flaky' });
+    // The emulator serves REST v1 until its v2 lands.
+    const restV1 = createRunpodRestV1Client(ctx.server.clientOptions(KEY_A));
+    const template = await restV1.templates.create({ name: 'flaky-worker', imageName: 'me/flaky:1', isServerless: true });
+    const created = await restV1.endpoints.create({ templateId: template.id, name: 'flaky' });
     const ep = rp.endpoint(created.id);
     const job = await ep.run({});
     const err = await captureError<JobFailedError>(job.wait({ pollIntervalMs: 20 }));

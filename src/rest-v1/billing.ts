@@ -1,0 +1,24 @@
+import type { CallOptions } from '../transport/options.js';
+import { numericFields } from './normalize.js';
+import type { RestRequester } from './rest-request.js';
+import type { BillingRecord, EndpointBillingQuery, NetworkVolumeBillingQuery, NetworkVolumeBillingRecord, PodBillingQuery } from './types.js';
+
+export interface RestBillingApi {
+  pods(query?: PodBillingQuery, options?: CallOptions): Promise<BillingRecord[]>;
+  endpoints(query?: EndpointBillingQuery, options?: CallOptions): Promise<BillingRecord[]>;
+  networkVolumes(query?: NetworkVolumeBillingQuery, options?: CallOptions): Promise<NetworkVolumeBillingRecord[]>;
+}
+
+const AMOUNT_FIELDS = ['amount', 'highPerformanceStorageAmount'];
+
+export function createRestBillingApi(rest: RestRequester): RestBillingApi {
+  const history = async <T>(path: string, query: object | undefined, options?: CallOptions): Promise<T[]> => {
+    const records = await rest.json<T[]>({ method: 'GET', path, route: `GET ${path}`, query, idempotent: true }, options);
+    return (records ?? []).map((r) => numericFields(r, AMOUNT_FIELDS));
+  };
+  return {
+    pods: (query, options) => history<BillingRecord>('/billing/pods', query, options),
+    endpoints: (query, options) => history<BillingRecord>('/billing/endpoints', query, options),
+    networkVolumes: (query, options) => history<NetworkVolumeBillingRecord>('/billing/networkvolumes', query, options),
+  };
+}

@@ -1,0 +1,17 @@
+import type { CallOptions } from '../transport/options.js';
+import { crud, type CrudApi } from './crud.js';
+import { idSegment, type RestRequester } from './rest-request.js';
+import type { Cluster, CreateClusterInput, Pod, UpdateClusterInput } from './types.js';
+
+export interface RestClustersApi extends CrudApi<Cluster, CreateClusterInput, UpdateClusterInput> {
+  /** The cluster's pods. */
+  pods(id: string, options?: CallOptions): Promise<Pod[]>;
+}
+
+export function createRestClustersApi(rest: RestRequester): RestClustersApi {
+  return {
+    ...crud<Cluster, CreateClusterInput, UpdateClusterInput>(rest, { base: '/clusters', listKey: 'clusters', createSchema: 'CreateClusterRequest', updateSchema: 'UpdateClusterRequest' }),
+    pods: async (id, options) =>
+      rest.list<Pod>({ method: 'GET', path: `/clusters/${idSegment('id', id)}/pods`, route: 'GET /clusters/{id}/pods', idempotent: true }, 'pods', options),
+  };
+}
