@@ -98,7 +98,7 @@ async function tour(rp: RunpodClient, emulator: ReturnType<typeof createEmulator
 }
 
 async function main(): Promise<void> {
-  const emulator = createEmulator({ podStartupMs: 1_200 });
+  const emulator = createEmulator({ podStartupMs: 1_200, legacyRestV1: true });
   emulator.loadBalanced.define({
     id: 'demo-llm',
     coldStartMs: 800,

@@ -8,6 +8,7 @@ import { createGraphQLExecutor } from './graphql-handler.js';
 import { ENDPOINT_DEFAULTS, Platform, type Account } from './platform.js';
 import { BUILT_IN_HANDLERS, ServerlessQueue, type JobHandler } from './queue.js';
 import { restRoutes, type EmulatorEnv } from './rest-routes.js';
+import { restV1Retired, restV2Routes, type WorkerInfo } from './rest-v2/index.js';
 import { LoadBalancedEndpoints, queueRoutes, type LoadBalancedDefinition } from './serverless-routes.js';
 
 /** The key every emulator accepts unless told otherwise. */
@@ -33,6 +34,13 @@ export interface EmulatorOptions {
   queueDelayMs?: number | undefined;
   /** How long `/stream` holds when nothing is ready. @default 10000 */
   streamHoldMs?: number | undefined;
+  /** REST v2 requests per minute per account before 429; the hour and day windows scale with it. @default 6000 */
+  restRateLimitPerMinute?: number | undefined;
+  /**
+   * Keep serving the retired REST v1 under `/v1` (for the legacy client's tests); `restUrl` then
+   * points there. Without it, every `/v1` route answers 410 Gone, as production does. @default false
+   */
+  legacyRestV1?: boolean | undefined;
 }
 
 /** Options for `createRunpodClient` that point it at this emulator. */
@@ -47,7 +55,11 @@ export interface EmulatorClientOptions {
 export interface ListeningEmulator {
   readonly url: string;
   readonly graphqlUrl: string;
+  /** REST v2 (`{url}/v2`), or v1 (`{url}/v1`) with `legacyRestV1`. */
   readonly restUrl: string;
+  /** REST v2, whatever `legacyRestV1` says. */
+  readonly restV2Url: string;
+  /** The queue-based endpoints: `{url}/queue/v2`, standing for `https://api.runpod.ai/v2`. */
   readonly serverlessUrl: string;
   /** The address of a load-balanced endpoint defined with `emulator.loadBalanced.define`. */
   loadBalancedUrl(endpointId: string): string;
@@ -112,8 +124,8 @@ function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefi
 }
 
 /**
- * A local stand-in for the platform: GraphQL over the project's own schema.graphql, the REST v1
- * routes, queue-based and load-balanced serverless endpoints, one shared state, a clock and faults.
+ * A local stand-in for the platform: GraphQL over the project's own schema.graphql, REST v2
+ * (REST v1 answering 410 unless `legacyRestV1`), queue-based and load-balanced serverless endpoints, one shared state, a clock and faults.
  */
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const clock = createClock(options.clock ?? 'real', undefined, options.timeScale);
@@ -127,7 +139,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const known = platform.accountByKey(apiKey);
     if (known) return known;
     const account = platform.addAccount(apiKey);
-    // Every account starts with the built-in workers as ready-made endpoints: /v2/echo, /v2/sleep, …
+    // Every account starts with the built-in workers as ready-made endpoints: /queue/v2/echo, /queue/v2/sleep, …
     for (const name of DEFAULT_ENDPOINTS) {
       account.endpoints.set(name, { ...ENDPOINT_DEFAULTS, gpuTypeIds: [...ENDPOINT_DEFAULTS.gpuTypeIds], id: name, name, templateId: `builtin-${name}`, createdAt: clock.now(), handler: name });
     }
@@ -184,10 +196,30 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     return c.json(answer.body, answer.status as 200);
   });
 
-  app.use('/v1/*', bearer);
-  app.route('/v1', restRoutes(platform, () => new Set(queue.handlers.keys())));
-  app.use('/v2/*', bearer);
-  app.route('/v2', queueRoutes(queue));
+  const handlerNames = () => new Set(queue.handlers.keys());
+  if (options.legacyRestV1) {
+    app.use('/v1/*', bearer);
+    app.route('/v1', restRoutes(platform, handlerNames));
+  } else {
+    app.all('/v1', restV1Retired);
+    app.all('/v1/*', restV1Retired);
+  }
+  app.use('/queue/v2/*', bearer);
+  app.route('/queue/v2', queueRoutes(queue));
+  const workers = (endpoint: Parameters<ServerlessQueue['health']>[0]): WorkerInfo[] => {
+    const { running = 0, idle = 0 } = queue.health(endpoint).workers;
+    return [
+      ...Array.from({ length: running }, (_, i) => ({ id: `${endpoint.id}-w${i}`, status: 'RUNNING' as const, startedAt: endpoint.createdAt })),
+      ...Array.from({ length: idle }, (_, i) => ({ id: `${endpoint.id}-w${running + i}`, status: 'IDLE' as const, startedAt: endpoint.createdAt })),
+    ];
+  };
+  app.route(
+    '/v2',
+    restV2Routes(
+      { platform, handlerNames, workers, queueBase: (origin) => `${origin}/queue/v2`, loadBalancedBase: (origin, endpointId) => `${origin}/lb/${encodeURIComponent(endpointId)}` },
+      { ratePerMinute: options.restRateLimitPerMinute ?? 6_000 },
+    ),
+  );
   app.all('/lb/:endpointId/*', (c) => loadBalanced.handle(c));
   app.all('/lb/:endpointId', (c) => loadBalanced.handle(c));
 
@@ -208,11 +240,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     throw new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
   }
 
+  const restPath = options.legacyRestV1 ? '/v1' : '/v2';
   const optionsFor = (base: string, apiKey: string, fetch?: EmulatorClientOptions['fetch']): EmulatorClientOptions => ({
     apiKey,
     graphqlUrl: `${base}/graphql`,
-    restUrl: `${base}/v1`,
-    serverlessUrl: `${base}/v2`,
+    restUrl: `${base}${restPath}`,
+    serverlessUrl: `${base}/queue/v2`,
     ...(fetch && { fetch }),
   });
   const defaultKey = options.apiKeys?.[0] ?? EMULATOR_API_KEY;
@@ -239,8 +272,9 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       return {
         url,
         graphqlUrl: `${url}/graphql`,
-        restUrl: `${url}/v1`,
-        serverlessUrl: `${url}/v2`,
+        restUrl: `${url}${restPath}`,
+        restV2Url: `${url}/v2`,
+        serverlessUrl: `${url}/queue/v2`,
         loadBalancedUrl: (endpointId) => `${url}/lb/${encodeURIComponent(endpointId)}`,
         clientOptions: (apiKey = defaultKey) => optionsFor(url, apiKey),
         close: () =>

@@ -10,7 +10,7 @@ import {
 import { captureError } from '../helpers.js';
 import { KEY_A, KEY_B, useEmulator } from './harness.js';
 
-const ctx = useEmulator({ podStartupMs: 150 });
+const ctx = useEmulator({ podStartupMs: 150, legacyRestV1: true });
 const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
 
 describe('GraphQL against the emulator over loopback HTTP', () => {

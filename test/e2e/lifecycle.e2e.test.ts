@@ -4,7 +4,7 @@ import { captureError } from '../helpers.js';
 import { KEY_A, useEmulator } from './harness.js';
 
 // Manual clock: start-up, billing hours and capacity changes happen when a test says so.
-const ctx = useEmulator({ clock: 'manual', podStartupMs: 2_000 });
+const ctx = useEmulator({ clock: 'manual', podStartupMs: 2_000, legacyRestV1: true });
 const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
 const cuda128Image = 'runpod/pytorch:2.8.0-py3.11-cuda12.8.1-cudnn-devel-ubuntu22.04';
 

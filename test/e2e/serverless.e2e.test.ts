@@ -4,7 +4,7 @@ import { createEmulator } from '../../src/emulator/index.js';
 import { captureError } from '../helpers.js';
 import { KEY_A, useEmulator } from './harness.js';
 
-const ctx = useEmulator({ streamHoldMs: 500 });
+const ctx = useEmulator({ streamHoldMs: 500, legacyRestV1: true });
 
 describe('queue-based endpoints over loopback HTTP', () => {
   it('run + wait returns the typed output of the echo worker', async () => {
