@@ -9,6 +9,7 @@ import { ENDPOINT_DEFAULTS, Platform, type Account } from './platform.js';
 import { BUILT_IN_HANDLERS, ServerlessQueue, type JobHandler } from './queue.js';
 import { restRoutes, type EmulatorEnv } from './rest-routes.js';
 import { restV1Retired, restV2Routes, type WorkerInfo } from './rest-v2/index.js';
+import { problemBody, problemResponse } from './rest-v2/problem.js';
 import { LoadBalancedEndpoints, queueRoutes, type LoadBalancedDefinition } from './serverless-routes.js';
 
 /** The key every emulator accepts unless told otherwise. */
@@ -18,6 +19,7 @@ export const EMULATOR_API_KEY = 'rpa_emulator_default_key';
 export const IN_PROCESS_BASE = 'http://emulator.invalid';
 
 const DROP_MARKER = 'x-runpod-emulator-drop';
+const isRestV2 = (path: string) => path === '/v2' || path.startsWith('/v2/');
 
 export interface EmulatorOptions {
   /** API keys, one account each. @default [EMULATOR_API_KEY] */
@@ -109,6 +111,8 @@ function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefi
   switch (fault.type) {
     case 'status': {
       const headers: Record<string, string> = fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
+      // REST v2 speaks RFC 9457 problems; the other surfaces their own error shapes.
+      if (isRestV2(c.req.path)) return problemResponse(c, fault.status, `injected HTTP ${fault.status}`, undefined, headers, fault.body);
       const body = fault.body ?? { error: `injected HTTP ${fault.status}`, status: fault.status };
       return c.json(body as object, fault.status as 500, headers);
     }
@@ -166,10 +170,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     if (fault.type === 'error-after-create') {
       await next();
       const graphql = c.req.path.endsWith('/graphql');
+      const v2 = isRestV2(c.req.path);
       const body = graphql
         ? { errors: [{ message: 'Something went wrong. Please try again later.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }], data: null }
-        : { error: 'create pod: internal error while deploying', status: 500 };
-      c.res = new Response(JSON.stringify(body), { status: 500, headers: { 'content-type': 'application/json' } });
+        : v2
+          ? problemBody(500, 'Internal error while creating the resource.')
+          : { error: 'create pod: internal error while deploying', status: 500 };
+      c.res = new Response(JSON.stringify(body), { status: 500, headers: { 'content-type': v2 ? 'application/problem+json' : 'application/json' } });
       return;
     }
     return faultResponse(c, fault);

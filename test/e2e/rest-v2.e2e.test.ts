@@ -142,6 +142,31 @@ describe('REST v2 through the emulator, end to end', () => {
     for (const path of [`/templates/${template.id}`, `/network-volumes/${volume.id}`, `/registries/${registry.id}`]) expect((await v2('DELETE', path)).status).toBe(204);
   });
 
+  it('bills serverless jobs per endpoint, and injected faults on v2 paths are problems too', async () => {
+    const headers = { authorization: `Bearer ${KEY_A}`, 'content-type': 'application/json' };
+    const run = await fetch(`${ctx.server.serverlessUrl}/sleep/run`, { method: 'POST', headers, body: JSON.stringify({ input: { ms: 10_000 } }) });
+    const { id } = (await run.json()) as { id: string };
+    await advance(10_000);
+    expect(await (await fetch(`${ctx.server.serverlessUrl}/sleep/status/${id}`, { headers })).json()).toMatchObject({ status: 'COMPLETED' });
+    const bill = (await v2('GET', '/billing/serverless?bucketSize=hour&serverlessId=sleep')).json;
+    expect(bill.records.map((r: { serverlessId: string }) => r.serverlessId)).toEqual(['sleep']);
+    expect(bill.metadata).toMatchObject({ uniqueServerlessCount: 1, query: { serverlessId: 'sleep' } });
+    expect(bill.metadata.totals.gpuAmount).toBeCloseTo(10 * 0.00031, 6);
+
+    ctx.emulator.faults.inject({ match: 'POST /v2/pods', fault: { type: 'status', status: 402 } });
+    const broke = await v2('POST', '/pods', { name: 'p', image: 'img', gpu: { id: 'NVIDIA RTX A4000' } });
+    expect(broke.status).toBe(402);
+    expect(broke.headers.get('content-type')).toBe('application/problem+json');
+    ctx.emulator.faults.inject({ match: 'POST /v2/pods', fault: { type: 'error-after-create' } });
+    const before = ctx.emulator.inspect.podCount(KEY_A);
+    const ambiguous = await v2('POST', '/pods', { name: 'p', image: 'img', gpu: { id: 'NVIDIA RTX A4000' } });
+    expect(ambiguous.status).toBe(500);
+    expect(ambiguous.json).toMatchObject({ title: 'Internal Server Error', status: 500 });
+    // The pod was created all the same: v2 has no idempotency keys.
+    expect(ctx.emulator.inspect.podCount(KEY_A)).toBe(before + 1);
+    for (const pod of (await v2('GET', '/pods')).json.pods) await v2('DELETE', `/pods/${pod.id}`);
+  });
+
   it('announces the quota on every authenticated answer, and 401s without a key', async () => {
     const answer = await v2('GET', '/account/ssh-keys');
     expect(answer.headers.get('ratelimit')).toMatch(/^"minute";r=\d+;t=\d+, "hour";r=\d+;t=\d+, "day";r=\d+;t=\d+$/);

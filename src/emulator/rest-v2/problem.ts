@@ -33,10 +33,11 @@ export function problemBody(status: number, detail: string, errors?: string[]): 
   return { title: TITLES[status] ?? 'Error', status, detail, ...(errors && { errors }) };
 }
 
-export function problemResponse(c: Context, status: number, detail: string, errors?: string[], headers: Record<string, string> = {}): Response {
+/** A problem+json answer; `body` replaces the generated one (an injected fault's own body). */
+export function problemResponse(c: Context, status: number, detail: string, errors?: string[], headers: Record<string, string> = {}, body?: unknown): Response {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
   c.header('content-type', 'application/problem+json');
-  return c.body(JSON.stringify(problemBody(status, detail, errors)), status as 400);
+  return c.body(JSON.stringify(body ?? problemBody(status, detail, errors)), status as 400);
 }
 
 /** Maps whatever a handler threw (a platform rule, a v2 problem, a bug) to a problem answer. */
