@@ -181,4 +181,16 @@ describe('REST v2 emulator against its contract', () => {
     expect(legacy.clientOptions().restUrl).toBe('http://emulator.invalid/v1');
     expect(legacy.clientOptions().serverlessUrl).toBe('http://emulator.invalid/queue/v2');
   });
+
+  it('405s a method the contract does not serve on a known path, 404s an unknown path', async () => {
+    const emulator = createEmulator();
+    const headers = { authorization: `Bearer ${EMULATOR_API_KEY}` };
+    const wrongMethod = await emulator.fetch(new Request('http://emulator.invalid/v2/pods', { method: 'PUT', headers }));
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET, POST');
+    expect(await wrongMethod.json()).toMatchObject({ title: 'Method Not Allowed', status: 405 });
+    const unknown = await emulator.fetch(new Request('http://emulator.invalid/v2/pods/abc/reset', { method: 'POST', headers }));
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toBe('application/problem+json');
+  });
 });

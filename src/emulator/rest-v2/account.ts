@@ -7,7 +7,7 @@ export function accountRoutes(_deps: RestV2Deps): Hono<EmulatorEnv> {
   const app = new Hono<EmulatorEnv>();
   app.get('/account/ssh-keys', (c) => c.json({ keys: [...stateOf(accountOf(c)).sshKeys] }));
   app.put('/account/ssh-keys', async (c) => {
-    const { keys } = await readContractBody<{ keys: string[] }>(c.req.raw, 'UpdateSshKeysRequest');
+    const { keys } = await readContractBody<{ keys: string[] }>(c.req, 'UpdateSshKeysRequest');
     const state = stateOf(accountOf(c));
     state.sshKeys = [...new Set(keys)];
     return c.json({ keys: [...state.sshKeys] });

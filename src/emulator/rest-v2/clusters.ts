@@ -54,7 +54,7 @@ export function clusterRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
   app.get('/clusters', (c) => c.json({ clusters: [...stateOf(accountOf(c)).clusters.values()].map((cl) => view(c, cl)) }));
 
   app.post('/clusters', async (c) => {
-    const body = await readContractBody<CreateClusterBody>(c.req.raw, 'CreateClusterRequest');
+    const body = await readContractBody<CreateClusterBody>(c.req, 'CreateClusterRequest');
     const id = newId(12);
     const created: EmulatedPod[] = [];
     try {
@@ -102,7 +102,7 @@ export function clusterRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
   app.get('/clusters/:id', (c) => c.json(view(c, find(c))));
   app.patch('/clusters/:id', async (c) => {
     const cluster = find(c);
-    const body = await readContractBody<{ name?: string }>(c.req.raw, 'UpdateClusterRequest');
+    const body = await readContractBody<{ name?: string }>(c.req, 'UpdateClusterRequest');
     if (body.name !== undefined) cluster.name = body.name;
     return c.json(view(c, cluster));
   });

@@ -96,8 +96,22 @@ export function contractErrors(schemaName: string, body: unknown): string[] {
   return [...messages];
 }
 
+/** The methods the contract serves at a concrete path (empty when it knows no such path). */
+export function methodsAt(pathname: string): string[] {
+  const paths = (restV2Contract as { paths: Record<string, Record<string, unknown>> }).paths;
+  const segments = pathname.split('/').filter(Boolean);
+  const methods = new Set<string>();
+  for (const [path, ops] of Object.entries(paths)) {
+    const template = path.split('/').filter(Boolean);
+    if (template.length === segments.length && template.every((t, i) => t.startsWith('{') || t === segments[i])) {
+      for (const method of Object.keys(ops)) if (method !== 'parameters') methods.add(method.toUpperCase());
+    }
+  }
+  return [...methods];
+}
+
 /** Reads a JSON body and checks it against the contract's request schema; 422 problem+json otherwise. */
-export async function readContractBody<T>(request: Request, schemaName: string): Promise<T> {
+export async function readContractBody<T>(request: { json(): Promise<unknown> }, schemaName: string): Promise<T> {
   let body: unknown;
   try {
     body = await request.json();

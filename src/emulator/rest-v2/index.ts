@@ -5,6 +5,7 @@ import { accountRoutes } from './account.js';
 import { billingRoutes } from './billing.js';
 import { catalogRoutes } from './catalog.js';
 import { clusterRoutes } from './clusters.js';
+import { methodsAt } from './contract.js';
 import type { RestV2Deps } from './context.js';
 import { networkVolumeRoutes } from './network-volumes.js';
 import { podRoutes } from './pods.js';
@@ -43,7 +44,11 @@ export function restV2Routes(deps: RestV2Deps, options: RestV2Options): Hono<Emu
   for (const routes of [accountRoutes, podRoutes, clusterRoutes, serverlessRoutes, templateRoutes, networkVolumeRoutes, registryRoutes, catalogRoutes, billingRoutes]) {
     app.route('/', routes(deps));
   }
-  app.all('*', (c) => problemResponse(c, 404, `No route ${c.req.method} ${c.req.path}.`));
+  app.all('*', (c) => {
+    const allowed = methodsAt(c.req.path);
+    if (allowed.length > 0) return problemResponse(c, 405, `${c.req.method} is not allowed on ${c.req.path}.`, undefined, { allow: allowed.join(', ') });
+    return problemResponse(c, 404, `No route ${c.req.method} ${c.req.path}.`);
+  });
   app.onError((err, c) => errorToProblem(c, err));
   return app;
 }

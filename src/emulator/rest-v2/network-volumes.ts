@@ -22,7 +22,7 @@ export function networkVolumeRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
 
   app.get('/network-volumes', (c) => c.json({ networkVolumes: [...accountOf(c).networkVolumes.values()].map(volumeView) }));
   app.post('/network-volumes', async (c) => {
-    const body = await readContractBody<{ name: string; size: number; dataCenter: string; type?: string }>(c.req.raw, 'CreateNetworkVolumeRequest');
+    const body = await readContractBody<{ name: string; size: number; dataCenter: string; type?: string }>(c.req, 'CreateNetworkVolumeRequest');
     const dc = dataCenters(platform).find((d) => d.id === body.dataCenter);
     if (!dc) throw problem(400, `Unknown data center '${body.dataCenter}'.`);
     const type = body.type ?? 'STANDARD';
@@ -34,7 +34,7 @@ export function networkVolumeRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
   app.get('/network-volumes/:id', (c) => c.json(volumeView(find(c))));
   app.patch('/network-volumes/:id', async (c) => {
     const volume = find(c);
-    const body = await readContractBody<{ name?: string; size?: number }>(c.req.raw, 'UpdateNetworkVolumeRequest');
+    const body = await readContractBody<{ name?: string; size?: number }>(c.req, 'UpdateNetworkVolumeRequest');
     return c.json(volumeView(platform.updateNetworkVolume(accountOf(c), volume.id, body)));
   });
   app.delete('/network-volumes/:id', (c) => {

@@ -202,7 +202,7 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
   });
 
   app.post('/pods', async (c) => {
-    const body = await readContractBody<CreatePodBody>(c.req.raw, 'CreatePodRequest');
+    const body = await readContractBody<CreatePodBody>(c.req, 'CreatePodRequest');
     return c.json(podView(platform, createPod(deps, c, body)), 201);
   });
 
@@ -210,7 +210,7 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
 
   app.patch('/pods/:id', async (c) => {
     const pod = findPod(deps, c);
-    const body = await readContractBody<UpdatePodBody>(c.req.raw, 'UpdatePodRequest');
+    const body = await readContractBody<UpdatePodBody>(c.req, 'UpdatePodRequest');
     const { locked, ...rest } = body;
     if (Object.keys(rest).length > 0) checkUnlocked(pod, 'edit it');
     if (body.templateId && !accountOf(c).templates.has(body.templateId)) throw notFound('template', body.templateId);
@@ -247,7 +247,7 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
 
   app.post('/pods/:id/action', async (c) => {
     const pod = findPod(deps, c);
-    const { action } = await readContractBody<{ action: PodAction }>(c.req.raw, 'PodActionRequest');
+    const { action } = await readContractBody<{ action: PodAction }>(c.req, 'PodActionRequest');
     const status = podStatus(platform, pod);
     const valid = ACTIONS[status];
     if (!valid.includes(action)) {

@@ -42,7 +42,7 @@ export function registryRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     return c.json({ delegations: [...stateOf(account).delegations.values()].map((d) => delegationView(d, account.id)) });
   });
   app.post('/registries/delegations', async (c) => {
-    const body = await readContractBody<{ resource: string; name?: string | null }>(c.req.raw, 'CreateDelegationRequest');
+    const body = await readContractBody<{ resource: string; name?: string | null }>(c.req, 'CreateDelegationRequest');
     parseResource(body.resource);
     const delegation: Delegation = { id: newId(10), name: body.name ?? null, resource: body.resource, createdAt: deps.platform.clock.now() };
     stateOf(accountOf(c)).delegations.set(delegation.id, delegation);
@@ -55,7 +55,7 @@ export function registryRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
 
   app.get('/registries', (c) => c.json({ registries: [...accountOf(c).registryAuths.values()].map(({ id, name }) => ({ id, name })) }));
   app.post('/registries', async (c) => {
-    const body = await readContractBody<{ name: string; username: string; password: string }>(c.req.raw, 'CreateRegistryRequest');
+    const body = await readContractBody<{ name: string; username: string; password: string }>(c.req, 'CreateRegistryRequest');
     const auths = accountOf(c).registryAuths;
     if ([...auths.values()].some((a) => a.name === body.name)) throw problem(400, `A registry named '${body.name}' already exists.`);
     const auth = { id: newId(10), ...body };

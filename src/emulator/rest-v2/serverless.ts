@@ -135,7 +135,7 @@ export function serverlessRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
   app.get('/serverless', (c) => c.json({ endpoints: [...accountOf(c).endpoints.values()].map((e) => endpointView(deps, origin(c), e)) }));
 
   app.post('/serverless', async (c) => {
-    const body = await readContractBody<EndpointBody>(c.req.raw, 'CreateEndpointRequest');
+    const body = await readContractBody<EndpointBody>(c.req, 'CreateEndpointRequest');
     const account = accountOf(c);
     checkReferences(account, body);
     const template = body.templateId ? account.templates.get(body.templateId) : undefined;
@@ -189,7 +189,7 @@ export function serverlessRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
 
   app.patch('/serverless/:id', async (c) => {
     const endpoint = find(c);
-    const body = await readContractBody<EndpointBody>(c.req.raw, 'UpdateEndpointRequest');
+    const body = await readContractBody<EndpointBody>(c.req, 'UpdateEndpointRequest');
     checkReferences(accountOf(c), body);
     const v2 = v2Of(platform, endpoint);
     const before = endpointView(deps, origin(c), endpoint);

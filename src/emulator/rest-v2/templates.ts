@@ -98,7 +98,7 @@ export function templateRoutes(_deps: RestV2Deps): Hono<EmulatorEnv> {
 
   app.get('/templates', (c) => c.json({ templates: [...accountOf(c).templates.values()].map(templateView) }));
   app.post('/templates', async (c) => {
-    const body = await readContractBody<TemplateBody>(c.req.raw, 'CreateTemplateRequest');
+    const body = await readContractBody<TemplateBody>(c.req, 'CreateTemplateRequest');
     if (body.registry && !accountOf(c).registryAuths.has(body.registry)) throw notFound('registry', body.registry);
     const template: EmulatedTemplate = {
       id: newId(10),
@@ -125,7 +125,7 @@ export function templateRoutes(_deps: RestV2Deps): Hono<EmulatorEnv> {
   app.get('/templates/:id', (c) => c.json(templateView(find(c))));
   app.patch('/templates/:id', async (c) => {
     const template = find(c);
-    const body = await readContractBody<TemplateBody>(c.req.raw, 'UpdateTemplateRequest');
+    const body = await readContractBody<TemplateBody>(c.req, 'UpdateTemplateRequest');
     if (body.registry && !accountOf(c).registryAuths.has(body.registry)) throw notFound('registry', body.registry);
     let extras = templateExtras.get(template);
     if (!extras) templateExtras.set(template, (extras = { args: '', startSsh: true, startJupyter: true, allowedCudaVersions: [] }));
