@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerProblems, sseEvents } from '../emulator/rest-v2-contract-check.js';
+import { answerProblems, readSse, sseEvents } from '../emulator/rest-v2-contract-check.js';
 import { KEY_A, KEY_B, useEmulator } from './harness.js';
 
 // REST v2 over loopback with plain fetch; the manual clock moves pods through start-up.
@@ -7,14 +7,14 @@ const ctx = useEmulator({ clock: 'manual', podStartupMs: 2_000 });
 const cuda128Image = 'runpod/pytorch:2.8.0-py3.11-cuda12.8.1-cudnn-devel-ubuntu22.04';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked against the contract, then read loosely
-async function v2(method: string, path: string, body?: unknown, options: { key?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+async function v2(method: string, path: string, body?: unknown, options: { key?: string; headers?: Record<string, string>; events?: number } = {}): Promise<{ status: number; headers: Headers; text: string; json: any }> {
   const url = `${ctx.server.restV2Url}${path}`;
   const res = await fetch(url, {
     method,
     headers: { authorization: `Bearer ${options.key ?? KEY_A}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...options.headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const text = await res.text();
+  const text = options.events === undefined ? await res.text() : await readSse(res, options.events);
   expect(answerProblems(method, new URL(url).pathname, res.status, res.headers.get('content-type'), text)).toEqual([]);
   return { status: res.status, headers: res.headers, text, json: /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : undefined };
 }
@@ -49,7 +49,8 @@ describe('REST v2 through the emulator, end to end', () => {
     await advance(2_000);
     expect((await v2('GET', `/pods/${pod.id}`)).json.status).toBe('RUNNING');
 
-    const logs = await v2('GET', `/pods/${pod.id}/logs`);
+    // A running pod's log stream stays open: read what is there, then hang up.
+    const logs = await v2('GET', `/pods/${pod.id}/logs`, undefined, { events: 7 });
     expect(logs.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = sseEvents(logs.text);
     expect(events.map((e) => e.data.line)).toEqual([
@@ -62,14 +63,34 @@ describe('REST v2 through the emulator, end to end', () => {
       'container started (1 GPU)',
     ]);
     for (const e of events) expect(e.id).toMatch(new RegExp(`^${e.data.ts.replace(/[.]/g, '\\.')}/\\d{12}$`));
-    expect(sseEvents((await v2('GET', `/pods/${pod.id}/logs?source=container&tail=2`)).text).map((e) => e.data.source)).toEqual(['container', 'container']);
-    expect(sseEvents((await v2('GET', `/pods/${pod.id}/logs?since=${events[4]!.data.ts}`)).text)).toHaveLength(3);
-    const resumed = sseEvents((await v2('GET', `/pods/${pod.id}/logs`, undefined, { headers: { 'last-event-id': events[4]!.id! } })).text);
-    expect(resumed.map((e) => e.id)).toEqual(events.slice(5).map((e) => e.id));
+    expect(sseEvents((await v2('GET', `/pods/${pod.id}/logs?source=container&tail=2`, undefined, { events: 2 })).text).map((e) => e.data.source)).toEqual(['container', 'container']);
+
+    // Stopping ends the stream, after the stop line; what the cursors select is then all there is.
+    await v2('POST', `/pods/${pod.id}/action`, { action: 'stop' });
+    expect(sseEvents((await v2('GET', `/pods/${pod.id}/logs?since=${events[4]!.data.ts}`)).text)).toHaveLength(4);
+    const resumed = sseEvents((await v2('GET', `/pods/${pod.id}/logs?tail=1`, undefined, { headers: { 'last-event-id': events[4]!.id! } })).text);
+    expect(resumed.map((e) => e.data.line)).toEqual(['start container for me/app:1: begin', 'container started (1 GPU)', expect.stringMatching(/^stop container/)]);
+    expect((await v2('GET', `/pods/${pod.id}/logs?tail=0`)).text).toBe('');
 
     const terminated = await v2('POST', `/pods/${pod.id}/action`, { action: 'terminate' });
     expect(terminated.status).toBe(204);
     expect((await v2('GET', `/pods/${pod.id}`)).status).toBe(404);
+  });
+
+  it('a log stream follows new lines on the emulator clock, and ends when the pod stops', async () => {
+    const pod = (await v2('POST', '/pods', { name: 'follow', image: 'me/app:1', gpu: { id: 'NVIDIA RTX A4000' } })).json;
+    const res = await fetch(`${ctx.server.restV2Url}/pods/${pod.id}/logs`, { headers: { authorization: `Bearer ${KEY_A}` } });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value);
+    expect(sseEvents(text).map((e) => e.data.line)).toEqual(['start container for me/app:1: begin']);
+    await advance(2_000);
+    while (!text.includes('container started')) text += decoder.decode((await reader.read()).value);
+    await v2('POST', `/pods/${pod.id}/action`, { action: 'stop' });
+    await advance(500);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value);
+    expect(sseEvents(text).map((e) => e.data.line)).toEqual(['start container for me/app:1: begin', 'container started (1 GPU)', expect.stringMatching(/^stop container: Stopped by user/)]);
+    await v2('DELETE', `/pods/${pod.id}`);
   });
 
   it('a CUDA mismatch ends EXITED, with the reason in the system log', async () => {

@@ -91,3 +91,17 @@ export function sseEvents(body: string): Array<{ id: string | undefined; data: {
       return { id, data: JSON.parse(data) as { ts: string; source: string; line: string } };
     });
 }
+
+/** Reads an SSE body until `count` events have arrived, then hangs up; the stream may stay open. */
+export async function readSse(res: Response, count: number): Promise<string> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while ((text.match(/\n\n/g) ?? []).length < count) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+  return text;
+}

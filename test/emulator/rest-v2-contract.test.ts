@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator, EMULATOR_API_KEY } from '../../src/emulator/index.js';
-import { answerProblems, contractOperations, operationFor, sseEvents } from './rest-v2-contract-check.js';
+import { answerProblems, contractOperations, operationFor, readSse, sseEvents } from './rest-v2-contract-check.js';
 
 interface Answer {
   status: number;
@@ -15,13 +15,14 @@ function session(options: Parameters<typeof createEmulator>[0] = {}) {
   const { restUrl, fetch } = emulator.clientOptions();
   const called = new Set<string>();
   const problems: string[] = [];
-  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  /** `events`: the answer is a stream that stays open; read that many events, then hang up. */
+  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, events?: number): Promise<Answer> {
     const res = await fetch!(`${restUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${EMULATOR_API_KEY}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await res.text();
+    const text = events === undefined ? await res.text() : await readSse(res, events);
     const pathname = new URL(`${restUrl}${path}`).pathname;
     const found = operationFor(method, pathname);
     if (found) called.add(found.op.operationId);
@@ -96,7 +97,7 @@ describe('REST v2 emulator against its contract', () => {
     const workers = (await expectStatus(200, call('GET', `/serverless/${endpoint.id}/workers`))).json;
     expect(workers.summary.total).toBeGreaterThan(0);
     expect((await expectStatus(200, call('GET', `/serverless/${endpoint.id}/releases`))).json.releases[0].diff).toContainEqual({ field: 'workers', old: { min: 1, max: 2, idleTimeout: 10 }, new: { min: 1, max: 3, idleTimeout: 10 } });
-    expect(sseEvents((await expectStatus(200, call('GET', `/serverless/${endpoint.id}/workers/${workers.workers[0].id}/logs`))).text)).toHaveLength(2);
+    expect(sseEvents((await expectStatus(200, call('GET', `/serverless/${endpoint.id}/workers/${workers.workers[0].id}/logs`, undefined, {}, 2))).text)).toHaveLength(2);
 
     const delegation = (await expectStatus(201, call('POST', '/registries/delegations', { resource: '123456789012.dkr.ecr.us-east-1.amazonaws.com/models:latest' }))).json;
     await expectStatus(200, call('GET', '/registries/delegations'));

@@ -1,8 +1,14 @@
+import type { EmulatorClock } from '../clock.js';
 import type { PodLogLine } from '../platform.js';
 import { iso, type V2Context } from './context.js';
 import { problem } from './problem.js';
 
+/** How often an open stream looks for new lines, on the emulator clock. */
+const POLL_MS = 500;
+
 const eventId = (l: PodLogLine) => `${iso(l.ts)}/${String(l.seq).padStart(12, '0')}`;
+const after = (l: PodLogLine, cursor: { ts: number; seq: number }) => l.ts > cursor.ts || (l.ts === cursor.ts && l.seq > cursor.seq);
+const event = (l: PodLogLine) => `id: ${eventId(l)}\ndata: ${JSON.stringify({ ts: iso(l.ts), source: l.source, line: l.line })}\n\n`;
 
 function parseCursor(text: string): { ts: number; seq: number } {
   const [time = '', seq = '0'] = text.split('/');
@@ -11,12 +17,20 @@ function parseCursor(text: string): { ts: number; seq: number } {
   return { ts, seq: Number(seq) };
 }
 
+export interface LogFeed {
+  /** The lines written so far, oldest first; undefined once the source is gone. */
+  lines(): readonly PodLogLine[] | undefined;
+  /** Whether more lines can come (a stopped pod writes none). */
+  live(): boolean;
+}
+
 /**
  * Answers log lines as Server-Sent Events: `id:` is the line's time and order, `data:` is
- * `{ts, source, line}`. `Last-Event-ID` wins over `since`, which wins over `tail`. The emulator
- * sends what has been written so far and ends the stream.
+ * `{ts, source, line}`. `Last-Event-ID` wins over `since`, which wins over `tail`. After the
+ * backfill the stream follows new lines, on the emulator clock, until the source stops or goes,
+ * or the caller hangs up.
  */
-export function sseLogs(c: V2Context, all: readonly PodLogLine[]): Response {
+export function sseLogs(c: V2Context, clock: EmulatorClock, feed: LogFeed): Response {
   const source = c.req.query('source');
   if (source !== undefined && source !== 'container' && source !== 'system') throw problem(400, 'Query parameter source must be container or system.');
   const tailText = c.req.query('tail');
@@ -26,14 +40,48 @@ export function sseLogs(c: V2Context, all: readonly PodLogLine[]): Response {
   const since = sinceText === undefined ? undefined : Date.parse(sinceText);
   if (since !== undefined && Number.isNaN(since)) throw problem(400, 'Query parameter since must be an RFC 3339 date-time.');
   const lastEventId = c.req.header('last-event-id');
+  const resumeFrom = lastEventId ? parseCursor(lastEventId) : undefined;
 
-  let lines = all.filter((l) => !source || l.source === source);
-  if (lastEventId) {
-    const cursor = parseCursor(lastEventId);
-    lines = lines.filter((l) => l.ts > cursor.ts || (l.ts === cursor.ts && l.seq > cursor.seq));
-  } else if (since !== undefined) lines = lines.filter((l) => l.ts >= since);
-  else lines = tail === 0 ? [] : lines.slice(-tail);
+  const matching = () => feed.lines()?.filter((l) => !source || l.source === source);
+  const all = matching() ?? [];
+  let backfill: readonly PodLogLine[];
+  if (resumeFrom) backfill = all.filter((l) => after(l, resumeFrom));
+  else if (since !== undefined) backfill = all.filter((l) => l.ts >= since);
+  else backfill = tail === 0 ? [] : all.slice(-tail);
+  const last = all[all.length - 1];
+  let cursor = last ? { ts: last.ts, seq: last.seq } : { ts: -Infinity, seq: 0 };
 
-  const body = lines.map((l) => `id: ${eventId(l)}\ndata: ${JSON.stringify({ ts: iso(l.ts), source: l.source, line: l.line })}\n\n`).join('');
-  return c.body(body, 200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  const hangUp = new AbortController();
+  c.req.raw.signal?.addEventListener('abort', () => hangUp.abort(), { once: true });
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      if (backfill.length > 0) controller.enqueue(encoder.encode(backfill.map(event).join('')));
+      try {
+        while (feed.live() && !hangUp.signal.aborted) {
+          await clock.sleep(POLL_MS, hangUp.signal);
+          const lines = matching();
+          if (!lines) break;
+          const fresh = lines.filter((l) => after(l, cursor));
+          const newest = fresh[fresh.length - 1];
+          if (newest) {
+            cursor = { ts: newest.ts, seq: newest.seq };
+            controller.enqueue(encoder.encode(fresh.map(event).join('')));
+          }
+        }
+        controller.close();
+      } catch {
+        // The caller hung up: nothing left to send to.
+        try {
+          controller.close();
+        } catch {
+          /* already closed by the reader's cancel */
+        }
+      }
+    },
+    cancel() {
+      hangUp.abort();
+    },
+  });
+  return c.body(stream, 200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
 }

@@ -243,7 +243,17 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     return c.body(null, 204);
   });
 
-  app.get('/pods/:id/logs', (c) => sseLogs(c, platform.podLogs(findPod(deps, c))));
+  app.get('/pods/:id/logs', (c) => {
+    const pod = findPod(deps, c);
+    const account = accountOf(c);
+    return sseLogs(c, platform.clock, {
+      lines: () => {
+        const current = platform.getPod(account, pod.id);
+        return current && platform.podLogs(current);
+      },
+      live: () => platform.getPod(account, pod.id)?.desiredStatus === 'RUNNING',
+    });
+  });
 
   app.post('/pods/:id/action', async (c) => {
     const pod = findPod(deps, c);

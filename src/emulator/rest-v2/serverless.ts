@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { ENDPOINT_DEFAULTS, type Account, type EmulatedEndpoint, type Platform } from '../platform.js';
+import { ENDPOINT_DEFAULTS, type Account, type EmulatedEndpoint, type Platform, type PodLogLine } from '../platform.js';
 import type { EmulatorEnv } from '../rest-routes.js';
 import { cpuFlavor } from './catalog.js';
 import { readContractBody } from './contract.js';
@@ -288,10 +288,13 @@ export function serverlessRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     const workerId = idParam(c, 'workerId');
     const worker = deps.workers(endpoint).find((w) => w.id === workerId);
     if (!worker) throw notFound('worker', workerId);
-    return sseLogs(c, [
+    const lines: PodLogLine[] = [
       { ts: worker.startedAt, seq: 0, source: 'system', line: `worker ${worker.id} started for endpoint ${endpoint.id}` },
       { ts: worker.startedAt, seq: 1, source: 'container', line: `handler ${endpoint.handler} ready` },
-    ]);
+    ];
+    const account = accountOf(c);
+    const exists = () => account.endpoints.get(endpoint.id) === endpoint && deps.workers(endpoint).some((w) => w.id === workerId);
+    return sseLogs(c, platform.clock, { lines: () => (exists() ? lines : undefined), live: exists });
   });
 
   return app;
