@@ -43,6 +43,8 @@ describe('REST v2 through the emulator, end to end', () => {
     const stopped = await v2('POST', `/pods/${pod.id}/action`, { action: 'stop' });
     expect(stopped.json).toMatchObject({ status: 'EXITED', actions: ['start', 'terminate'], runtime: null });
     expect(ctx.emulator.inspect.pod(pod.id)?.desiredStatus).toBe('EXITED');
+    // A rename is only a label: the stopped pod stays stopped.
+    expect((await v2('PATCH', `/pods/${pod.id}`, { name: 'renamed' })).json).toMatchObject({ name: 'renamed', status: 'EXITED' });
     expect((await v2('POST', `/pods/${pod.id}/action`, { action: 'start' })).json.status).toBe('STARTING');
     await advance(2_000);
     expect((await v2('POST', `/pods/${pod.id}/action`, { action: 'restart' })).json.status).toBe('STARTING');
@@ -106,6 +108,23 @@ describe('REST v2 through the emulator, end to end', () => {
     await advance(2_000);
     expect((await v2('GET', `/pods/${fixed.id}`)).json.status).toBe('RUNNING');
     for (const id of [pod.id, fixed.id]) expect((await v2('DELETE', `/pods/${id}`)).status).toBe(204);
+  });
+
+  it('a locked pod and a cluster member refuse to be deleted alone (409)', async () => {
+    const pod = (await v2('POST', '/pods', { name: 'keep', image: 'me/app:1', gpu: { id: 'NVIDIA RTX A4000' } })).json;
+    expect((await v2('PATCH', `/pods/${pod.id}`, { locked: true })).json.locked).toBe(true);
+    expect((await v2('DELETE', `/pods/${pod.id}`)).status).toBe(409);
+    expect((await v2('PATCH', `/pods/${pod.id}`, { image: 'me/app:2' })).status).toBe(409);
+    await v2('PATCH', `/pods/${pod.id}`, { locked: false });
+    expect((await v2('DELETE', `/pods/${pod.id}`)).status).toBe(204);
+
+    const cluster = (await v2('POST', '/clusters', { name: 'duo', type: 'RAY', compute: { gpuTypeId: 'NVIDIA L40S', gpuCountPerPod: 2, podCount: 2 } })).json;
+    const [member] = (await v2('GET', `/clusters/${cluster.id}/pods`)).json.pods;
+    expect((await v2('GET', '/pods')).json.pods.map((p: { id: string }) => p.id)).not.toContain(member.id);
+    expect((await v2('GET', '/pods?includeClusterPods=true')).json.pods.map((p: { id: string }) => p.id)).toContain(member.id);
+    expect((await v2('POST', `/pods/${member.id}/action`, { action: 'terminate' })).status).toBe(409);
+    expect((await v2('DELETE', `/clusters/${cluster.id}`)).status).toBe(204);
+    expect(ctx.emulator.inspect.pod(member.id)).toBeUndefined();
   });
 
   it('shares one state with GraphQL, per account', async () => {

@@ -191,6 +191,11 @@ function checkUnlocked(pod: EmulatedPod, what: string): void {
   if (extrasOf(pod).locked) throw problem(409, `Pod ${pod.id} is locked; unlock it before you ${what}.`);
 }
 
+function checkNotInCluster(pod: EmulatedPod): void {
+  const cluster = extrasOf(pod).cluster;
+  if (cluster) throw problem(409, `Pod ${pod.id} belongs to cluster ${cluster.id}; delete the cluster instead.`);
+}
+
 export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
   const { platform } = deps;
   const app = new Hono<EmulatorEnv>();
@@ -216,8 +221,9 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     if (body.templateId && !accountOf(c).templates.has(body.templateId)) throw notFound('template', body.templateId);
     if (body.registry && !accountOf(c).registryAuths.has(body.registry)) throw notFound('registry', body.registry);
     if (body.mounts?.network) throw problem(400, 'A network volume can only be attached when the pod is created.');
+    // A new name is only a label; anything about the container recreates it, as on the platform.
+    if (body.name !== undefined) pod.name = body.name;
     const edit: PodEdit = {
-      name: body.name,
       imageName: body.image,
       containerDiskInGb: body.disk,
       volumeInGb: body.mounts?.persistent?.size,
@@ -239,6 +245,7 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
   app.delete('/pods/:id', (c) => {
     const pod = findPod(deps, c);
     checkUnlocked(pod, 'delete it');
+    checkNotInCluster(pod);
     platform.terminatePod(accountOf(c), pod.id);
     return c.body(null, 204);
   });
@@ -267,6 +274,7 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     const account = accountOf(c);
     switch (action) {
       case 'terminate':
+        checkNotInCluster(pod);
         platform.terminatePod(account, pod.id);
         return c.body(null, 204);
       case 'start':
