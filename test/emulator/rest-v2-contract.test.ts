@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator, EMULATOR_API_KEY } from '../../src/emulator/index.js';
+import { createRunpodClient } from '../../src/index.js';
 import { answerProblems, contractOperations, operationFor, readSse, sseEvents } from './rest-v2-contract-check.js';
 
 interface Answer {
@@ -75,8 +76,14 @@ describe('REST v2 emulator against its contract', () => {
 
     const pod = (await expectStatus(201, call('POST', '/pods', { name: 'p1', templateId: template.id, gpu: { id: 'NVIDIA RTX A4000' }, dataCenterIds: ['US-TX-3'], mounts: { network: [{ volumeId: volume.id, path: '/data' }] } }))).json;
     expect(pod).toMatchObject({ status: 'PROVISIONING', actions: ['stop', 'terminate'], runtime: null, mounts: { network: [{ volumeId: volume.id, path: '/data' }] } });
-    await expectStatus(200, call('GET', '/pods'));
+    // Pods made through GraphQL (GPU and CPU, with its default volume and ports) list in v2's shape too.
+    const rp = createRunpodClient(emulator.clientOptions());
+    const viaGraphql = await rp.pods.deploy({ imageName: 'me/app:1', gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1, ports: '8888/http,22/tcp' });
+    const listed = (await expectStatus(200, call('GET', '/pods'))).json.pods;
+    expect(listed.map((p: { id: string }) => p.id).sort()).toEqual([pod.id, viaGraphql.id].sort());
     await emulator.clock.advance(2_000);
+    await expectStatus(200, call('GET', `/pods/${viaGraphql.id}`));
+    await rp.pods.terminate(viaGraphql.id);
     expect((await expectStatus(200, call('GET', `/pods/${pod.id}`))).json).toMatchObject({ status: 'RUNNING', actions: ['stop', 'restart', 'terminate'] });
     await expectStatus(200, call('PATCH', `/pods/${pod.id}`, { name: 'renamed' }));
     expect((await expectStatus(200, call('POST', `/pods/${pod.id}/action`, { action: 'stop' }))).json.status).toBe('EXITED');
