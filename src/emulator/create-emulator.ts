@@ -129,7 +129,8 @@ function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefi
 
 /**
  * A local stand-in for the platform: GraphQL over the project's own schema.graphql, REST v2
- * (REST v1 answering 410 unless `legacyRestV1`), queue-based and load-balanced serverless endpoints, one shared state, a clock and faults.
+ * (REST v1 answering 410 unless `legacyRestV1`), queue-based and load-balanced serverless
+ * endpoints, one shared state, a clock and faults.
  */
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const clock = createClock(options.clock ?? 'real', undefined, options.timeScale);
