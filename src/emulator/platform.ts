@@ -399,10 +399,26 @@ export class Platform {
     return pod;
   }
 
+  private readonly logListeners = new Set<() => void>();
+
   private log(pod: EmulatedPod, ts: number, source: PodLogLine['source'], line: string): void {
     const logs = (pod.logs ??= []);
     const last = logs[logs.length - 1];
     logs.push({ ts, seq: last && last.ts === ts ? last.seq + 1 : 0, source, line });
+    for (const listener of this.logListeners) listener();
+  }
+
+  /** Calls `listener` whenever any pod gets a log line; returns the way to stop. */
+  onPodLog(listener: () => void): () => void {
+    this.logListeners.add(listener);
+    return () => this.logListeners.delete(listener);
+  }
+
+  /** When the next line already written for a later time becomes visible, if any. */
+  nextPodLogAt(pod: EmulatedPod): number | undefined {
+    const now = this.clock.now();
+    const future = (pod.logs ?? []).filter((l) => l.ts > now).map((l) => l.ts);
+    return future.length > 0 ? Math.min(...future) : undefined;
   }
 
   /** Start-up lines: pulling now; at the end of start-up, the container's first line or the CUDA failure. */

@@ -88,8 +88,8 @@ describe('REST v2 through the emulator, end to end', () => {
     expect(sseEvents(text).map((e) => e.data.line)).toEqual(['start container for me/app:1: begin']);
     await advance(2_000);
     while (!text.includes('container started')) text += decoder.decode((await reader.read()).value);
+    // The stop wakes the stream at once, with no clock movement; then it ends.
     await v2('POST', `/pods/${pod.id}/action`, { action: 'stop' });
-    await advance(500);
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value);
     expect(sseEvents(text).map((e) => e.data.line)).toEqual(['start container for me/app:1: begin', 'container started (1 GPU)', expect.stringMatching(/^stop container: Stopped by user/)]);
     await v2('DELETE', `/pods/${pod.id}`);

@@ -3,9 +3,6 @@ import type { PodLogLine } from '../platform.js';
 import { iso, type V2Context } from './context.js';
 import { problem } from './problem.js';
 
-/** How often an open stream looks for new lines, on the emulator clock. */
-const POLL_MS = 500;
-
 const eventId = (l: PodLogLine) => `${iso(l.ts)}/${String(l.seq).padStart(12, '0')}`;
 const after = (l: PodLogLine, cursor: { ts: number; seq: number }) => l.ts > cursor.ts || (l.ts === cursor.ts && l.seq > cursor.seq);
 const event = (l: PodLogLine) => `id: ${eventId(l)}\ndata: ${JSON.stringify({ ts: iso(l.ts), source: l.source, line: l.line })}\n\n`;
@@ -22,6 +19,33 @@ export interface LogFeed {
   lines(): readonly PodLogLine[] | undefined;
   /** Whether more lines can come (a stopped pod writes none). */
   live(): boolean;
+  /** When a line already written for later becomes visible, on the emulator clock. */
+  nextAt(): number | undefined;
+  /** Calls back when new lines may have been written; returns the way to stop. */
+  onChange(listener: () => void): () => void;
+}
+
+/**
+ * Resolves at the next moment new lines can appear: a known future line's time, or a change.
+ * It waits on no clock sleeper unless a line is due, so an open stream never keeps time running.
+ */
+function nextWake(clock: EmulatorClock, feed: LogFeed, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const local = new AbortController();
+    const done = (error?: unknown) => {
+      stop();
+      local.abort();
+      signal.removeEventListener('abort', onAbort);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onAbort = () => done(signal.reason ?? new Error('aborted'));
+    const stop = feed.onChange(() => done());
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) return onAbort();
+    const at = feed.nextAt();
+    if (at !== undefined) clock.sleep(Math.max(0, at - clock.now()), local.signal).then(() => done(), () => undefined);
+  });
 }
 
 /**
@@ -59,7 +83,7 @@ export function sseLogs(c: V2Context, clock: EmulatorClock, feed: LogFeed): Resp
       if (backfill.length > 0) controller.enqueue(encoder.encode(backfill.map(event).join('')));
       try {
         while (feed.live() && !hangUp.signal.aborted) {
-          await clock.sleep(POLL_MS, hangUp.signal);
+          await nextWake(clock, feed, hangUp.signal);
           const lines = matching();
           if (!lines) break;
           const fresh = lines.filter((l) => after(l, cursor));

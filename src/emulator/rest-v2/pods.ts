@@ -259,6 +259,8 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
         return current && platform.podLogs(current);
       },
       live: () => platform.getPod(account, pod.id)?.desiredStatus === 'RUNNING',
+      nextAt: () => platform.nextPodLogAt(pod),
+      onChange: (listener) => platform.onPodLog(listener),
     });
   });
 

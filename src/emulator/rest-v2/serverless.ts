@@ -294,7 +294,8 @@ export function serverlessRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     ];
     const account = accountOf(c);
     const exists = () => account.endpoints.get(endpoint.id) === endpoint && deps.workers(endpoint).some((w) => w.id === workerId);
-    return sseLogs(c, platform.clock, { lines: () => (exists() ? lines : undefined), live: exists });
+    // A worker writes nothing after start-up here: the stream holds until the caller hangs up.
+    return sseLogs(c, platform.clock, { lines: () => (exists() ? lines : undefined), live: exists, nextAt: () => undefined, onChange: () => () => undefined });
   });
 
   return app;
