@@ -154,6 +154,12 @@ describe('REST v2 through the emulator, end to end', () => {
     const pod = (await v2('POST', '/pods', { name: 'from-template', templateId: template.id, gpu: { id: 'NVIDIA RTX A4000' } })).json;
     expect(pod).toMatchObject({ image: 'me/jupyter:1', ports: ['8888/http'], template: template.id, mounts: { persistent: { size: 20, path: '/workspace' } } });
     expect((await v2('DELETE', `/registries/${registry.id}`)).status).toBe(400);
+    // A network volume pins the pod to its data centre.
+    const mount = { network: [{ volumeId: volume.id, path: '/data' }] };
+    expect((await v2('POST', '/pods', { name: 'far', image: 'me/app:1', gpu: { id: 'NVIDIA RTX A4000' }, dataCenterIds: ['EU-RO-1'], mounts: mount })).status).toBe(400);
+    const near = (await v2('POST', '/pods', { name: 'near', image: 'me/app:1', gpu: { id: 'NVIDIA RTX A4000' }, cloud: 'SECURE', mounts: mount })).json;
+    expect(near).toMatchObject({ dataCenterId: 'US-TX-3', mounts: mount });
+    await v2('DELETE', `/pods/${near.id}`);
 
     const gpus = (await v2('GET', '/catalog/gpus?include=AVAILABILITY&product=POD&count=2')).json.gpus as Array<Record<string, unknown>>;
     const h100 = gpus.find((g) => g.id === 'NVIDIA H100 80GB HBM3')!;
@@ -173,7 +179,8 @@ describe('REST v2 through the emulator, end to end', () => {
     expect(bill.metadata.totals.gpuAmount).toBeCloseTo(0.25, 3);
     expect(bill.metadata.totals.diskAmount).toBeGreaterThan(0);
     const volumes = (await v2('GET', '/billing/network-volumes?bucketSize=day')).json;
-    expect(volumes.records[0]).toMatchObject({ networkVolumeId: volume.id });
+    expect(volumes.records[0]).toMatchObject({ networkVolumeId: volume.id, standardAmount: 0 });
+    expect(volumes.records[0].highPerformanceAmount).toBeGreaterThan(0);
     const summary = (await v2('GET', '/billing?lastN=2&bucketSize=hour')).json;
     expect(summary.metadata.totals.podGpuAmount).toBeGreaterThan(0);
     expect((await v2('GET', '/billing?lastN=2&startTime=2026-11-01T00:00:00Z')).status).toBe(400);

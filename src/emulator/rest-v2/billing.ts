@@ -112,10 +112,12 @@ export function billingRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     const clusterOf = clusterOfPod(account);
     const fields = ['podGpuAmount', 'podCpuAmount', 'podDiskAmount', 'serverlessGpuAmount', 'serverlessCpuAmount', 'serverlessDiskAmount', 'serverlessFeeAmount', 'storageStandardAmount', 'storageHighPerformanceAmount', 'endpointAmount', 'clusterGpuAmount', 'clusterDiskAmount', 'clusterNetworkingAmount'];
     const ledger = new Ledger(fields);
+    const volumeTypes = stateOf(account).volumeTypes;
     for (const s of account.segments) {
       const inCluster = s.podId !== undefined && clusterOf.has(s.podId);
+      const highPerformance = s.networkVolumeId !== undefined && volumeTypes.get(s.networkVolumeId) === 'HIGH_PERFORMANCE';
       const field =
-        s.kind === 'network-volume' ? 'storageStandardAmount' : inCluster ? (s.kind === 'volume' ? 'clusterDiskAmount' : 'clusterGpuAmount') : s.kind === 'volume' ? 'podDiskAmount' : s.gpuTypeId === 'CPU' ? 'podCpuAmount' : 'podGpuAmount';
+        s.kind === 'network-volume' ? (highPerformance ? 'storageHighPerformanceAmount' : 'storageStandardAmount') : inCluster ? (s.kind === 'volume' ? 'clusterDiskAmount' : 'clusterGpuAmount') : s.kind === 'volume' ? 'podDiskAmount' : s.gpuTypeId === 'CPU' ? 'podCpuAmount' : 'podGpuAmount';
       spread(s, w, now(), (bucket, amount) => ledger.add(bucket, '', field, amount));
     }
     for (const charge of account.endpointCharges) {
@@ -154,9 +156,11 @@ export function billingRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     const w = billingWindow(c, now());
     const networkVolumeId = c.req.query('networkVolumeId');
     const ledger = new Ledger(['standardAmount', 'highPerformanceAmount']);
+    const volumeTypes = stateOf(accountOf(c)).volumeTypes;
     for (const s of accountOf(c).segments) {
       if (s.kind !== 'network-volume' || !s.networkVolumeId || (networkVolumeId && s.networkVolumeId !== networkVolumeId)) continue;
-      spread(s, w, now(), (bucket, amount) => ledger.add(bucket, s.networkVolumeId!, 'standardAmount', amount));
+      const field = volumeTypes.get(s.networkVolumeId) === 'HIGH_PERFORMANCE' ? 'highPerformanceAmount' : 'standardAmount';
+      spread(s, w, now(), (bucket, amount) => ledger.add(bucket, s.networkVolumeId!, field, amount));
     }
     return c.json(ledger.envelope(w, 'networkVolumeId', networkVolumeId ? { networkVolumeId } : {}, 'uniqueNetworkVolumeCount'));
   });

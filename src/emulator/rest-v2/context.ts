@@ -57,6 +57,8 @@ export interface AccountV2State {
   sshKeys: string[];
   delegations: Map<string, Delegation>;
   clusters: Map<string, Cluster>;
+  /** Network volume id → STANDARD or HIGH_PERFORMANCE; kept after deletion, for billing. */
+  volumeTypes: Map<string, string>;
 }
 
 const podExtras = new WeakMap<EmulatedPod, PodExtras>();
@@ -70,7 +72,7 @@ export function extrasOf(pod: EmulatedPod): PodExtras {
 
 export function stateOf(account: Account): AccountV2State {
   let state = accountState.get(account);
-  if (!state) accountState.set(account, (state = { sshKeys: [], delegations: new Map(), clusters: new Map() }));
+  if (!state) accountState.set(account, (state = { sshKeys: [], delegations: new Map(), clusters: new Map(), volumeTypes: new Map() }));
   return state;
 }
 

@@ -149,6 +149,14 @@ export function createPod(deps: RestV2Deps, c: V2Context, body: CreatePodBody, e
   const template = body.templateId ? account.templates.get(body.templateId) : undefined;
   if (body.templateId && !template) throw notFound('template', body.templateId);
   const network = body.mounts?.network?.[0];
+  let dataCenterIds = body.dataCenterIds;
+  if (network) {
+    // A network volume lives in one data centre: the pod goes there.
+    const volume = account.networkVolumes.get(network.volumeId);
+    if (!volume) throw notFound('network volume', network.volumeId);
+    if (dataCenterIds?.length && !dataCenterIds.includes(volume.dataCenterId)) throw problem(400, `Network volume ${volume.id} is in ${volume.dataCenterId}, outside dataCenterIds.`);
+    dataCenterIds = [volume.dataCenterId];
+  }
   const request: DeployRequest = {
     name: body.name,
     imageName: body.image,
@@ -157,7 +165,7 @@ export function createPod(deps: RestV2Deps, c: V2Context, body: CreatePodBody, e
     gpuCount: body.gpu?.count ?? 1,
     computeType: body.cpu ? 'CPU' : 'GPU',
     cloudType: body.cloud ?? 'SECURE',
-    dataCenterIds: body.dataCenterIds,
+    dataCenterIds,
     allowedCudaVersions: body.gpu ? cudaVersionsFor(platform, body.gpu) : undefined,
     containerDiskInGb: body.disk,
     // No default volume and no default ports in v2; a template still brings its own.
