@@ -247,6 +247,7 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     if (body.globalNetworking !== undefined) extras.globalNetworking = body.globalNetworking;
     if (locked !== undefined) extras.locked = locked;
     if (body.templateId !== undefined) pod.templateId = body.templateId;
+    if (body.registry === null) pod.containerRegistryAuthId = undefined;
     return c.json(podView(platform, pod));
   });
 
