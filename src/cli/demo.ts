@@ -137,7 +137,7 @@ async function serverlessTour(rp: RunpodClient, lbUrl: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const emulator = createEmulator({ podStartupMs: 1_200 });
+  const emulator = createEmulator({ podStartupMs: 1_200, legacyRestV1: true });
   emulator.loadBalanced.define({
     id: 'demo-llm',
     coldStartMs: 800,

@@ -6,9 +6,11 @@ import { EmulatorHttpError } from './errors.js';
 import { answerAfterCreate, FaultInjector, isAfterCreate, type Fault, type FaultRule } from './faults.js';
 import { bearerKey, FixedWindowLimiter } from './graphql-access.js';
 import { createGraphQLExecutor } from './graphql-handler.js';
-import { Platform, type Account } from './platform.js';
+import { Platform, type Account, type EmulatedEndpoint } from './platform.js';
 import { handlerEndpoint, ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
 import { restRoutes, type EmulatorEnv } from './rest-routes.js';
+import { restV1Retired, restV2Routes, type WorkerInfo } from './rest-v2/index.js';
+import { problemBody, problemResponse } from './rest-v2/problem.js';
 import { ServerlessLimiter, type ServerlessLimits } from './serverless-limits.js';
 import { LoadBalancedEndpoints, queueRoutes, toEmulatedLoadBalanced, type LoadBalancedDefinition } from './serverless-routes.js';
 
@@ -19,6 +21,7 @@ export const EMULATOR_API_KEY = 'rpa_emulator_default_key';
 export const IN_PROCESS_BASE = 'http://emulator.invalid';
 
 const DROP_MARKER = 'x-runpod-emulator-drop';
+const isRestV2 = (path: string) => path === '/v2' || path.startsWith('/v2/');
 
 export interface EmulatorOptions {
   /** API keys, one account each. @default [EMULATOR_API_KEY] */
@@ -44,6 +47,13 @@ export interface EmulatorOptions {
    * with Retry-After. @default no limit
    */
   graphqlRateLimit?: { requests: number; intervalMs: number } | undefined;
+  /** REST v2 requests per minute per account before 429; the hour and day windows scale with it. @default 6000 */
+  restRateLimitPerMinute?: number | undefined;
+  /**
+   * Keep serving the retired REST v1 under `/v1` (for the legacy client's tests); `restUrl` then
+   * points there. Without it, every `/v1` route answers 410 Gone, as production does. @default false
+   */
+  legacyRestV1?: boolean | undefined;
 }
 
 /** Options for `createRunpodClient` that point it at this emulator. */
@@ -60,7 +70,11 @@ export interface EmulatorClientOptions {
 export interface ListeningEmulator {
   readonly url: string;
   readonly graphqlUrl: string;
+  /** REST v2 (`{url}/v2`), or v1 (`{url}/v1`) with `legacyRestV1`. */
   readonly restUrl: string;
+  /** REST v2, whatever `legacyRestV1` says. */
+  readonly restV2Url: string;
+  /** The queue-based endpoints: `{url}/queue/v2`, standing for `https://api.runpod.ai/v2`. */
   readonly serverlessUrl: string;
   /** The address of a load-balanced endpoint defined with `emulator.loadBalanced.define`. */
   loadBalancedUrl(endpointId: string): string;
@@ -110,6 +124,8 @@ function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefi
   switch (fault.type) {
     case 'status': {
       const headers: Record<string, string> = fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
+      // REST v2 speaks RFC 9457 problems; the other surfaces their own error shapes.
+      if (isRestV2(c.req.path)) return problemResponse(c, fault.status, `injected HTTP ${fault.status}`, undefined, headers, fault.body);
       const body = fault.body ?? { error: `injected HTTP ${fault.status}`, status: fault.status };
       return c.json(body as object, fault.status as 500, headers);
     }
@@ -125,8 +141,9 @@ function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefi
 }
 
 /**
- * A local stand-in for the platform: GraphQL over the project's own schema.graphql, the REST v1
- * routes, queue-based and load-balanced serverless endpoints, one shared state, a clock and faults.
+ * A local stand-in for the platform: GraphQL over the project's own schema.graphql, REST v2
+ * (REST v1 answering 410 unless `legacyRestV1`), queue-based and load-balanced serverless
+ * endpoints, one shared state, a clock and faults.
  */
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const clock = createClock(options.clock ?? 'real', undefined, options.timeScale);
@@ -142,7 +159,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const known = platform.accountByKey(apiKey);
     if (known) return known;
     const account = platform.addAccount(apiKey);
-    // Every account starts with the built-in and registered workers as ready-made endpoints: echo, sleep, …
+    // Every account starts with the built-in and registered workers as ready-made endpoints: /queue/v2/echo, /queue/v2/sleep, …
     for (const name of queue.handlers.keys()) account.endpoints.set(name, handlerEndpoint(name, clock.now()));
     return account;
   };
@@ -166,7 +183,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     }
     if (isAfterCreate(fault)) {
       await next();
-      const answer = await answerAfterCreate(fault, c.req.path.endsWith('/graphql'), c.res, () => new Response(null, { status: 500, headers: { [DROP_MARKER]: '1' } }));
+      const surface = c.req.path.endsWith('/graphql') ? 'graphql' : isRestV2(c.req.path) ? 'rest-v2' : 'rest-v1';
+      const answer = await answerAfterCreate(fault, surface, c.res, () => new Response(null, { status: 500, headers: { [DROP_MARKER]: '1' } }));
       c.res = undefined;
       c.res = answer;
       return;
@@ -200,10 +218,30 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     return c.json(answer.body, answer.status as 200);
   });
 
-  app.use('/v1/*', bearer);
-  app.route('/v1', restRoutes(platform, () => new Set(queue.handlers.keys())));
-  app.use('/v2/*', bearer);
-  app.route('/v2', queueRoutes(queue, limiter, clock));
+  const handlerNames = () => new Set(queue.handlers.keys());
+  if (options.legacyRestV1) {
+    app.use('/v1/*', bearer);
+    app.route('/v1', restRoutes(platform, handlerNames));
+  } else {
+    app.all('/v1', restV1Retired);
+    app.all('/v1/*', restV1Retired);
+  }
+  app.use('/queue/v2/*', bearer);
+  app.route('/queue/v2', queueRoutes(queue, limiter, clock));
+  const workers = (account: Account, endpoint: EmulatedEndpoint): WorkerInfo[] => {
+    const { running = 0, idle = 0 } = queue.health(account, endpoint).workers;
+    return [
+      ...Array.from({ length: running }, (_, i) => ({ id: `${endpoint.id}-w${i}`, status: 'RUNNING' as const, startedAt: endpoint.createdAt })),
+      ...Array.from({ length: idle }, (_, i) => ({ id: `${endpoint.id}-w${running + i}`, status: 'IDLE' as const, startedAt: endpoint.createdAt })),
+    ];
+  };
+  app.route(
+    '/v2',
+    restV2Routes(
+      { platform, handlerNames, workers, queueBase: (origin) => `${origin}/queue/v2`, loadBalancedBase: (origin, endpointId) => `${origin}/lb/${encodeURIComponent(endpointId)}` },
+      { ratePerMinute: options.restRateLimitPerMinute ?? 6_000 },
+    ),
+  );
   app.all('/lb/:endpointId/*', (c) => loadBalanced.handle(c));
   app.all('/lb/:endpointId', (c) => loadBalanced.handle(c));
 
@@ -224,11 +262,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     throw new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
   }
 
+  const restPath = options.legacyRestV1 ? '/v1' : '/v2';
   const optionsFor = (base: string, apiKey: string, fetch?: EmulatorClientOptions['fetch']): EmulatorClientOptions => ({
     apiKey,
     graphqlUrl: `${base}/graphql`,
-    restUrl: `${base}/v1`,
-    serverlessUrl: `${base}/v2`,
+    restUrl: `${base}${restPath}`,
+    serverlessUrl: `${base}/queue/v2`,
     loadBalancedUrl: `${base}/lb/{endpointId}`,
     ...(fetch && { fetch }),
   });
@@ -261,8 +300,9 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       return {
         url,
         graphqlUrl: `${url}/graphql`,
-        restUrl: `${url}/v1`,
-        serverlessUrl: `${url}/v2`,
+        restUrl: `${url}${restPath}`,
+        restV2Url: `${url}/v2`,
+        serverlessUrl: `${url}/queue/v2`,
         loadBalancedUrl: (endpointId) => `${url}/lb/${encodeURIComponent(endpointId)}`,
         clientOptions: (apiKey = defaultKey) => optionsFor(url, apiKey),
         close: () =>

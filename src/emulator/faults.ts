@@ -1,3 +1,4 @@
+import { problemBody } from './rest-v2/problem.js';
 /** Faults the emulator can inject, route by route, to show how a client copes. */
 export type Fault =
   /** Wait this long (real time: it is network latency) before handling the request. */
@@ -99,13 +100,25 @@ export function isAfterCreate(fault: Fault): fault is AfterCreateFault {
  * What the client gets instead of `handled`, the answer of a request that took effect. `drop` is the
  * emulator's answer that closes the connection.
  */
-export async function answerAfterCreate(fault: AfterCreateFault, graphql: boolean, handled: Response, drop: () => Response): Promise<Response> {
+export async function answerAfterCreate(
+  fault: AfterCreateFault,
+  surface: 'graphql' | 'rest-v1' | 'rest-v2',
+  handled: Response,
+  drop: () => Response,
+): Promise<Response> {
   if (fault.type === 'drop-after-create') return drop();
   if (fault.type === 'hang-after-create') {
     await new Promise((resolve) => setTimeout(resolve, fault.ms));
     return handled;
   }
-  if (!graphql) {
+  if (surface === 'rest-v2') {
+    const status = fault.status ?? 500;
+    return new Response(JSON.stringify(problemBody(status, 'Internal error while creating the resource.')), {
+      status,
+      headers: { 'content-type': 'application/problem+json' },
+    });
+  }
+  if (surface === 'rest-v1') {
     const status = fault.status ?? 500;
     return Response.json({ error: 'create pod: internal error while deploying', status }, { status });
   }

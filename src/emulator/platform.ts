@@ -73,6 +73,16 @@ export interface EmulatedPod {
   containerDisk: Map<string, string>;
   /** Files under the volume mount when no network volume is attached. */
   volumeDisk: Map<string, string>;
+  /** What the emulator itself logs for the pod (REST v2 logs); lines may be dated ahead, to when start-up ends. */
+  logs?: PodLogLine[] | undefined;
+}
+
+export interface PodLogLine {
+  ts: number;
+  /** Orders lines with the same `ts`. */
+  seq: number;
+  source: 'container' | 'system';
+  line: string;
 }
 
 export interface EmulatedTemplate {
@@ -383,9 +393,59 @@ export class Platform {
       volumeDisk: new Map(),
     };
     pod.startFailure = this.startFailure(pod, host);
+    this.logStart(pod);
     account.pods.set(pod.id, pod);
     this.openRunningSegments(account, pod);
     return pod;
+  }
+
+  private readonly logListeners = new Set<() => void>();
+
+  private log(pod: EmulatedPod, ts: number, source: PodLogLine['source'], line: string): void {
+    const logs = (pod.logs ??= []);
+    const last = logs[logs.length - 1];
+    logs.push({ ts, seq: last && last.ts === ts ? last.seq + 1 : 0, source, line });
+    for (const listener of this.logListeners) listener();
+  }
+
+  /** Calls `listener` whenever any pod gets a log line; returns the way to stop. */
+  onPodLog(listener: () => void): () => void {
+    this.logListeners.add(listener);
+    return () => this.logListeners.delete(listener);
+  }
+
+  /** When the next line already written for a later time becomes visible, if any. */
+  nextPodLogAt(pod: EmulatedPod): number | undefined {
+    const now = this.clock.now();
+    const future = (pod.logs ?? []).filter((l) => l.ts > now).map((l) => l.ts);
+    return future.length > 0 ? Math.min(...future) : undefined;
+  }
+
+  /** Start-up lines: pulling now; at the end of start-up, the container's first line or the CUDA failure. */
+  private logStart(pod: EmulatedPod): void {
+    const now = this.clock.now();
+    this.dropFutureLogs(pod);
+    this.log(pod, now, 'system', `start container for ${pod.imageName}: begin`);
+    const ready = now + this.podStartupMs;
+    if (pod.startFailure) this.log(pod, ready, 'system', `error creating container: ${pod.startFailure}`);
+    else this.log(pod, ready, 'container', `container started (${pod.gpuCount} GPU${pod.gpuCount === 1 ? '' : 's'})`);
+  }
+
+  private logStop(pod: EmulatedPod, reason: string): void {
+    this.dropFutureLogs(pod);
+    this.log(pod, this.clock.now(), 'system', `stop container: ${reason}`);
+  }
+
+  /** A start-up that is cut short never writes its last line. */
+  private dropFutureLogs(pod: EmulatedPod): void {
+    const now = this.clock.now();
+    if (pod.logs) pod.logs = pod.logs.filter((l) => l.ts <= now);
+  }
+
+  /** The lines written so far, oldest first. */
+  podLogs(pod: EmulatedPod): PodLogLine[] {
+    const now = this.clock.now();
+    return (pod.logs ?? []).filter((l) => l.ts <= now);
   }
 
   private startFailure(pod: EmulatedPod, host: HostSpec): string | undefined {
@@ -419,6 +479,7 @@ export class Platform {
     pod.gpuCount = 0;
     pod.containerDisk.clear();
     pod.lastStatusChange = reason;
+    this.logStop(pod, reason);
     // A stopped pod's volume disk stays billed, at the stopped rate.
     if (pod.volumeInGb > 0) {
       account.segments.push({ kind: 'volume', podId: pod.id, gpuTypeId: pod.gpuTypeId, gb: pod.volumeInGb, ratePerHour: (pod.volumeInGb * VOLUME_PRICE_STOPPED * MS_PER_HOUR) / MS_PER_MONTH, from: this.clock.now() });
@@ -448,6 +509,7 @@ export class Platform {
     pod.lastStartedAt = this.clock.now();
     pod.lastStatusChange = `Started by user: ${new Date(this.clock.now()).toUTCString()}`;
     pod.startFailure = this.startFailure(pod, this.host(pod.hostId));
+    this.logStart(pod);
     this.openRunningSegments(account, pod);
     return pod;
   }
@@ -459,6 +521,7 @@ export class Platform {
     if (pod.desiredStatus === 'RUNNING') {
       pod.lastStartedAt = this.clock.now();
       pod.startFailure = this.startFailure(pod, this.host(pod.hostId));
+      this.logStart(pod);
     }
     pod.lastStatusChange = `Reset by user: ${new Date(this.clock.now()).toUTCString()}`;
     return pod;
@@ -470,6 +533,7 @@ export class Platform {
     if (pod.desiredStatus !== 'RUNNING') throw badRequest(`pod ${podId} is not running`);
     pod.lastStartedAt = this.clock.now();
     pod.lastStatusChange = `Restarted by user: ${new Date(this.clock.now()).toUTCString()}`;
+    this.logStart(pod);
     return pod;
   }
 

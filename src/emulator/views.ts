@@ -1,6 +1,6 @@
 import type { EmulatedPod, Platform } from './platform.js';
 
-function hash(text: string): number {
+export function hash(text: string): number {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
   return h >>> 0;
@@ -14,7 +14,7 @@ interface MappedPort {
   type: string;
 }
 
-function mappedPorts(pod: EmulatedPod): MappedPort[] {
+export function mappedPorts(pod: EmulatedPod): MappedPort[] {
   const h = hash(pod.id);
   return pod.ports.map((spec, i) => {
     const [port = '0', type = 'http'] = spec.split('/');

@@ -115,7 +115,7 @@ async function jobWaiting(): Promise<void> {
   // every client interval scaled the same way, and is reported in emulator time.
   for (const [jobMs, scale] of [[200, 1], [2_000, 1], [20_000, 10]] as const) {
     const { url, child } = await startServer(['emulator', String(scale)]);
-    const options = { apiKey: BENCH_KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v1`, serverlessUrl: `${url}/v2` };
+    const options = { apiKey: BENCH_KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v1`, serverlessUrl: `${url}/queue/v2` };
     const endpointId = await ensureTimedEndpoint(options);
     const reps = quick ? 1 : 3;
     const strategies: Record<string, (rp: RunpodClient) => Promise<{ finishedAt: number }>> = {
@@ -166,7 +166,7 @@ async function pool<T>(count: number, concurrency: number, task: (i: number) => 
 
 async function fanOut(): Promise<void> {
   const { url, child } = await startServer(['emulator', '1']);
-  const options = { apiKey: BENCH_KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v1`, serverlessUrl: `${url}/v2` };
+  const options = { apiKey: BENCH_KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v1`, serverlessUrl: `${url}/queue/v2` };
   const concurrency = 100;
   const out: Record<string, unknown> = {};
   const counts = quick ? [1_000] : [1_000, 10_000];
@@ -182,10 +182,10 @@ async function fanOut(): Promise<void> {
       } else {
         const headers = { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json', accept: 'application/json' };
         await pool(jobs, concurrency, async (i) => {
-          const { id } = (await (await fetch(`${url}/v2/echo/run`, { method: 'POST', headers, body: JSON.stringify({ input: { i } }) })).json()) as { id: string };
+          const { id } = (await (await fetch(`${url}/queue/v2/echo/run`, { method: 'POST', headers, body: JSON.stringify({ input: { i } }) })).json()) as { id: string };
           for (;;) {
             await sleep(250);
-            const state = (await (await fetch(`${url}/v2/echo/status/${id}`, { headers })).json()) as { status: string };
+            const state = (await (await fetch(`${url}/queue/v2/echo/status/${id}`, { headers })).json()) as { status: string };
             if (state.status === 'COMPLETED') return;
           }
         });

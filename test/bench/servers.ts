@@ -23,7 +23,7 @@ if (mode === 'stub') {
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
 } else {
-  const emulator = createEmulator({ apiKeys: [BENCH_KEY], timeScale: Number(scaleArg) });
+  const emulator = createEmulator({ apiKeys: [BENCH_KEY], timeScale: Number(scaleArg), legacyRestV1: true });
   // A worker that runs `ms` (emulator time) and reports when it finished, on the wall clock.
   // The bench creates an endpoint named `timed` through REST, which runs it.
   emulator.handlers.register('timed', async (input, ctx) => {

@@ -89,7 +89,7 @@ describe('runpod-gql CLI', () => {
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
       const key = /apiKey\s+(\S+)/.exec(banner)?.[1];
       expect(url).toBeDefined();
-      const env = { RUNPOD_API_KEY: key!, RUNPOD_GRAPHQL_URL: `${url}/graphql`, RUNPOD_REST_URL: `${url}/v1`, RUNPOD_SERVERLESS_URL: `${url}/v2` };
+      const env = { RUNPOD_API_KEY: key!, RUNPOD_GRAPHQL_URL: `${url}/graphql`, RUNPOD_REST_URL: `${url}/v1`, RUNPOD_SERVERLESS_URL: `${url}/queue/v2` };
 
       const deployed = await cli(['pods', 'deploy', '--gpu', 'NVIDIA RTX A4000', '--image', 'img:1', '--ports', '8888/http', '--env', 'A=1', '--json'], env);
       expect(deployed.code).toBe(0);

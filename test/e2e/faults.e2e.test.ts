@@ -4,7 +4,7 @@ import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { captureError } from '../helpers.js';
 import { KEY_A, useEmulator } from './harness.js';
 
-const ctx = useEmulator({ podStartupMs: 0 });
+const ctx = useEmulator({ podStartupMs: 0, legacyRestV1: true });
 const deployInput = { imageName: 'img:1', gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1 };
 
 afterEach(async () => {
@@ -48,7 +48,7 @@ describe('each fault meets the right typed error or a successful retry', () => {
   });
 
   it('429 that does not stop ends in RateLimitError', async () => {
-    ctx.emulator.faults.inject({ match: 'POST /v2/echo/run', fault: { type: 'status', status: 429, retryAfterSeconds: 0 }, times: 10 });
+    ctx.emulator.faults.inject({ match: 'POST /queue/v2/echo/run', fault: { type: 'status', status: 429, retryAfterSeconds: 0 }, times: 10 });
     const err = await captureError<RateLimitError>(ctx.client(KEY_A, { maxRetries: 2 }).endpoint('echo').run({}));
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.retryAfterMs).toBe(0);
@@ -101,7 +101,7 @@ describe('each fault meets the right typed error or a successful retry', () => {
     expect((await rp.gpuTypes.list()).length).toBeGreaterThan(0);
     expect(events.map((e) => e.reason)).toEqual(['connection']);
 
-    const rule = ctx.emulator.faults.inject({ match: 'POST /v2/echo/run', fault: { type: 'drop' }, times: 3 });
+    const rule = ctx.emulator.faults.inject({ match: 'POST /queue/v2/echo/run', fault: { type: 'drop' }, times: 3 });
     const err = await captureError<ConnectionError>(rp.endpoint('echo').run({}));
     expect(err).toBeInstanceOf(ConnectionError);
     expect(err.notSent).toBe(false);

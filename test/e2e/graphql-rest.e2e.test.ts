@@ -11,8 +11,8 @@ import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { captureError } from '../helpers.js';
 import { KEY_A, KEY_B, useEmulator } from './harness.js';
 
-const ctx = useEmulator({ podStartupMs: 150 });
-// The emulator serves REST v1 until its v2 lands (the v2 walk is test/e2e/rest-v2*.test.ts).
+const ctx = useEmulator({ podStartupMs: 150, legacyRestV1: true });
+// These rules are checked through the legacy REST v1 client, which the emulator still serves on request.
 const restV1 = (key = KEY_A) => createRunpodRestV1Client({ ...ctx.server.clientOptions(key), maxRetries: 2 });
 const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
 

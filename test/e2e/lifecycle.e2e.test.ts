@@ -5,8 +5,8 @@ import { captureError } from '../helpers.js';
 import { KEY_A, useEmulator } from './harness.js';
 
 // Manual clock: start-up, billing hours and capacity changes happen when a test says so.
-const ctx = useEmulator({ clock: 'manual', podStartupMs: 2_000 });
-// The emulator serves REST v1 until its v2 lands; these rules are checked through v1 meanwhile.
+const ctx = useEmulator({ clock: 'manual', podStartupMs: 2_000, legacyRestV1: true });
+// These rules are checked through the legacy REST v1 client, which the emulator still serves on request.
 const restV1 = () => createRunpodRestV1Client({ ...ctx.server.clientOptions(KEY_A), maxRetries: 2 });
 const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
 const cuda128Image = 'runpod/pytorch:2.8.0-py3.11-cuda12.8.1-cudnn-devel-ubuntu22.04';

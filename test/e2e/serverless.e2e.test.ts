@@ -5,7 +5,7 @@ import { captureError } from '../helpers.js';
 import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { KEY_A, useEmulator } from './harness.js';
 
-const ctx = useEmulator({ streamHoldMs: 500 });
+const ctx = useEmulator({ streamHoldMs: 500, legacyRestV1: true });
 
 describe('queue-based endpoints over loopback HTTP', () => {
   it('run + wait returns the typed output of the echo worker', async () => {

@@ -1,0 +1,88 @@
+import type { Context } from 'hono';
+import type { Account, EmulatedEndpoint, EmulatedPod, Platform } from '../platform.js';
+import type { EmulatorEnv } from '../rest-routes.js';
+import { problem } from './problem.js';
+
+export type V2Context = Context<EmulatorEnv>;
+
+/** One worker of a serverless endpoint, as the emulator derives it from the queue's health. */
+export interface WorkerInfo {
+  id: string;
+  status: 'RUNNING' | 'IDLE' | 'INITIALIZING' | 'THROTTLED' | 'UNHEALTHY';
+  startedAt: number;
+}
+
+export interface RestV2Deps {
+  platform: Platform;
+  /** Names of the registered job handlers; an endpoint named after one runs it. */
+  handlerNames(): ReadonlySet<string>;
+  /** The workers an endpoint has now. */
+  workers(account: Account, endpoint: EmulatedEndpoint): WorkerInfo[];
+  /** Where the queue routes of an endpoint live, from the origin a request came to. */
+  queueBase(origin: string): string;
+  loadBalancedBase(origin: string, endpointId: string): string;
+}
+
+/** Settings of a pod that only REST v2 knows; pods made through GraphQL have none. */
+export interface PodExtras {
+  args?: string | undefined;
+  startSsh?: boolean | undefined;
+  startJupyter?: boolean | undefined;
+  locked?: boolean | undefined;
+  globalNetworking?: boolean | undefined;
+  cpu?: { id: string; vcpuCount: number; memory: number } | undefined;
+  cluster?: { id: string; rank: number } | undefined;
+}
+
+export interface Delegation {
+  id: string;
+  name: string | null;
+  resource: string;
+  createdAt: number;
+}
+
+export interface Cluster {
+  id: string;
+  name: string;
+  type: string;
+  compute: { gpuTypeId: string; gpuCountPerPod: number; podCount: number };
+  image?: string | undefined;
+  dataCenterId: string;
+  podIds: string[];
+  createdAt: number;
+}
+
+/** What REST v2 keeps per account beside the shared platform state. */
+export interface AccountV2State {
+  sshKeys: string[];
+  delegations: Map<string, Delegation>;
+  clusters: Map<string, Cluster>;
+  /** Network volume id → STANDARD or HIGH_PERFORMANCE; kept after deletion, for billing. */
+  volumeTypes: Map<string, string>;
+}
+
+const podExtras = new WeakMap<EmulatedPod, PodExtras>();
+const accountState = new WeakMap<Account, AccountV2State>();
+
+export function extrasOf(pod: EmulatedPod): PodExtras {
+  let extras = podExtras.get(pod);
+  if (!extras) podExtras.set(pod, (extras = {}));
+  return extras;
+}
+
+export function stateOf(account: Account): AccountV2State {
+  let state = accountState.get(account);
+  if (!state) accountState.set(account, (state = { sshKeys: [], delegations: new Map(), clusters: new Map(), volumeTypes: new Map() }));
+  return state;
+}
+
+export const accountOf = (c: V2Context): Account => c.get('account');
+
+/** The `{id}` path parameter; an empty one cannot reach here, but `.`/`..` can. */
+export function idParam(c: V2Context, name = 'id'): string {
+  const id = c.req.param(name) ?? '';
+  if (!id || id === '.' || id === '..') throw problem(400, `Path parameter ${name} is not a valid id.`);
+  return id;
+}
+
+export const iso = (ms: number) => new Date(ms).toISOString();

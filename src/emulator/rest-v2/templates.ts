@@ -1,0 +1,143 @@
+import { Hono } from 'hono';
+import { notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { EmulatedTemplate } from '../platform.js';
+import type { EmulatorEnv } from '../rest-routes.js';
+import { readContractBody } from './contract.js';
+import { accountOf, idParam, type RestV2Deps } from './context.js';
+import { problem } from './problem.js';
+
+/** Template settings only REST v2 has. */
+interface TemplateExtras {
+  args: string;
+  startSsh: boolean;
+  startJupyter: boolean;
+  allowedCudaVersions: string[];
+}
+
+const templateExtras = new WeakMap<EmulatedTemplate, TemplateExtras>();
+const CATEGORIES = ['CPU', 'NVIDIA', 'AMD'];
+
+export function templateView(t: EmulatedTemplate): Record<string, unknown> {
+  const extras = templateExtras.get(t);
+  return {
+    id: t.id,
+    name: t.name,
+    image: t.imageName,
+    args: extras?.args ?? '',
+    disk: t.containerDiskInGb,
+    mounts: t.volumeInGb > 0 ? { persistent: { size: Math.max(10, t.volumeInGb), path: t.volumeMountPath } } : {},
+    ports: t.ports,
+    env: t.env,
+    registry: t.containerRegistryAuthId ?? null,
+    serverless: t.isServerless,
+    public: t.isPublic,
+    category: CATEGORIES.includes(t.category) ? t.category : 'NVIDIA',
+    startSsh: extras?.startSsh ?? true,
+    startJupyter: extras?.startJupyter ?? true,
+    allowedCudaVersions: extras?.allowedCudaVersions ?? [],
+  };
+}
+
+interface TemplateBody {
+  name?: string;
+  image?: string;
+  args?: string;
+  disk?: number;
+  env?: Record<string, string>;
+  ports?: string[];
+  registry?: string | null;
+  allowedCudaVersions?: string[];
+  category?: string;
+  mounts?: { persistent?: { size: number; path: string } };
+  public?: boolean;
+  serverless?: boolean;
+  startJupyter?: boolean;
+  startSsh?: boolean;
+}
+
+function publicTemplate(id: string, name: string, imageName: string, category: string, ports: string[]): EmulatedTemplate {
+  return { id, name, imageName, category, containerDiskInGb: 50, volumeInGb: 20, volumeMountPath: '/workspace', env: {}, ports, isPublic: true, isServerless: false, readme: '', dockerEntrypoint: [], dockerStartCmd: [] };
+}
+
+/** What `GET /v2/catalog/templates` lists, by `source`. */
+export const PUBLIC_TEMPLATES: Array<{ source: 'official' | 'verified' | 'community'; template: EmulatedTemplate }> = [
+  { source: 'official', template: publicTemplate('runpod-torch-v240', 'Runpod Pytorch 2.4.0', 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04', 'NVIDIA', ['8888/http', '22/tcp']) },
+  { source: 'official', template: publicTemplate('runpod-ubuntu', 'Runpod Ubuntu', 'runpod/base:0.6.2-cpu', 'CPU', ['22/tcp']) },
+  { source: 'verified', template: publicTemplate('vllm-openai', 'vLLM OpenAI server', 'vllm/vllm-openai:v0.6.3', 'NVIDIA', ['8000/http']) },
+  { source: 'community', template: publicTemplate('comfyui-community', 'ComfyUI', 'someone/comfyui:cu124', 'NVIDIA', ['8188/http']) },
+];
+
+function applyBody(t: EmulatedTemplate, extras: TemplateExtras, body: TemplateBody): void {
+  if (body.name !== undefined) t.name = body.name;
+  if (body.image !== undefined) t.imageName = body.image;
+  if (body.disk !== undefined) t.containerDiskInGb = body.disk;
+  if (body.env !== undefined) t.env = body.env;
+  if (body.ports !== undefined) t.ports = body.ports;
+  if (body.registry !== undefined) t.containerRegistryAuthId = body.registry ?? undefined;
+  if (body.category !== undefined) t.category = body.category;
+  if (body.mounts !== undefined) {
+    t.volumeInGb = body.mounts.persistent?.size ?? 0;
+    t.volumeMountPath = body.mounts.persistent?.path ?? '/workspace';
+  }
+  if (body.public !== undefined) t.isPublic = body.public;
+  if (body.serverless !== undefined) t.isServerless = body.serverless;
+  if (body.args !== undefined) extras.args = body.args;
+  if (body.startSsh !== undefined) extras.startSsh = body.startSsh;
+  if (body.startJupyter !== undefined) extras.startJupyter = body.startJupyter;
+  if (body.allowedCudaVersions !== undefined) extras.allowedCudaVersions = body.allowedCudaVersions;
+}
+
+export function templateRoutes(_deps: RestV2Deps): Hono<EmulatorEnv> {
+  const app = new Hono<EmulatorEnv>();
+  const find = (c: Parameters<typeof idParam>[0]) => {
+    const found = accountOf(c).templates.get(idParam(c));
+    if (!found) throw notFound('template', idParam(c));
+    return found;
+  };
+
+  app.get('/templates', (c) => c.json({ templates: [...accountOf(c).templates.values()].map(templateView) }));
+  app.post('/templates', async (c) => {
+    const body = await readContractBody<TemplateBody>(c.req, 'CreateTemplateRequest');
+    if (body.registry && !accountOf(c).registryAuths.has(body.registry)) throw notFound('registry', body.registry);
+    const template: EmulatedTemplate = {
+      id: newId(10),
+      name: body.name!,
+      imageName: body.image!,
+      category: 'NVIDIA',
+      containerDiskInGb: 50,
+      volumeInGb: 0,
+      volumeMountPath: '/workspace',
+      env: {},
+      ports: [],
+      isPublic: false,
+      isServerless: false,
+      readme: '',
+      dockerEntrypoint: [],
+      dockerStartCmd: [],
+    };
+    const extras: TemplateExtras = { args: '', startSsh: true, startJupyter: true, allowedCudaVersions: [] };
+    applyBody(template, extras, body);
+    templateExtras.set(template, extras);
+    accountOf(c).templates.set(template.id, template);
+    return c.json(templateView(template), 201);
+  });
+  app.get('/templates/:id', (c) => c.json(templateView(find(c))));
+  app.patch('/templates/:id', async (c) => {
+    const template = find(c);
+    const body = await readContractBody<TemplateBody>(c.req, 'UpdateTemplateRequest');
+    if (body.registry && !accountOf(c).registryAuths.has(body.registry)) throw notFound('registry', body.registry);
+    let extras = templateExtras.get(template);
+    if (!extras) templateExtras.set(template, (extras = { args: '', startSsh: true, startJupyter: true, allowedCudaVersions: [] }));
+    applyBody(template, extras, body);
+    return c.json(templateView(template));
+  });
+  app.delete('/templates/:id', (c) => {
+    const template = find(c);
+    const user = [...accountOf(c).endpoints.values()].find((e) => e.templateId === template.id);
+    if (user) throw problem(400, `Template ${template.id} is used by endpoint ${user.id}.`);
+    accountOf(c).templates.delete(template.id);
+    return c.body(null, 204);
+  });
+  return app;
+}
