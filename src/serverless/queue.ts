@@ -210,7 +210,8 @@ class QueueRoutes {
         method: 'GET',
         path: `${this.jobPath('status-sync', jobId)}?wait=${holdMs}`,
         route: 'GET /status-sync/{jobId}',
-        bucket: 'status-sync',
+        // The platform counts /status-sync against the /status limit.
+        bucket: 'status',
         idempotent: true,
         timeoutMs: holdMs + HOLD_MARGIN_MS,
         retryUntil: options.retryUntil,

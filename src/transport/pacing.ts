@@ -37,6 +37,12 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<string, RateLimitSetting>> = {
   rest: { concurrency: 16 },
 };
 
+/**
+ * Windows are kept this much longer than announced: the server counts arrivals, which trail the
+ * sends by a varying delay, so a window exactly as long could hold one request too many there.
+ */
+const WINDOW_SLACK = 0.02;
+
 const UNLIMITED: Required<RateLimitSetting> = { requests: Infinity, intervalMs: 1, concurrency: Infinity };
 
 /** How well `pattern` fits `key`: segments matched (exact ones count more), or -1. */
@@ -103,15 +109,17 @@ class Bucket {
   private head = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = 0;
+  private readonly windowMs: number;
 
   constructor(private readonly setting: Required<RateLimitSetting>) {
+    this.windowMs = setting.intervalMs * (1 + WINDOW_SLACK);
     this.sent = Number.isFinite(setting.requests) ? new Float64Array(Math.max(1, Math.floor(setting.requests))).fill(-Infinity) : undefined;
   }
 
   /** Milliseconds until a send is allowed by rate and pause; 0 when allowed now. */
   private waitMs(now: number): number {
     let until = this.pausedUntil;
-    if (this.sent) until = Math.max(until, this.sent[this.next]! + this.setting.intervalMs);
+    if (this.sent) until = Math.max(until, this.sent[this.next]! + this.windowMs);
     return Math.max(0, until - now);
   }
 

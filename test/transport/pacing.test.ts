@@ -44,7 +44,7 @@ describe('rate-limit settings', () => {
 });
 
 describe('the bucket', () => {
-  it('never lets more than `requests` through in any window of intervalMs', async () => {
+  it('never lets more than `requests` through in any window of intervalMs (kept 2 % longer for arrival jitter)', async () => {
     const pacer = createPacer({ 'serverless:ep-1:status': { requests: 3, intervalMs: 1000, concurrency: 100 } });
     const times: number[] = [];
     const start = Date.now();
@@ -53,7 +53,7 @@ describe('the bucket', () => {
     );
     await vi.advanceTimersByTimeAsync(5000);
     await all;
-    expect(times).toEqual([0, 0, 0, 1000, 1000, 1000, 2000]);
+    expect(times).toEqual([0, 0, 0, 1020, 1020, 1020, 2040]);
   });
 
   it('caps requests in flight, and a finished one lets the next start', async () => {
