@@ -89,118 +89,113 @@ export function resolveRateLimit(key: string, overrides: Readonly<Record<string,
 
 interface Waiter {
   readonly resolve: (release: PaceRelease) => void;
-  readonly reject: (err: unknown) => void;
   readonly signal: AbortSignal | undefined;
   readonly onAbort: () => void;
   done: boolean;
 }
 
+interface Bucket {
+  acquire(signal: AbortSignal | undefined): Promise<PaceRelease> | PaceRelease;
+  pause(ms: number): void;
+}
+
+const aborted = (signal: AbortSignal | undefined) => new AbortError('request aborted by the caller while waiting for its turn', { cause: signal?.reason });
+
 /**
  * One bucket. The rate is kept as a sliding window over the last `requests` send times, so no
  * window of `intervalMs` ever holds more than `requests` sends, whichever way the server counts
  * (a refilling token bucket may send twice its size within one window after an idle spell).
+ * Waiters are served first come, first served.
  */
-class Bucket {
-  private readonly sent: Float64Array | undefined;
-  private next = 0;
-  private inFlight = 0;
-  private pausedUntil = 0;
-  private readonly queue: Waiter[] = [];
-  private head = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private timerAt = 0;
-  private readonly windowMs: number;
-
-  constructor(private readonly setting: Required<RateLimitSetting>) {
-    this.windowMs = setting.intervalMs * (1 + WINDOW_SLACK);
-    this.sent = Number.isFinite(setting.requests) ? new Float64Array(Math.max(1, Math.floor(setting.requests))).fill(-Infinity) : undefined;
-  }
+function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitSetting>): Bucket {
+  const windowMs = intervalMs * (1 + WINDOW_SLACK);
+  const sent = Number.isFinite(requests) ? new Float64Array(Math.max(1, Math.floor(requests))).fill(-Infinity) : undefined;
+  let next = 0;
+  let inFlight = 0;
+  let pausedUntil = 0;
+  let queue: Waiter[] = [];
+  let head = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timerAt = 0;
 
   /** Milliseconds until a send is allowed by rate and pause; 0 when allowed now. */
-  private waitMs(now: number): number {
-    let until = this.pausedUntil;
-    if (this.sent) until = Math.max(until, this.sent[this.next]! + this.windowMs);
-    return Math.max(0, until - now);
-  }
+  const waitMs = (now: number) => Math.max(0, Math.max(pausedUntil, sent ? sent[next]! + windowMs : 0) - now);
 
-  private take(now: number): PaceRelease {
-    this.inFlight++;
-    if (this.sent) {
-      this.sent[this.next] = now;
-      this.next = (this.next + 1) % this.sent.length;
+  const take = (now: number): PaceRelease => {
+    inFlight++;
+    if (sent) {
+      sent[next] = now;
+      next = (next + 1) % sent.length;
     }
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.inFlight--;
-      this.pump();
+      inFlight--;
+      pump();
     };
+  };
+
+  function schedule(at: number): void {
+    if (timer !== undefined && timerAt <= at) return;
+    if (timer !== undefined) clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(() => {
+      timer = undefined;
+      pump();
+    }, Math.max(1, at - Date.now()));
   }
 
-  acquire(signal: AbortSignal | undefined): Promise<PaceRelease> | PaceRelease {
-    const now = Date.now();
-    if (this.head === this.queue.length && this.inFlight < this.setting.concurrency && this.waitMs(now) === 0) return this.take(now);
-    if (signal?.aborted) return Promise.reject(new AbortError('request aborted by the caller while waiting for its turn', { cause: signal.reason }));
-    return new Promise<PaceRelease>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        signal,
-        done: false,
-        onAbort: () => {
-          if (waiter.done) return;
-          waiter.done = true;
-          reject(new AbortError('request aborted by the caller while waiting for its turn', { cause: signal?.reason }));
-          this.pump();
-        },
-      };
-      signal?.addEventListener('abort', waiter.onAbort, { once: true });
-      this.queue.push(waiter);
-      this.pump();
-    });
-  }
-
-  pause(ms: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
-  }
-
-  private pump(): void {
+  function pump(): void {
     for (;;) {
-      while (this.head < this.queue.length && this.queue[this.head]!.done) this.head++;
-      if (this.head >= this.queue.length) {
-        this.queue.length = 0;
-        this.head = 0;
+      while (head < queue.length && queue[head]!.done) head++;
+      if (head >= queue.length) {
+        queue = [];
+        head = 0;
         return;
       }
-      if (this.inFlight >= this.setting.concurrency) return;
+      if (inFlight >= concurrency) return;
       const now = Date.now();
-      const wait = this.waitMs(now);
-      if (wait > 0) {
-        this.schedule(now + wait);
-        return;
-      }
-      const waiter = this.queue[this.head++]!;
+      const wait = waitMs(now);
+      if (wait > 0) return schedule(now + wait);
+      const waiter = queue[head++]!;
       waiter.done = true;
       waiter.signal?.removeEventListener('abort', waiter.onAbort);
-      waiter.resolve(this.take(now));
-      // Drop the consumed prefix now and then, so a long queue does not keep dead entries.
-      if (this.head > 1024 && this.head * 2 > this.queue.length) {
-        this.queue.splice(0, this.head);
-        this.head = 0;
+      waiter.resolve(take(now));
+      // Drop the served prefix now and then, so a long queue does not keep dead entries.
+      if (head > 1024 && head * 2 > queue.length) {
+        queue = queue.slice(head);
+        head = 0;
       }
     }
   }
 
-  private schedule(at: number): void {
-    if (this.timer !== undefined && this.timerAt <= at) return;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.pump();
-    }, Math.max(1, at - Date.now()));
-  }
+  return {
+    acquire(signal) {
+      const now = Date.now();
+      if (head === queue.length && inFlight < concurrency && waitMs(now) === 0) return take(now);
+      if (signal?.aborted) return Promise.reject(aborted(signal));
+      return new Promise<PaceRelease>((resolve, reject) => {
+        const waiter: Waiter = {
+          resolve,
+          signal,
+          done: false,
+          onAbort: () => {
+            if (waiter.done) return;
+            waiter.done = true;
+            reject(aborted(signal));
+            pump();
+          },
+        };
+        signal?.addEventListener('abort', waiter.onAbort, { once: true });
+        queue.push(waiter);
+        pump();
+      });
+    },
+    pause(ms) {
+      pausedUntil = Math.max(pausedUntil, Date.now() + ms);
+    },
+  };
 }
 
 const noRelease: PaceRelease = () => undefined;
@@ -214,7 +209,7 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
       const setting = settings === false ? UNLIMITED : resolveRateLimit(key, settings);
       const limited = Number.isFinite(setting.requests) || Number.isFinite(setting.concurrency);
       // A bucket is kept even without limits while a 429 may pause it.
-      bucket = settings === false ? null : new Bucket(limited ? setting : UNLIMITED);
+      bucket = settings === false ? null : createBucket(limited ? setting : UNLIMITED);
       buckets.set(key, bucket);
     }
     return bucket;
