@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AbortError, createRunpodClient, JobFailedError, JobTimedOutError, NotFoundError, ServerError, type JobProgress } from '../../src/index.js';
+import { AbortError, BadRequestError, createRunpodClient, JobFailedError, JobTimedOutError, NotFoundError, ServerError, type JobProgress } from '../../src/index.js';
 import { captureError, json, recordingFetch, TEST_API_KEY, type RecordedCall } from '../helpers.js';
 
 beforeEach(() => vi.useFakeTimers());
@@ -217,6 +217,30 @@ describe('failures as production sends them', () => {
     const { endpoint } = endpointWith({ 'POST /runsync': state('FAILED', { error: '{not json' }) });
     const err = await captureError<JobFailedError>(endpoint.runSync({ prompt: 'x' }));
     expect(err).toMatchObject({ error: '{not json', errorMessage: '{not json', details: undefined });
+  });
+});
+
+describe('refusals as production sends them', () => {
+  it('the queue-full 429 on /run backs off and is resent past maxRetries (nothing was queued)', async () => {
+    let n = 0;
+    const { endpoint, calls } = endpointWith({
+      'POST /run': () => (++n <= 5 ? json({ error: 'queue is full' }, { status: 429 }) : json({ id: 'job-1', status: 'IN_QUEUE' })),
+    });
+    const job = await settle(endpoint.run({ prompt: 'x' }, { maxRetries: 1 }));
+    expect(job.id).toBe('job-1');
+    expect(calls).toHaveLength(6);
+  });
+
+  it('a 400 on /runsync (wait out of range) is a BadRequestError, sent once', async () => {
+    const { endpoint, calls } = endpointWith({ 'POST /runsync': () => json({ error: 'wait is invalid' }, { status: 400 }) });
+    expect(await captureError(endpoint.runSync({ prompt: 'x' }))).toBeInstanceOf(BadRequestError);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a 500 on /status during a wait is retried within maxRetries only', async () => {
+    const { endpoint, calls } = endpointWith({ 'GET /status-sync': () => json({ error: 'internal' }, { status: 500 }) });
+    expect(await captureError(settle(endpoint.job('job-1').wait()))).toBeInstanceOf(ServerError);
+    expect(calls).toHaveLength(3);
   });
 });
 
