@@ -181,7 +181,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         }
         const text = scrub(await res.text());
         const retryAfterMs = parseRetryAfterMs(res.headers);
-        if (res.status === 429) pacer.pause(req.rateLimitKey, retryAfterMs ?? backoffMs(attempt, () => 0));
+        if (res.status === 429) pacer.pause(req.rateLimitKey, Math.min(retryAfterMs ?? backoffMs(attempt, () => 0), MAX_RETRY_AFTER_MS));
         const extra = req.retryWhen?.(res.status, text) ?? false;
         const retryable = (req.idempotent ? isRetryableStatus(res.status) : res.status === 429) || extra;
         // 429 (refused before any work) and the call's own extra answers may be retried up to
@@ -232,7 +232,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   function rateLimitFeedback(req: HttpRequest, headers: Headers): void {
     if (req.rateLimitKey === undefined || !headers.has('ratelimit')) return;
     for (const window of parseRateLimitHeaders(headers)) {
-      if (window.remaining === 0 && window.resetSeconds !== undefined) pacer.pause(req.rateLimitKey, window.resetSeconds * 1000);
+      // Capped: a longer pause would hold calls silently; past it the server's 429 says why.
+      if (window.remaining === 0 && window.resetSeconds !== undefined) pacer.pause(req.rateLimitKey, Math.min(window.resetSeconds * 1000, MAX_RETRY_AFTER_MS));
     }
   }
 

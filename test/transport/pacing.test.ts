@@ -162,6 +162,22 @@ describe('pacing in the core', () => {
     expect(sentAt).toEqual([0, 5000]);
   });
 
+  it('a pause never holds calls longer than a minute, whatever the server announces', async () => {
+    const sentAt: number[] = [];
+    const start = Date.now();
+    const { fetch } = recordingFetch(() => {
+      sentAt.push(Date.now() - start);
+      return json([], { headers: { ratelimit: '"hour";r=0;t=1800' } });
+    });
+    const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, fetch });
+    const req: HttpRequest = { method: 'GET', url: 'https://api.runpod.io/v2/pods', auth: 'bearer', operation: 'GET /pods', idempotent: true, rateLimitKey: 'rest' };
+    await core.requestJson(req);
+    const second = core.requestJson(req);
+    await vi.advanceTimersByTimeAsync(61_000);
+    await second;
+    expect(sentAt).toEqual([0, 60_000]);
+  });
+
   it('with retryUntil, a 429 is retried with backoff until the deadline, not just maxRetries', async () => {
     const { fetch, calls } = recordingFetch(() => json({}, { status: 429, headers: { 'retry-after': '0' } }));
     const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, fetch, maxRetries: 1 });
