@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AbortError, BadRequestError, createRunpodClient, JobFailedError, JobTimedOutError, NotFoundError, ServerError, type JobProgress } from '../../src/index.js';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { AbortError, BadRequestError, createRunpodClient, JobFailedError, JobTimedOutError, NotFoundError, ServerError, type JobProgress, type JobStream } from '../../src/index.js';
 import { captureError, json, recordingFetch, TEST_API_KEY, type RecordedCall } from '../helpers.js';
 
 beforeEach(() => vi.useFakeTimers());
@@ -285,6 +285,13 @@ describe('endpoint handles', () => {
     const { rp } = endpointWith({});
     expect(rp.endpoint('ep-1')).toBe(rp.endpoint('ep-1'));
     expect(rp.endpoint('ep-1')).not.toBe(rp.endpoint('ep-2'));
+  });
+
+  it('stream chunks have their own type parameter', () => {
+    const { endpoint } = endpointWith({});
+    expectTypeOf(endpoint.stream('job-1')).toEqualTypeOf<JobStream<string>>();
+    expectTypeOf(endpoint.job('job-1').stream()).toEqualTypeOf<JobStream<string>>();
+    expectTypeOf(endpoint.runSync).returns.resolves.toHaveProperty('output').toEqualTypeOf<{ text: string }>();
   });
 
   it('keeps a bounded number of endpoint clients', () => {
