@@ -293,15 +293,74 @@ export class JobError extends RunpodError {
   }
 }
 
-/** The job ended FAILED. `error` is the worker's error string. */
+/** What a worker's handler raised, parsed from the FAILED job's JSON-encoded `error`. */
+export interface JobFailureDetails {
+  /** The exception's type, e.g. `<class 'ValueError'>`. */
+  readonly errorType: string | undefined;
+  readonly message: string;
+  readonly traceback: string | undefined;
+  readonly hostname: string | undefined;
+  readonly workerId: string | undefined;
+  readonly runpodVersion: string | undefined;
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The handler's exception when `error` is the platform's JSON-encoded object; undefined otherwise. */
+export function parseJobFailure(error: string): JobFailureDetails | undefined {
+  if (!error.trimStart().startsWith('{')) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(error);
+  } catch {
+    return undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const fields = parsed as Record<string, unknown>;
+  const message = optionalString(fields.error_message);
+  if (message === undefined && optionalString(fields.error_type) === undefined) return undefined;
+  return {
+    errorType: optionalString(fields.error_type),
+    message: message ?? '',
+    traceback: optionalString(fields.error_traceback),
+    hostname: optionalString(fields.hostname),
+    workerId: optionalString(fields.worker_id),
+    runpodVersion: optionalString(fields.runpod_version),
+  };
+}
+
+/**
+ * The job ended FAILED. `error` is the worker's error string as sent. When the handler raised,
+ * `details` holds the parsed exception (also on `errorType`, `errorMessage`, `traceback`,
+ * `workerId`); when the handler returned `{ error, ...rest }`, `output` holds the rest.
+ */
 export class JobFailedError extends JobError {
   override readonly name = 'JobFailedError';
+  /** The raw `error` string. */
   readonly error: string;
+  readonly details: JobFailureDetails | undefined;
+  readonly errorType: string | undefined;
+  /** The handler's message: the parsed `error_message`, or the raw string. */
+  readonly errorMessage: string;
+  readonly traceback: string | undefined;
+  readonly workerId: string | undefined;
+  /** The job's `output`, when the FAILED answer carried one. */
+  readonly output: unknown;
 
   constructor(options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
     const error = typeof options.job.error === 'string' ? options.job.error : JSON.stringify(options.job.error ?? 'unknown error');
-    super(`job ${options.job.id} on endpoint ${options.endpointId} failed: ${error}`, options);
+    const details = parseJobFailure(error);
+    const summary = details ? `${details.errorType ? `${details.errorType}: ` : ''}${details.message}` : error;
+    super(`job ${options.job.id} on endpoint ${options.endpointId} failed: ${summary}`, options);
     this.error = error;
+    this.details = details;
+    this.errorType = details?.errorType;
+    this.errorMessage = details ? details.message : error;
+    this.traceback = details?.traceback;
+    this.workerId = details?.workerId;
+    this.output = options.job.output;
   }
 }
 

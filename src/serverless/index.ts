@@ -12,6 +12,6 @@ export type { RunpodServerless } from './serverless-client.js';
 export { Job, type EndpointClient, type JobProgress, type JobStream, type RunOptions, type RunSyncOptions, type StreamOptions, type WaitOptions } from './queue.js';
 export { isTerminalJobStatus, TERMINAL_JOB_STATUSES } from './types.js';
 export type { CompletedJob, EndpointHealth, JobPolicy, JobState, JobStatus, PurgeQueueResult, S3Config, StreamChunk } from './types.js';
-export type { LoadBalancedClient, LoadBalancedOptions, LoadBalancedRequestOptions } from './load-balanced.js';
+export type { LoadBalancedClient, LoadBalancedOptions, LoadBalancedRequestOptions, LoadBalancedResponse } from './load-balanced.js';
 export type { CallOptions, RunpodClientOptions } from '../transport/options.js';
 export * from '../errors.js';

@@ -1,8 +1,8 @@
-import type { HttpCore } from '../transport/http-core.js';
+import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { toQueryString } from '../rest-v1/rest-request.js';
 import { ValidationError } from '../errors.js';
-import { requireId } from '../validation.js';
+import { requireId, requireString } from '../validation.js';
 
 export interface LoadBalancedOptions {
   /** Send `Authorization: Bearer KEY`. @default true */
@@ -11,6 +11,11 @@ export interface LoadBalancedOptions {
   coldStartTimeoutMs?: number | undefined;
   /** Also ride out cold starts for POST and PATCH. Only safe when your route is idempotent. @default false */
   retryNonIdempotent?: boolean | undefined;
+  /**
+   * Limit for one attempt. @default 480000: the platform holds a request up to 2 min while a
+   * worker starts, then allows 5.5 min of processing
+   */
+  timeoutMs?: number | undefined;
 }
 
 export interface LoadBalancedRequestOptions extends CallOptions {
@@ -19,6 +24,20 @@ export interface LoadBalancedRequestOptions extends CallOptions {
   query?: object | undefined;
   /** Overrides the client's `retryNonIdempotent` for this call. */
   retryNonIdempotent?: boolean | undefined;
+  /**
+   * Pins the call to a worker (sent as `X-Runpod-Worker-Id`): an id, `strict <id>` or
+   * `strict-resume <id>`.
+   */
+  workerId?: string | undefined;
+}
+
+/** An answer with what came with it. */
+export interface LoadBalancedResponse<T> {
+  readonly data: T;
+  readonly status: number;
+  readonly headers: Headers;
+  /** The worker that served the call (`X-Runpod-Worker-Id`), when the platform said. */
+  readonly workerId: string | undefined;
 }
 
 export interface LoadBalancedClient {
@@ -28,6 +47,8 @@ export interface LoadBalancedClient {
   put<T = unknown>(path: string, options?: LoadBalancedRequestOptions): Promise<T>;
   patch<T = unknown>(path: string, options?: LoadBalancedRequestOptions): Promise<T>;
   delete<T = unknown>(path: string, options?: LoadBalancedRequestOptions): Promise<T>;
+  /** Any method; resolves with the body and the answer's status, headers and worker id. */
+  request<T = unknown>(method: string, path: string, options?: LoadBalancedRequestOptions): Promise<LoadBalancedResponse<T>>;
   /**
    * A raw request: the Response as it came, for streaming or non-JSON routes. Only 2xx answers
    * resolve; the time limit covers the wait for headers. `init.body` must be a string, if any.
@@ -36,6 +57,9 @@ export interface LoadBalancedClient {
 }
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/** The platform's hold for a cold request (2 min) plus its processing limit (5.5 min), plus margin. */
+export const LOAD_BALANCED_ATTEMPT_MS = 480_000;
+const WORKER_HEADER = 'x-runpod-worker-id';
 const NO_WORKERS = /no (?:available )?workers?(?: are)? available|no workers/i;
 
 /** 502 and 503 while workers start, and the platform's 400 "no workers available". */
@@ -43,23 +67,27 @@ export function isColdStartAnswer(status: number, text: string): boolean {
   return status === 502 || status === 503 || (status === 400 && NO_WORKERS.test(text));
 }
 
-/** `https://{id}.api.runpod.ai` for a bare endpoint id; a URL is used as given. */
-export function loadBalancedBaseUrl(endpointUrlOrId: string): string {
+/** The endpoint's address: a URL is used as given; a bare id goes into the `{endpointId}` template. */
+export function loadBalancedBaseUrl(endpointUrlOrId: string, template = 'https://{endpointId}.api.runpod.ai'): string {
   const value = requireId('endpointUrl', endpointUrlOrId);
-  return (value.includes('://') ? value : `https://${encodeURIComponent(value)}.api.runpod.ai`).replace(/\/+$/, '');
+  return (value.includes('://') ? value : template.replaceAll('{endpointId}', encodeURIComponent(value))).replace(/\/+$/, '');
 }
 
 export function createLoadBalancedClient(core: HttpCore, endpointUrlOrId: string, clientOptions: LoadBalancedOptions = {}): LoadBalancedClient {
-  const baseUrl = loadBalancedBaseUrl(endpointUrlOrId);
+  const baseUrl = loadBalancedBaseUrl(endpointUrlOrId, core.options.loadBalancedUrl);
   const coldStartTimeoutMs = clientOptions.coldStartTimeoutMs ?? 300_000;
+  const attemptMs = clientOptions.timeoutMs ?? LOAD_BALANCED_ATTEMPT_MS;
 
-  function toRequest(method: string, path: string, options: LoadBalancedRequestOptions, body: string | undefined) {
-    const { json: _json, query, retryNonIdempotent, ...callOptions } = options;
+  function toRequest(method: string, path: string, options: LoadBalancedRequestOptions, body: string | undefined): HttpRequest {
+    const { json: _json, query, retryNonIdempotent, workerId, ...callOptions } = options;
+    if (workerId !== undefined) requireString('workerId', workerId);
     const idempotent = IDEMPOTENT_METHODS.has(method);
     const ridesColdStart = idempotent || (retryNonIdempotent ?? clientOptions.retryNonIdempotent ?? false);
     const slash = path.startsWith('/') ? '' : '/';
     return {
       ...callOptions,
+      timeoutMs: callOptions.timeoutMs ?? attemptMs,
+      headers: workerId === undefined ? callOptions.headers : { ...callOptions.headers, [WORKER_HEADER]: workerId },
       method,
       url: `${baseUrl}${slash}${path}${toQueryString(query)}`,
       auth: clientOptions.auth === false ? ('none' as const) : ('bearer' as const),
@@ -71,18 +99,21 @@ export function createLoadBalancedClient(core: HttpCore, endpointUrlOrId: string
     };
   }
 
-  async function send<T>(method: string, path: string, options: LoadBalancedRequestOptions = {}): Promise<T> {
-    const request = toRequest(method, path, options, options.json === undefined ? undefined : JSON.stringify(options.json));
+  async function exchange<T>(method: string, path: string, options: LoadBalancedRequestOptions = {}): Promise<LoadBalancedResponse<T>> {
+    const request = toRequest(method.toUpperCase(), path, options, options.json === undefined ? undefined : JSON.stringify(options.json));
     const result = await core.request(request);
+    const answer = { status: result.status, headers: result.headers, workerId: result.headers.get(WORKER_HEADER) ?? undefined };
     // The routes are the owner's own: JSON when they say so, text otherwise.
-    if (result.text === '') return undefined as T;
-    if (!(result.headers.get('content-type') ?? '').includes('json')) return result.text as T;
+    if (result.text === '') return { ...answer, data: undefined as T };
+    if (!(result.headers.get('content-type') ?? '').includes('json')) return { ...answer, data: result.text as T };
     try {
-      return JSON.parse(result.text) as T;
+      return { ...answer, data: JSON.parse(result.text) as T };
     } catch {
       throw core.notJson(request, result);
     }
   }
+
+  const send = async <T>(method: string, path: string, options?: LoadBalancedRequestOptions): Promise<T> => (await exchange<T>(method, path, options)).data;
 
   return {
     baseUrl,
@@ -91,10 +122,11 @@ export function createLoadBalancedClient(core: HttpCore, endpointUrlOrId: string
     put: (path, options) => send('PUT', path, options),
     patch: (path, options) => send('PATCH', path, options),
     delete: (path, options) => send('DELETE', path, options),
+    request: (method, path, options) => exchange(method, path, options),
     async fetch(path, init = {}) {
-      const { method = 'GET', body, headers, signal, query, timeoutMs, maxRetries, retryNonIdempotent } = init;
+      const { method = 'GET', body, headers, signal, query, timeoutMs, maxRetries, retryNonIdempotent, workerId } = init;
       if (body !== undefined && body !== null && typeof body !== 'string') throw new ValidationError('body', 'must be a string (serialise it first)');
-      const options = { query, timeoutMs, maxRetries, retryNonIdempotent, signal: signal ?? undefined, headers: Object.fromEntries(new Headers(headers).entries()) };
+      const options = { query, timeoutMs, maxRetries, retryNonIdempotent, workerId, signal: signal ?? undefined, headers: Object.fromEntries(new Headers(headers).entries()) };
       return core.requestRaw(toRequest(method.toUpperCase(), path, options, body ?? undefined));
     },
   };

@@ -1,13 +1,13 @@
-import { AbortError, JobCancelledError, ServerError, JobFailedError, JobTimedOutError, ValidationError } from '../errors.js';
-import { sleep } from '../transport/abort.js';
-import { pollWithBackoff } from '../transport/poll.js';
+import { AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError, ValidationError, type JobSnapshot } from '../errors.js';
+import { linkAbort, sleep } from '../transport/abort.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
+import { isArrayOf, isRecord, isString } from '../transport/shape.js';
 import { checkInteger, requireId, requireObject, requireString } from '../validation.js';
 import { isTerminalJobStatus, type CompletedJob, type EndpointHealth, type JobPolicy, type JobState, type PurgeQueueResult, type S3Config, type StreamChunk } from './types.js';
 
 export interface RunOptions extends CallOptions {
-  /** URL the platform calls with the result. */
+  /** URL the platform POSTs the final state to (http or https). */
   webhook?: string | undefined;
   policy?: JobPolicy | undefined;
   s3Config?: S3Config | undefined;
@@ -17,8 +17,10 @@ export interface JobProgress<Output = unknown> {
   readonly job: JobState<Output>;
   readonly attempt: number;
   readonly elapsedMs: number;
-  /** Milliseconds until the next status poll. */
+  /** Milliseconds until the next status request (0 when the next one is a server-side wait). */
   readonly nextPollMs: number;
+  /** The handler's latest progress update: an IN_PROGRESS job's `output`, when it sent one. */
+  readonly progress: unknown;
 }
 
 export interface WaitOptions<Output = unknown> {
@@ -26,9 +28,14 @@ export interface WaitOptions<Output = unknown> {
   timeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((progress: JobProgress<Output>) => void) | undefined;
-  /** First delay between status polls; grows 1.5× per poll up to `maxPollIntervalMs`. @default 250 */
+  /**
+   * How long the server holds each `/status-sync` request before answering a job that is still
+   * running; shorter means more frequent `onProgress` calls. @default 30000
+   */
+  holdMs?: number | undefined;
+  /** Where `/status-sync` is missing: first delay between `/status` polls; grows 1.5× per poll. @default 250 */
   pollIntervalMs?: number | undefined;
-  /** @default 3000 */
+  /** Longest delay between `/status` polls. @default 1000 */
   maxPollIntervalMs?: number | undefined;
 }
 
@@ -44,15 +51,19 @@ export interface RunSyncOptions<Output = unknown> extends Omit<RunOptions, 'time
   waitMs?: number | undefined;
 }
 
-export interface StreamOptions extends CallOptions {
-  /** First pause after an empty poll; doubles up to `maxPollIntervalMs`. @default 250 */
+export interface StreamOptions extends Omit<CallOptions, 'timeoutMs'> {
+  /** Stop streaming after this long, with a JobTimedOutError (source `deadline`). @default 600000 */
+  timeoutMs?: number | undefined;
+  /** How long the server holds `/stream` when nothing is ready (`?wait=`). @default 10000 */
+  waitMs?: number | undefined;
+  /** Smallest gap between two requests after an empty page; doubles up to `maxPollIntervalMs`. @default 250 */
   pollIntervalMs?: number | undefined;
   /** @default 4000 */
   maxPollIntervalMs?: number | undefined;
 }
 
 /** Chunks of a streaming job. Leaving the `for await` loop early aborts the request in flight. */
-export interface JobStream<Output = unknown> extends AsyncIterable<StreamChunk<Output>> {
+export interface JobStream<Chunk = unknown> extends AsyncIterable<StreamChunk<Chunk>> {
   /** Stops the stream and aborts any request in flight. */
   close(): void;
 }
@@ -62,18 +73,36 @@ export const RUNSYNC_BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 export const MIN_RUNSYNC_WAIT_MS = 1_000;
 export const MAX_RUNSYNC_WAIT_MS = 300_000;
 export const DEFAULT_RUNSYNC_DEADLINE_MS = 60_000;
+const SECOND = 1_000;
+const DAY = 86_400_000;
 const DEFAULT_WAIT_TIMEOUT_MS = 600_000;
-/** The server holds `/stream` about 10 s when nothing is ready; give each attempt room for that. */
-const STREAM_ATTEMPT_MS = 30_000;
-/** Margin over the server-side `/runsync` wait, so the answer carrying the job id is never cut off. */
-const RUNSYNC_ANSWER_MARGIN_MS = 15_000;
+const DEFAULT_HOLD_MS = 30_000;
+/** Shortest server-side hold asked for; the platform refuses `wait` below 1 s on `/runsync`. */
+const MIN_HOLD_MS = 1_000;
+const DEFAULT_STREAM_WAIT_MS = 10_000;
+/** Margin over a server-side hold, so the answer is never cut off by the attempt's own timer. */
+const HOLD_MARGIN_MS = 15_000;
+/** How long `run` keeps backing off while the platform refuses with 429 (rate or queue full). */
+const RUN_REFUSED_RETRY_MS = 600_000;
+/** setTimeout's largest delay; longer deadlines are waited in full anyway by other means. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A finite number > 0, when given. */
+function checkPositive(field: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ValidationError(field, `must be a finite number of milliseconds > 0, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
 
 function validateRunBody(input: unknown, options: RunOptions, limit: number): string {
   if (input === undefined) throw new ValidationError('input', 'is required (use null or {} for a handler without input)');
+  checkPositive('timeoutMs', options.timeoutMs);
   if (options.webhook !== undefined) {
     let url: URL | undefined;
     try {
-      url = new URL(options.webhook);
+      url = typeof options.webhook === 'string' ? new URL(options.webhook) : undefined;
     } catch {
       url = undefined;
     }
@@ -81,8 +110,8 @@ function validateRunBody(input: unknown, options: RunOptions, limit: number): st
   }
   if (options.policy !== undefined) {
     const policy = requireObject('policy', options.policy);
-    checkInteger('policy.executionTimeout', policy.executionTimeout, 1);
-    checkInteger('policy.ttl', policy.ttl, 1);
+    checkInteger('policy.executionTimeout', policy.executionTimeout, 5 * SECOND, 7 * DAY);
+    checkInteger('policy.ttl', policy.ttl, 10 * SECOND, 7 * DAY);
     if (policy.lowPriority !== undefined && typeof policy.lowPriority !== 'boolean') throw new ValidationError('policy.lowPriority', 'must be a boolean');
   }
   if (options.s3Config !== undefined) {
@@ -95,25 +124,107 @@ function validateRunBody(input: unknown, options: RunOptions, limit: number): st
   return body;
 }
 
+function isJobState(body: unknown): body is JobState {
+  return isRecord(body) && isString(body.status) && (body.id === undefined || isString(body.id));
+}
+
+function isSubmitted(body: unknown): body is JobState {
+  return isJobState(body) && isString(body.id) && body.id !== '';
+}
+
+interface StreamPage<Chunk> {
+  status: string;
+  stream?: Array<StreamChunk<Chunk>>;
+}
+
+function isStreamPage(body: unknown): body is StreamPage<unknown> {
+  return isRecord(body) && isString(body.status) && (body.stream === undefined || body.stream === null || isArrayOf(body.stream, isRecord));
+}
+
+interface RouteCall<T> extends Omit<HttpRequest, 'url' | 'auth' | 'operation' | 'rateLimitKey'> {
+  path: string;
+  /** Shown in errors: `GET /status/{jobId}`. */
+  route: string;
+  /** The rate-limit bucket of the route: `run`, `status`, … */
+  bucket: string;
+  /** What a good answer looks like; anything else is a ServerError. */
+  check: (body: unknown) => body is T;
+  expected: string;
+}
+
 /** Calls of one queue-based endpoint, shared by the endpoint client and its Job handles. */
 class QueueRoutes {
+  /** Whether this endpoint's host serves `/status-sync`; learnt from the first answer. */
+  statusSync: 'unknown' | 'available' | 'missing' = 'unknown';
+  private readonly base: string;
+
   constructor(
     private readonly core: HttpCore,
     readonly endpointId: string,
-  ) {}
-
-  private url(path: string): string {
-    return `${this.core.options.serverlessUrl}/${encodeURIComponent(this.endpointId)}${path}`;
+  ) {
+    this.base = `${core.options.serverlessUrl}/${encodeURIComponent(endpointId)}`;
   }
 
-  call<T>(req: Omit<HttpRequest, 'url' | 'auth' | 'operation'> & { path: string; route: string }, options: CallOptions = {}): Promise<T> {
-    const { path, route, ...rest } = req;
-    return this.core.requestJson<T>({ ...rest, ...options, url: this.url(path), auth: 'bearer', operation: `${route} (endpoint ${this.endpointId})` });
+  async call<T>(req: RouteCall<T>, options: CallOptions = {}): Promise<T> {
+    const { path, route, bucket, check, expected, ...rest } = req;
+    checkPositive('timeoutMs', options.timeoutMs);
+    const request: HttpRequest = {
+      ...rest,
+      ...options,
+      timeoutMs: options.timeoutMs ?? rest.timeoutMs,
+      url: `${this.base}${path}`,
+      auth: 'bearer',
+      operation: `${route} (endpoint ${this.endpointId})`,
+      rateLimitKey: `serverless:${this.endpointId}:${bucket}`,
+    };
+    const body = await this.core.requestJson<unknown>(request);
+    if (!check(body)) throw this.core.wrongShape(request, expected, body);
+    return body;
   }
 
   jobPath(action: string, jobId: string): string {
     return `/${action}/${encodeURIComponent(requireId('jobId', jobId))}`;
   }
+
+  status<Output>(jobId: string, options: CallOptions & { retryUntil?: number | undefined } = {}): Promise<JobState<Output>> {
+    const { retryUntil, ...callOptions } = options;
+    return this.call(
+      {
+        method: 'GET',
+        path: this.jobPath('status', jobId),
+        route: 'GET /status/{jobId}',
+        bucket: 'status',
+        idempotent: true,
+        retryUntil,
+        check: isJobState as (body: unknown) => body is JobState<Output>,
+        expected: 'a job state with a status',
+      },
+      callOptions,
+    ).then((state) => withId(state, jobId));
+  }
+
+  /** The job's state, held by the server up to `holdMs` while it is not terminal. */
+  statusSyncCall<Output>(jobId: string, holdMs: number, options: { signal: AbortSignal; retryUntil: number }): Promise<JobState<Output>> {
+    return this.call(
+      {
+        method: 'GET',
+        path: `${this.jobPath('status-sync', jobId)}?wait=${holdMs}`,
+        route: 'GET /status-sync/{jobId}',
+        // The platform counts /status-sync against the /status limit.
+        bucket: 'status',
+        idempotent: true,
+        timeoutMs: holdMs + HOLD_MARGIN_MS,
+        retryUntil: options.retryUntil,
+        check: isJobState as (body: unknown) => body is JobState<Output>,
+        expected: 'a job state with a status',
+      },
+      { signal: options.signal },
+    ).then((state) => withId(state, jobId));
+  }
+}
+
+function withId<Output>(state: JobState<Output>, jobId: string): JobState<Output> {
+  return state.id === undefined ? { ...state, id: jobId } : state;
 }
 
 /** Throws the typed error for a terminal state other than COMPLETED; returns the completed job. */
@@ -132,66 +243,143 @@ function settle<Output>(endpointId: string, state: JobState<Output>): CompletedJ
   }
 }
 
+interface WaitPlan<Output> {
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+  onProgress: ((progress: JobProgress<Output>) => void) | undefined;
+  holdMs: number;
+  firstStepMs: number;
+  maxStepMs: number;
+  /** The state already known (from `/runsync`), reported if the deadline passes first. */
+  known?: JobSnapshot | undefined;
+}
+
+function waitPlan<Output>(options: WaitOptions<Output>): WaitPlan<Output> {
+  return {
+    timeoutMs: checkPositive('timeoutMs', options.timeoutMs) ?? DEFAULT_WAIT_TIMEOUT_MS,
+    signal: options.signal,
+    onProgress: options.onProgress,
+    holdMs: checkPositive('holdMs', options.holdMs) ?? DEFAULT_HOLD_MS,
+    firstStepMs: checkPositive('pollIntervalMs', options.pollIntervalMs) ?? 250,
+    maxStepMs: checkPositive('maxPollIntervalMs', options.maxPollIntervalMs) ?? 1_000,
+  };
+}
+
+/**
+ * Long-polls `/status-sync` (one request per job in the common case); where the host has no such
+ * route, polls `/status` in growing steps. Every request and pause is cut off at the deadline,
+ * which always ends in JobTimedOutError carrying the job id.
+ */
+async function waitForJob<Output>(routes: QueueRoutes, jobId: string, plan: WaitPlan<Output>): Promise<CompletedJob<Output>> {
+  const started = Date.now();
+  const deadline = started + plan.timeoutMs;
+  const link = linkAbort(plan.signal, Math.min(plan.timeoutMs, MAX_TIMER_MS));
+  let last: JobSnapshot | undefined = plan.known;
+  let step = plan.firstStepMs;
+  const timedOut = (cause?: unknown) =>
+    new JobTimedOutError({ endpointId: routes.endpointId, job: last ?? { id: jobId, status: 'UNKNOWN' }, source: 'deadline', timeoutMs: plan.timeoutMs, cause });
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const askedAt = Date.now();
+      if (askedAt >= deadline) throw timedOut();
+      const longPoll = routes.statusSync !== 'missing';
+      let state: JobState<Output>;
+      if (longPoll) {
+        const holdMs = Math.max(MIN_HOLD_MS, Math.round(Math.min(plan.holdMs, deadline - askedAt)));
+        try {
+          state = await routes.statusSyncCall<Output>(jobId, holdMs, { signal: link.signal, retryUntil: deadline });
+          routes.statusSync = 'available';
+        } catch (err) {
+          if (!(err instanceof NotFoundError) || routes.statusSync === 'available') throw err;
+          // A 404 means either "no such route here" or "no such job": /status tells which
+          // (it answers NotFoundError itself when the job is gone).
+          state = await routes.status<Output>(jobId, { signal: link.signal, retryUntil: deadline });
+          routes.statusSync = 'missing';
+        }
+      } else {
+        state = await routes.status<Output>(jobId, { signal: link.signal, retryUntil: deadline, timeoutMs: Math.max(1, deadline - askedAt) + HOLD_MARGIN_MS });
+      }
+      last = state;
+      if (isTerminalJobStatus(state.status)) return settle(routes.endpointId, state);
+      const now = Date.now();
+      // A long-poll that held is followed at once; one that came back early (a server that
+      // ignores `wait`) still waits out a step, so no host is asked in a hot loop.
+      const pauseMs = Math.max(0, Math.min(step - (now - askedAt), deadline - now));
+      plan.onProgress?.({
+        job: state,
+        attempt,
+        elapsedMs: now - started,
+        nextPollMs: pauseMs,
+        progress: state.status === 'IN_PROGRESS' ? state.output : undefined,
+      });
+      if (pauseMs > 0) await sleep(pauseMs, link.signal);
+      step = Math.min(step * 1.5, plan.maxStepMs);
+    }
+  } catch (err) {
+    if (link.timedOut() && !plan.signal?.aborted) throw timedOut(err);
+    throw err;
+  } finally {
+    link.dispose();
+  }
+}
+
 /** A handle on one job: poll it, wait for it, stream it, cancel or retry it. */
-export class Job<Input = unknown, Output = unknown> {
+export class Job<Input = unknown, Output = unknown, Chunk = unknown> {
   readonly id: string;
   readonly endpointId: string;
   readonly #routes: QueueRoutes;
   /** Phantom: the input type this job was run with. */
   declare readonly __input?: Input;
+  /** Phantom: the type of this job's stream chunks. */
+  declare readonly __chunk?: Chunk;
 
-  /** When this handle saw the job queued (set by `run`): the first poll need not come before a step. */
-  readonly #queuedAt: number | undefined;
-
-  constructor(routes: QueueRoutes, id: string, queuedAt?: number) {
+  constructor(routes: QueueRoutes, id: string) {
     this.#routes = routes;
     this.endpointId = routes.endpointId;
     this.id = requireId('jobId', id);
-    this.#queuedAt = queuedAt;
   }
 
   /** The job's current state. A result that has expired answers NotFoundError. */
   status(options?: CallOptions): Promise<JobState<Output>> {
-    return this.#routes.call({ method: 'GET', path: this.#routes.jobPath('status', this.id), route: 'GET /status/{jobId}', idempotent: true }, options);
+    return this.#routes.status<Output>(this.id, options);
   }
 
   /**
-   * Polls with backoff (250 ms rising 1.5× to 3 s) until the job is terminal; right after `run` the
-   * first poll waits one step, since the job is still queued. Resolves with the completed
-   * job; throws JobFailedError, JobCancelledError or JobTimedOutError, each carrying the job id.
+   * Waits until the job is terminal, on the server (`/status-sync`), or by polling `/status` where
+   * that route is missing. Resolves with the completed job; throws JobFailedError,
+   * JobCancelledError or JobTimedOutError, each carrying the job id.
    */
-  async wait(options: WaitOptions<Output> = {}): Promise<CompletedJob<Output>> {
-    const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
-    const intervalMs = options.pollIntervalMs ?? 250;
-    // A job queued a moment ago is still queued: asking at once would only cost a request.
-    const sinceQueued = this.#queuedAt === undefined ? Infinity : Date.now() - this.#queuedAt;
-    return pollWithBackoff<JobState<Output>, CompletedJob<Output>>({
-      poll: () => this.status({ signal: options.signal }),
-      settle: (state) => (isTerminalJobStatus(state.status) ? settle(this.endpointId, state) : undefined),
-      deadline: (state) => new JobTimedOutError({ endpointId: this.endpointId, job: state, source: 'deadline', timeoutMs }),
-      progress: (job, progress) => options.onProgress?.({ job, ...progress }),
-      timeoutMs,
-      intervalMs,
-      maxIntervalMs: options.maxPollIntervalMs ?? 3_000,
-      signal: options.signal,
-      what: 'job wait',
-      firstDelayMs: sinceQueued < intervalMs ? intervalMs - sinceQueued : undefined,
-    });
+  wait(options: WaitOptions<Output> = {}): Promise<CompletedJob<Output>> {
+    return waitForJob(this.#routes, this.id, waitPlan(options));
   }
 
-  /** Streams the job's output chunks until it is terminal. */
-  stream(options: StreamOptions = {}): JobStream<Output> {
-    return openStream<Output>(this.#routes, this.id, options);
+  /** Streams the job's output chunks until it is terminal, up to a deadline. */
+  stream(options: StreamOptions = {}): JobStream<Chunk> {
+    return openStream<Chunk>(this.#routes, this.id, options);
   }
 
   /** Cancels the job; safe to repeat. */
   cancel(options?: CallOptions): Promise<JobState<Output>> {
-    return this.#routes.call({ method: 'POST', path: this.#routes.jobPath('cancel', this.id), route: 'POST /cancel/{jobId}', idempotent: true }, options);
+    return this.#routes.call(
+      {
+        method: 'POST',
+        path: this.#routes.jobPath('cancel', this.id),
+        route: 'POST /cancel/{jobId}',
+        bucket: 'cancel',
+        idempotent: true,
+        check: isJobState as (body: unknown) => body is JobState<Output>,
+        expected: 'a job state with a status',
+      },
+      options,
+    );
   }
 
   /** Requeues a FAILED or TIMED_OUT job under the same id. */
-  async retry(options?: CallOptions): Promise<Job<Input, Output>> {
-    await this.#routes.call({ method: 'POST', path: this.#routes.jobPath('retry', this.id), route: 'POST /retry/{jobId}', idempotent: false }, options);
+  async retry(options?: CallOptions): Promise<Job<Input, Output, Chunk>> {
+    await this.#routes.call(
+      { method: 'POST', path: this.#routes.jobPath('retry', this.id), route: 'POST /retry/{jobId}', bucket: 'retry', idempotent: false, check: isJobState, expected: 'a job state with a status' },
+      options,
+    );
     return this;
   }
 
@@ -200,52 +388,69 @@ export class Job<Input = unknown, Output = unknown> {
   }
 }
 
-function openStream<Output>(routes: QueueRoutes, jobId: string, options: StreamOptions): JobStream<Output> {
+function openStream<Chunk>(routes: QueueRoutes, jobId: string, options: StreamOptions): JobStream<Chunk> {
   const path = routes.jobPath('stream', jobId);
+  const timeoutMs = checkPositive('timeoutMs', options.timeoutMs) ?? DEFAULT_WAIT_TIMEOUT_MS;
+  const waitMs = Math.max(MIN_HOLD_MS, Math.round(checkPositive('waitMs', options.waitMs) ?? DEFAULT_STREAM_WAIT_MS));
+  const firstInterval = checkPositive('pollIntervalMs', options.pollIntervalMs) ?? 250;
+  const maxInterval = checkPositive('maxPollIntervalMs', options.maxPollIntervalMs) ?? 4_000;
+  const { signal: callerSignal, timeoutMs: _deadline, waitMs: _wait, pollIntervalMs: _p, maxPollIntervalMs: _m, ...callOptions } = options;
   const controller = new AbortController();
   let closed = false;
-  const onCallerAbort = () => controller.abort(options.signal?.reason);
-  if (options.signal?.aborted) controller.abort(options.signal.reason);
-  else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  const maxInterval = options.maxPollIntervalMs ?? 4_000;
-  const firstInterval = options.pollIntervalMs ?? 250;
+  const onCallerAbort = () => controller.abort(callerSignal?.reason);
+  if (callerSignal?.aborted) controller.abort(callerSignal.reason);
+  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
-  async function* chunks(): AsyncGenerator<StreamChunk<Output>, void, undefined> {
+  async function* chunks(): AsyncGenerator<StreamChunk<Chunk>, void, undefined> {
+    const deadline = Date.now() + timeoutMs;
+    const link = linkAbort(controller.signal, Math.min(timeoutMs, MAX_TIMER_MS));
+    let lastStatus = 'UNKNOWN';
     let interval = firstInterval;
     try {
       for (;;) {
-        let page: { status: string; stream?: Array<StreamChunk<Output>> };
-        try {
-          page = await routes.call(
-            { method: 'GET', path, route: 'GET /stream/{jobId}', idempotent: true },
-            { ...options, timeoutMs: Math.max(options.timeoutMs ?? 0, STREAM_ATTEMPT_MS), signal: controller.signal },
-          );
-        } catch (err) {
-          if (closed && err instanceof AbortError) return;
-          throw err;
-        }
+        const askedAt = Date.now();
+        const hold = Math.max(MIN_HOLD_MS, Math.min(waitMs, Math.round(deadline - askedAt)));
+        const page = await routes.call<StreamPage<Chunk>>(
+          {
+            method: 'GET',
+            path: `${path}?wait=${hold}`,
+            route: 'GET /stream/{jobId}',
+            bucket: 'stream',
+            idempotent: true,
+            timeoutMs: hold + HOLD_MARGIN_MS,
+            retryUntil: deadline,
+            check: isStreamPage as (body: unknown) => body is StreamPage<Chunk>,
+            expected: 'a stream page with a status and a stream list',
+          },
+          { ...callOptions, signal: link.signal },
+        );
+        lastStatus = page.status;
         const items = page.stream ?? [];
         for (const item of items) yield item;
         if (isTerminalJobStatus(page.status)) {
           if (page.status === 'COMPLETED') return;
           // The stream page has no error text: read the job's state so the error carries it.
-          const state = await routes.call<JobState<Output>>({ method: 'GET', path: routes.jobPath('status', jobId), route: 'GET /status/{jobId}', idempotent: true }, { signal: controller.signal });
-          settle(routes.endpointId, { ...state, status: page.status as JobState['status'] });
+          const state = await routes.status(jobId, { signal: link.signal, retryUntil: deadline });
+          settle(routes.endpointId, { ...state, status: page.status });
         }
         if (items.length > 0) {
           interval = firstInterval;
           continue;
         }
-        try {
-          await sleep(interval, controller.signal);
-        } catch (err) {
-          if (closed) return;
-          throw err;
-        }
+        // The server held the request while nothing was ready; pause only when it did not.
+        const pauseMs = interval - (Date.now() - askedAt);
+        if (pauseMs > 0) await sleep(pauseMs, link.signal);
         interval = Math.min(interval * 2, maxInterval);
       }
+    } catch (err) {
+      if (closed && err instanceof AbortError) return;
+      if (link.timedOut() && !callerSignal?.aborted) {
+        throw new JobTimedOutError({ endpointId: routes.endpointId, job: { id: jobId, status: lastStatus }, source: 'deadline', timeoutMs, cause: err });
+      }
+      throw err;
     } finally {
-      options.signal?.removeEventListener('abort', onCallerAbort);
+      link.dispose();
+      callerSignal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
@@ -254,7 +459,7 @@ function openStream<Output>(routes: QueueRoutes, jobId: string, options: StreamO
     closed = true;
     controller.abort(new AbortError('stream closed by the consumer'));
   };
-  let generator: AsyncGenerator<StreamChunk<Output>, void, undefined> | undefined;
+  let generator: AsyncGenerator<StreamChunk<Chunk>, void, undefined> | undefined;
   return {
     close,
     [Symbol.asyncIterator]() {
@@ -274,33 +479,41 @@ function openStream<Output>(routes: QueueRoutes, jobId: string, options: StreamO
   };
 }
 
-export interface EndpointClient<Input = unknown, Output = unknown> {
+export interface EndpointClient<Input = unknown, Output = unknown, Chunk = unknown> {
   readonly endpointId: string;
-  /** Queues a job (`POST /run`) and returns its handle at once. Never resent once it may have arrived. */
-  run(input: Input, options?: RunOptions): Promise<Job<Input, Output>>;
   /**
-   * Runs a job and returns it finished: `/runsync?wait=`, then status polling if the job outlives
-   * the server's wait, up to the deadline. A deadline error carries the job id.
+   * Queues a job (`POST /run`) and returns its handle at once. Never resent once it may have
+   * arrived; a 429 (refused before queueing) is retried with backoff.
+   */
+  run(input: Input, options?: RunOptions): Promise<Job<Input, Output, Chunk>>;
+  /**
+   * Runs a job and returns it finished: `/runsync?wait=`, then a wait on the job if it outlives
+   * the server's hold, up to the deadline. A deadline error carries the job id.
    */
   runSync(input: Input, options?: RunSyncOptions<Output>): Promise<CompletedJob<Output>>;
   /** A handle on an existing job. */
-  job(jobId: string): Job<Input, Output>;
+  job(jobId: string): Job<Input, Output, Chunk>;
   status(jobId: string, options?: CallOptions): Promise<JobState<Output>>;
   cancel(jobId: string, options?: CallOptions): Promise<JobState<Output>>;
-  retry(jobId: string, options?: CallOptions): Promise<Job<Input, Output>>;
-  stream(jobId: string, options?: StreamOptions): JobStream<Output>;
+  retry(jobId: string, options?: CallOptions): Promise<Job<Input, Output, Chunk>>;
+  stream(jobId: string, options?: StreamOptions): JobStream<Chunk>;
   health(options?: CallOptions): Promise<EndpointHealth>;
   /** Removes queued jobs (not running ones). */
   purgeQueue(options?: CallOptions): Promise<PurgeQueueResult>;
 }
 
-export function createEndpointClient<Input = unknown, Output = unknown>(core: HttpCore, endpointId: string): EndpointClient<Input, Output> {
+function isHealth(body: unknown): body is EndpointHealth {
+  return isRecord(body) && isRecord(body.jobs) && isRecord(body.workers);
+}
+
+function isPurgeResult(body: unknown): body is PurgeQueueResult {
+  return isRecord(body) && typeof body.removed === 'number';
+}
+
+export function createEndpointClient<Input = unknown, Output = unknown, Chunk = unknown>(core: HttpCore, endpointId: string): EndpointClient<Input, Output, Chunk> {
   const routes = new QueueRoutes(core, requireId('endpointId', endpointId));
-  const job = (jobId: string, queuedAt?: number) => new Job<Input, Output>(routes, jobId, queuedAt);
-  const submitted = (answer: { id?: unknown }, route: string): string => {
-    if (typeof answer?.id !== 'string' || answer.id === '') throw new ServerError(`${route} (endpoint ${endpointId}) answered without a job id`, { status: 200, body: answer });
-    return answer.id;
-  };
+  const job = (jobId: string) => new Job<Input, Output, Chunk>(routes, jobId);
+  const isOutputState = isSubmitted as (body: unknown) => body is JobState<Output>;
 
   return {
     endpointId,
@@ -309,33 +522,57 @@ export function createEndpointClient<Input = unknown, Output = unknown>(core: Ht
     async run(input, options = {}) {
       const body = validateRunBody(input, options, RUN_BODY_LIMIT_BYTES);
       const { webhook: _w, policy: _p, s3Config: _s, ...callOptions } = options;
-      const answer = await routes.call<JobState<Output>>({ method: 'POST', path: '/run', route: 'POST /run', body, idempotent: false }, callOptions);
-      return job(submitted(answer, 'POST /run'), Date.now());
+      const answer = await routes.call(
+        {
+          method: 'POST',
+          path: '/run',
+          route: 'POST /run',
+          bucket: 'run',
+          body,
+          idempotent: false,
+          retryUntil: Date.now() + RUN_REFUSED_RETRY_MS,
+          check: isOutputState,
+          expected: 'a job state with an id',
+        },
+        callOptions,
+      );
+      return job(answer.id);
     },
 
     async runSync(input, options = {}) {
-      const body = validateRunBody(input, options, RUNSYNC_BODY_LIMIT_BYTES);
+      const body = validateRunBody(input, { ...options, timeoutMs: undefined }, RUNSYNC_BODY_LIMIT_BYTES);
       checkInteger('executionTimeoutMs', options.executionTimeoutMs, 1);
+      checkPositive('waitMs', options.waitMs);
       checkInteger('waitMs', options.waitMs, MIN_RUNSYNC_WAIT_MS, MAX_RUNSYNC_WAIT_MS);
+      const plan = waitPlan<Output>(options);
       const deadlineMs = options.timeoutMs ?? options.executionTimeoutMs ?? DEFAULT_RUNSYNC_DEADLINE_MS;
       const waitMs = options.waitMs ?? Math.min(Math.max(deadlineMs, MIN_RUNSYNC_WAIT_MS), MAX_RUNSYNC_WAIT_MS);
       const started = Date.now();
-      const state = await routes.call<JobState<Output>>(
-        { method: 'POST', path: `/runsync?wait=${waitMs}`, route: 'POST /runsync', body, idempotent: false },
-        { signal: options.signal, headers: options.headers, maxRetries: options.maxRetries, timeoutMs: waitMs + RUNSYNC_ANSWER_MARGIN_MS },
+      const state = await routes.call(
+        {
+          method: 'POST',
+          path: `/runsync?wait=${waitMs}`,
+          route: 'POST /runsync',
+          bucket: 'runsync',
+          body,
+          idempotent: false,
+          retryUntil: started + deadlineMs,
+          check: isOutputState,
+          expected: 'a job state with an id',
+        },
+        { signal: options.signal, headers: options.headers, maxRetries: options.maxRetries, timeoutMs: waitMs + HOLD_MARGIN_MS },
       );
       if (isTerminalJobStatus(state.status)) return settle(endpointId, state);
-      const id = submitted(state, 'POST /runsync');
       const elapsedMs = Date.now() - started;
       const remaining = deadlineMs - elapsedMs;
       if (remaining <= 0) throw new JobTimedOutError({ endpointId, job: state, source: 'deadline', timeoutMs: deadlineMs });
-      options.onProgress?.({ job: state, attempt: 0, elapsedMs, nextPollMs: options.pollIntervalMs ?? 250 });
+      options.onProgress?.({ job: state, attempt: 0, elapsedMs, nextPollMs: 0, progress: state.status === 'IN_PROGRESS' ? state.output : undefined });
       try {
-        return await job(id).wait({ ...options, timeoutMs: remaining });
+        return await waitForJob(routes, state.id, { ...plan, timeoutMs: remaining, known: state });
       } catch (err) {
         // Report the caller's whole deadline, not what was left of it after /runsync.
         if (err instanceof JobTimedOutError && err.source === 'deadline') {
-          throw new JobTimedOutError({ endpointId, job: err.job, source: 'deadline', timeoutMs: deadlineMs });
+          throw new JobTimedOutError({ endpointId, job: err.job, source: 'deadline', timeoutMs: deadlineMs, cause: err.cause });
         }
         throw err;
       }
@@ -346,7 +583,12 @@ export function createEndpointClient<Input = unknown, Output = unknown>(core: Ht
     retry: async (jobId, options) => job(jobId).retry(options),
     stream: (jobId, options) => job(jobId).stream(options),
 
-    health: (options) => routes.call({ method: 'GET', path: '/health', route: 'GET /health', idempotent: true }, options),
-    purgeQueue: (options) => routes.call({ method: 'POST', path: '/purge-queue', route: 'POST /purge-queue', idempotent: true }, options),
+    health: (options) =>
+      routes.call({ method: 'GET', path: '/health', route: 'GET /health', bucket: 'health', idempotent: true, check: isHealth, expected: 'an object with jobs and workers' }, options),
+    purgeQueue: (options) =>
+      routes.call(
+        { method: 'POST', path: '/purge-queue', route: 'POST /purge-queue', bucket: 'purge-queue', idempotent: true, check: isPurgeResult, expected: 'an object with removed' },
+        options,
+      ),
   };
 }

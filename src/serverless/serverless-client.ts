@@ -4,15 +4,34 @@ import { createEndpointClient, type EndpointClient } from './queue.js';
 
 /** Queue-based and load-balanced serverless endpoints, on `serverlessUrl` with Bearer auth. */
 export interface RunpodServerless {
-  /** A queue-based endpoint: run jobs, wait, stream, cancel, retry. Type its input and output. */
-  endpoint<Input = unknown, Output = unknown>(endpointId: string): EndpointClient<Input, Output>;
+  /**
+   * A queue-based endpoint: run jobs, wait, stream, cancel, retry. Type its input, output and
+   * stream chunks. Cheap to call on every request: the client for an id is kept and reused.
+   */
+  endpoint<Input = unknown, Output = unknown, Chunk = unknown>(endpointId: string): EndpointClient<Input, Output, Chunk>;
   /** A load-balanced endpoint, by URL or id, with cold-start retries. */
   loadBalanced(endpointUrlOrId: string, options?: LoadBalancedOptions): LoadBalancedClient;
 }
 
+/** Endpoint clients kept per client; the least recently used goes beyond this. */
+const ENDPOINT_CACHE_SIZE = 256;
+
 export function createServerlessClient(core: HttpCore): RunpodServerless {
+  const endpoints = new Map<string, EndpointClient>();
   return {
-    endpoint: (endpointId) => createEndpointClient(core, endpointId),
+    endpoint<Input, Output, Chunk>(endpointId: string): EndpointClient<Input, Output, Chunk> {
+      let client = endpoints.get(endpointId);
+      if (client) {
+        // Re-inserted so the map's order is least recently used first.
+        endpoints.delete(endpointId);
+      } else {
+        client = createEndpointClient(core, endpointId);
+        if (endpoints.size >= ENDPOINT_CACHE_SIZE) endpoints.delete(endpoints.keys().next().value!);
+      }
+      endpoints.set(endpointId, client);
+      // The types are the caller's view of the same endpoint; nothing at run time depends on them.
+      return client as unknown as EndpointClient<Input, Output, Chunk>;
+    },
     loadBalanced: (endpointUrlOrId, options) => createLoadBalancedClient(core, endpointUrlOrId, options),
   };
 }

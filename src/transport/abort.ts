@@ -10,6 +10,8 @@ export interface LinkedAbort {
   /** True once the timer (not the caller) aborted the signal. */
   readonly timedOut: () => boolean;
   readonly dispose: () => void;
+  /** Clears the timer but keeps following the caller's signal (until `dispose`). */
+  readonly stopTimer: () => void;
 }
 
 /**
@@ -35,6 +37,9 @@ export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | u
     dispose: () => {
       if (timer !== undefined) clearTimeout(timer);
       parent?.removeEventListener('abort', onParentAbort);
+    },
+    stopTimer: () => {
+      if (timer !== undefined) clearTimeout(timer);
     },
   };
 }

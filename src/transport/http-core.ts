@@ -1,8 +1,9 @@
 import { AbortError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
-import { linkAbort, sleep, throwIfAborted } from './abort.js';
+import { linkAbort, sleep, throwIfAborted, type LinkedAbort } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
-import { parseRateLimitHeaders } from './rate-limit-headers.js';
 import { resolveOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
+import { createPacer, type PaceRelease } from './pacing.js';
+import { parseRateLimitHeaders } from './rate-limit-headers.js';
 import { redactUrl, scrubSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
 
@@ -26,8 +27,9 @@ export interface HttpRequest extends CallOptions {
   /** Extra answers worth retrying for this call, such as a load-balanced endpoint's cold start. */
   readonly retryWhen?: ((status: number, text: string) => boolean) | undefined;
   /**
-   * Epoch milliseconds: when set, retries are limited by this deadline instead of `maxRetries`
-   * (used to ride out a serverless cold start).
+   * Epoch milliseconds: when set, 429 answers and answers matched by `retryWhen` (refused before
+   * any work) are retried with backoff up to this deadline instead of `maxRetries`; every other
+   * retryable failure still counts against `maxRetries`. Used for cold starts and waits on a job.
    */
   readonly retryUntil?: number | undefined;
   /**
@@ -95,6 +97,7 @@ function innermostMessage(err: unknown): string {
 }
 
 export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined): HttpCore {
+  const pacer = createPacer(resolved.rateLimits);
   const scrub = (text: string) => scrubSecret(text, apiKey);
 
   function headersFor(req: HttpRequest, withCredentials: boolean, hasBody: boolean): Record<string, string> {
@@ -145,50 +148,68 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     throw new ConnectionError(`${req.operation}: more than ${MAX_REDIRECTS} redirects`, { notSent: false, request: summarise(req) });
   }
 
-  function reportRateLimit(req: HttpRequest, headers: Headers): void {
-    if (!resolved.onRateLimit || (!headers.has('ratelimit') && !headers.has('ratelimit-policy'))) return;
-    const windows = parseRateLimitHeaders(headers);
-    if (windows.length) resolved.onRateLimit({ operation: req.operation, windows });
-  }
-
   function summarise(req: HttpRequest): RequestSummary {
     return { method: req.method, url: redactUrl(req.url), operation: req.operation };
   }
 
-  async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>): Promise<T> {
+  async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>, raw = false): Promise<T> {
     if (req.auth !== 'none' && !apiKey) {
       throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY');
     }
     const maxRetries = Math.max(0, req.maxRetries ?? resolved.maxRetries);
     const timeoutMs = req.timeoutMs ?? resolved.timeoutMs;
+    // Retries counted against maxRetries; those allowed by `retryUntil` are not counted.
+    let counted = 0;
     let earlierMayHaveActed = false;
     for (let attempt = 0; ; attempt++) {
       throwIfAborted(req.signal, req.operation);
-      const canRetry = req.retryUntil === undefined ? attempt < maxRetries : Date.now() + backoffMs(attempt, () => 1) < req.retryUntil;
+      let release: PaceRelease;
+      try {
+        // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
+        release = await pacer.acquire(req.rateLimitKey, req.signal);
+      } catch (err) {
+        if (err instanceof AbortError) throw new AbortError(`${req.operation} aborted by the caller`, { request: summarise(req), cause: req.signal?.reason });
+        throw err;
+      }
       const link = linkAbort(req.signal, timeoutMs);
+      let keepLink = false;
       let delayMs: number;
       let reason: RetryEvent['reason'];
       try {
         const res = await sendFollowingRedirects(req, link.signal);
-        reportRateLimit(req, res.headers);
-        if (res.ok) return await read(res);
+        rateLimitFeedback(req, res.headers);
+        if (res.ok) {
+          const value = await read(res);
+          if (raw && req.signal) {
+            keepLink = true;
+            return followCallerSignal(value as Response, link) as T;
+          }
+          return value;
+        }
         if (res.status === 404 && req.notFoundOnRetryMeansDone && earlierMayHaveActed) {
           await res.body?.cancel().catch(() => undefined);
           return await read(new Response(null, { status: 204, headers: res.headers }));
         }
         const text = scrub(await res.text());
         const retryAfterMs = parseRetryAfterMs(res.headers);
-        const retryable =
-          (req.idempotent ? isRetryableStatus(res.status) : res.status === 429) || (req.retryWhen?.(res.status, text) ?? false);
+        if (res.status === 429) pacer.pause(req.rateLimitKey, Math.min(retryAfterMs ?? backoffMs(attempt, () => 0), MAX_RETRY_AFTER_MS));
+        const extra = req.retryWhen?.(res.status, text) ?? false;
+        const retryable = (req.idempotent ? isRetryableStatus(res.status) : res.status === 429) || extra;
+        // 429 (refused before any work) and the call's own extra answers may be retried up to
+        // `retryUntil`; they follow the backoff even when Retry-After says 0.
+        const extended = req.retryUntil !== undefined && (res.status === 429 || extra);
+        delayMs = extended ? Math.max(retryAfterMs ?? 0, backoffMs(attempt)) : (retryAfterMs ?? backoffMs(attempt));
+        const canRetry = extended ? Date.now() + delayMs < req.retryUntil! : counted < maxRetries;
         if (!retryable || !canRetry || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS)) {
           throw errorFromResponse(res.status, text, res.headers, { request: summarise(req), retryAfterMs });
         }
-        delayMs = retryAfterMs ?? backoffMs(attempt);
+        if (!extended) counted++;
         reason = res.status;
         if (res.status >= 500) earlierMayHaveActed = true;
       } catch (err) {
         if (err instanceof RunpodError) throw err;
         if (req.signal?.aborted) throw new AbortError(`${req.operation} aborted by the caller`, { request: summarise(req), cause: req.signal.reason });
+        const canRetry = counted < maxRetries;
         if (link.timedOut()) {
           if (!req.idempotent || !canRetry) {
             throw new TimeoutError(`${req.operation} timed out after ${timeoutMs} ms`, { timeoutMs, request: summarise(req) });
@@ -209,13 +230,68 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
           reason = 'connection';
           if (!notSent) earlierMayHaveActed = true;
         }
+        counted++;
         delayMs = backoffMs(attempt);
       } finally {
-        link.dispose();
+        release();
+        if (keepLink) link.stopTimer();
+        else link.dispose();
       }
       resolved.onRetry?.({ operation: req.operation, retry: attempt + 1, delayMs, reason });
       await sleep(delayMs, req.signal);
     }
+  }
+
+  /**
+   * REST v2 announces its quota: the caller hears of it through `onRateLimit`, and an exhausted
+   * window pauses the bucket until it resets.
+   */
+  function rateLimitFeedback(req: HttpRequest, headers: Headers): void {
+    if (!headers.has('ratelimit') && !headers.has('ratelimit-policy')) return;
+    const windows = parseRateLimitHeaders(headers);
+    if (windows.length) resolved.onRateLimit?.({ operation: req.operation, windows });
+    if (req.rateLimitKey === undefined) return;
+    for (const window of windows) {
+      // Capped: a longer pause would hold calls silently; past it the server's 429 says why.
+      if (window.remaining === 0 && window.resetSeconds !== undefined) pacer.pause(req.rateLimitKey, Math.min(window.resetSeconds * 1000, MAX_RETRY_AFTER_MS));
+    }
+  }
+
+  /**
+   * A raw answer's body is read after the attempt: the attempt's timer stops, but the caller's
+   * signal keeps aborting the body until it has been read, cancelled or has failed.
+   */
+  function followCallerSignal(res: Response, link: LinkedAbort): Response {
+    if (!res.body) {
+      link.dispose();
+      return res;
+    }
+    const reader = res.body.getReader();
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      link.dispose();
+    };
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            finish();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (err) {
+          finish();
+          controller.error(link.signal.aborted ? new AbortError('response body aborted by the caller', { cause: link.signal.reason }) : err);
+        }
+      },
+      cancel(reason) {
+        finish();
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   }
 
   function notJson(req: HttpRequest, { status, headers, text }: HttpResult): ServerError {
@@ -250,7 +326,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     options: resolved,
     scrub,
     request: (req) => run(req, readText),
-    requestRaw: (req) => run(req, async (res) => res),
+    requestRaw: (req) => run(req, async (res) => res, true),
     notJson,
     wrongShape,
     async requestJson<T>(req: HttpRequest): Promise<T> {

@@ -48,8 +48,10 @@ describe('each fault meets the right typed error or a successful retry', () => {
   });
 
   it('429 that does not stop ends in RateLimitError', async () => {
-    ctx.emulator.faults.inject({ match: 'POST /queue/v2/echo/run', fault: { type: 'status', status: 429, retryAfterSeconds: 0 }, times: 10 });
-    const err = await captureError<RateLimitError>(ctx.client(KEY_A, { maxRetries: 2 }).endpoint('echo').run({}));
+    // /run itself keeps backing off through 429s (refused before queueing) up to its deadline;
+    // a call governed by maxRetries shows the end of the road.
+    ctx.emulator.faults.inject({ match: 'GET /queue/v2/echo/health', fault: { type: 'status', status: 429, retryAfterSeconds: 0 }, times: 10 });
+    const err = await captureError<RateLimitError>(ctx.client(KEY_A, { maxRetries: 2 }).endpoint('echo').health());
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.retryAfterMs).toBe(0);
   });

@@ -89,7 +89,7 @@ describe('queue timing on the emulator clock', () => {
     await emulator.clock.advance(5_000 + 4_999);
     expect((await job.status()).status).toBe('IN_PROGRESS');
     await emulator.clock.advance(1);
-    const err = await captureError<JobTimedOutError>(job.wait({ pollIntervalMs: 20 }));
+    const err = await captureError<JobTimedOutError>(job.wait());
     expect(err).toBeInstanceOf(JobTimedOutError);
     expect(err.source).toBe('platform');
   });

@@ -16,10 +16,11 @@ async function gzippedBundle(entry: string): Promise<number> {
 /** Budgets in bytes (gzipped). The README quotes these. */
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 32 * 1024],
+  ['runpod-gql', 'dist/index.js', 30 * 1024],
+  // The shared core carries client-side pacing (issue 11), about 1.1 KB of every entry.
   ['runpod-gql/rest', 'dist/rest/index.js', 12 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 8 * 1024],
-  ['runpod-gql/serverless', 'dist/serverless/index.js', 9 * 1024],
+  ['runpod-gql/serverless', 'dist/serverless/index.js', 11 * 1024],
 ];
 
 describe('bundle size budgets (esbuild --minify, gzip)', () => {

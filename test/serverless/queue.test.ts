@@ -31,7 +31,7 @@ function scriptedQueue(script: Record<string, Answer[]>) {
     return typeof answer === 'function' ? answer(call) : answer.clone();
   });
   const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch: recorder.fetch });
-  return { rp, calls: recorder.calls, endpoint: rp.endpoint<{ prompt: string }, { text: string }>('ep-1') };
+  return { rp, calls: recorder.calls, endpoint: rp.endpoint<{ prompt: string }, { text: string }, { text: string }>('ep-1') };
 }
 
 const inQueue = json({ id: 'job-1', status: 'IN_QUEUE' });
@@ -59,18 +59,14 @@ describe('run and the Job handle', () => {
     expect(JSON.parse(call.body!)).toEqual({ input: { prompt: 'hello' }, webhook: 'https://example.test/hook', policy: { executionTimeout: 120_000, ttl: 3_600_000 } });
   });
 
-  it('wait after run first waits one step, then polls with backoff (250 ms rising 1.5×), and resolves with typed output', async () => {
-    const { endpoint, calls } = scriptedQueue({ 'POST /run': [inQueue], 'GET /status': [inQueue, inProgress, inProgress, completed] });
-    const progress: JobProgress<{ text: string }>[] = [];
+  it('wait long-polls /status-sync: one request for a job that ends within the hold, typed output', async () => {
+    const { endpoint, calls } = scriptedQueue({ 'POST /run': [inQueue], 'GET /status-sync': [completed] });
     const job = await endpoint.run({ prompt: 'x' });
-    const waiting = job.wait({ onProgress: (p) => progress.push(p) });
-    await vi.advanceTimersByTimeAsync(249);
-    expect(calls.filter((c) => c.url.pathname.endsWith('/status/job-1'))).toHaveLength(0);
-    const done = await settle(waiting);
+    const done = await settle(job.wait());
     expect(done.output.text).toBe('hi');
     expectTypeOf(done).toEqualTypeOf<CompletedJob<{ text: string }>>();
-    expect(progress.map((p) => p.nextPollMs)).toEqual([375, 562.5, 843.75]);
-    expect(calls.filter((c) => c.url.pathname.endsWith('/status/job-1'))).toHaveLength(4);
+    expect(calls.map((c) => `${c.method} ${c.url.pathname}`)).toEqual(['POST /v2/ep-1/run', 'GET /v2/ep-1/status-sync/job-1']);
+    expect(calls[1]?.url.searchParams.get('wait')).toBe('30000');
   });
 
   it.each([
@@ -126,12 +122,14 @@ describe('run and the Job handle', () => {
     expect(limited.calls).toHaveLength(2);
   });
 
-  it('a 429 that persists ends with RateLimitError', async () => {
+  it('a 429 on /runsync is retried with backoff until the deadline, then ends with RateLimitError', async () => {
     const { endpoint, calls } = scriptedQueue({ 'POST /runsync': [json({}, { status: 429, headers: { 'retry-after': '2' } })] });
-    const err = await captureError<RateLimitError>(settle(endpoint.runSync({ prompt: 'x' })));
+    const err = await captureError<RateLimitError>(settle(endpoint.runSync({ prompt: 'x' }, { timeoutMs: 30_000 })));
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.retryAfterMs).toBe(2000);
-    expect(calls).toHaveLength(3);
+    // More than maxRetries (2) allows, never sooner than Retry-After: at most 15 in 30 s.
+    expect(calls.length).toBeGreaterThan(3);
+    expect(calls.length).toBeLessThanOrEqual(15);
   });
 
   it('status of an expired result is NotFoundError', async () => {
@@ -159,14 +157,13 @@ describe('runSync', () => {
   });
 
   it('keeps polling status when the job outlives the server wait, and returns its output', async () => {
-    const { endpoint, calls } = scriptedQueue({ 'POST /runsync': [inProgress], 'GET /status': [inProgress, inProgress, completed] });
+    const { endpoint, calls } = scriptedQueue({ 'POST /runsync': [inProgress], 'GET /status-sync': [inProgress, completed] });
     const done = await settle(endpoint.runSync({ prompt: 'long' }, { waitMs: 1_000 }));
     expect(done.output.text).toBe('hi');
     expect(calls.map((c) => `${c.method} ${c.url.pathname}`)).toEqual([
       'POST /v2/ep-1/runsync',
-      'GET /v2/ep-1/status/job-1',
-      'GET /v2/ep-1/status/job-1',
-      'GET /v2/ep-1/status/job-1',
+      'GET /v2/ep-1/status-sync/job-1',
+      'GET /v2/ep-1/status-sync/job-1',
     ]);
   });
 
@@ -315,6 +312,24 @@ describe('validation before sending', () => {
     ['webhook', () => endpoint.run({ prompt: 'x' }, { webhook: 'ftp://x' })],
     ['policy.executionTimeout', () => endpoint.run({ prompt: 'x' }, { policy: { executionTimeout: -5 } })],
     ['policy.ttl', () => endpoint.run({ prompt: 'x' }, { policy: { ttl: 1.5 } })],
+    ['policy.executionTimeout', () => endpoint.run({ prompt: 'x' }, { policy: { executionTimeout: 4_999 } })],
+    ['policy.executionTimeout', () => endpoint.run({ prompt: 'x' }, { policy: { executionTimeout: 7 * 86_400_000 + 1 } })],
+    ['policy.ttl', () => endpoint.run({ prompt: 'x' }, { policy: { ttl: 9_999 } })],
+    ['policy.ttl', () => endpoint.run({ prompt: 'x' }, { policy: { ttl: 7 * 86_400_000 + 1 } })],
+    ['webhook', () => endpoint.run({ prompt: 'x' }, { webhook: 'javascript:alert(1)' })],
+    ['timeoutMs', () => endpoint.run({ prompt: 'x' }, { timeoutMs: Number.NaN })],
+    ['timeoutMs', () => endpoint.job('job-1').wait({ timeoutMs: Infinity })],
+    ['timeoutMs', () => endpoint.runSync({ prompt: 'x' }, { timeoutMs: -1 })],
+    ['pollIntervalMs', () => endpoint.job('job-1').wait({ pollIntervalMs: 0 })],
+    ['holdMs', () => endpoint.job('job-1').wait({ holdMs: Number.NaN })],
+    ['waitMs', () => endpoint.runSync({ prompt: 'x' }, { waitMs: Infinity })],
+    ['waitMs', async () => {
+      for await (const _ of endpoint.stream('job-1', { waitMs: -5 })) void _;
+    }],
+    ['timeoutMs', async () => {
+      for await (const _ of endpoint.stream('job-1', { timeoutMs: 0 })) void _;
+    }],
+    ['timeoutMs', () => endpoint.status('job-1', { timeoutMs: Number.NaN })],
     ['policy.lowPriority', () => endpoint.run({ prompt: 'x' }, { policy: { lowPriority: 'yes' as never } })],
     ['s3Config.bucketName', () => endpoint.run({ prompt: 'x' }, { s3Config: { accessId: 'a', accessSecret: 's', endpointUrl: 'https://s3' } as never })],
     ['waitMs', () => endpoint.runSync({ prompt: 'x' }, { waitMs: 500 })],

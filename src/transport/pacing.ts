@@ -1,0 +1,229 @@
+import { AbortError } from '../errors.js';
+import type { RateLimitSetting } from './options.js';
+
+/** Ends one request's hold on its bucket: frees its concurrency slot. Safe to call twice. */
+export type PaceRelease = () => void;
+
+export interface Pacer {
+  /**
+   * Waits until the bucket for `key` allows one more request (rate and concurrency), then takes
+   * it. Undefined key, or a bucket without limits: resolves at once. Rejects with AbortError when
+   * `signal` fires while waiting.
+   */
+  acquire(key: string | undefined, signal?: AbortSignal): Promise<PaceRelease>;
+  /** The server refused for rate (429): nobody draws from `key` for `ms`. */
+  pause(key: string | undefined, ms: number): void;
+  /** The limits in force for `key` (defaults merged with the client's settings). */
+  settingFor(key: string): Required<RateLimitSetting>;
+}
+
+const SERVERLESS_WINDOW_MS = 10_000;
+
+/**
+ * Documented per-endpoint serverless limits (per 10 s, concurrent). `*` stands for one key
+ * segment (the endpoint id). GraphQL's figures are unpublished and REST v2 announces its quota
+ * in headers, so those two get a cautious cap that the server's own signals then tighten.
+ */
+export const DEFAULT_RATE_LIMITS: Readonly<Record<string, RateLimitSetting>> = {
+  'serverless:*:run': { requests: 1000, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 200 },
+  'serverless:*:runsync': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 400 },
+  'serverless:*:status': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 400 },
+  'serverless:*:status-sync': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 400 },
+  'serverless:*:stream': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 400 },
+  'serverless:*:cancel': { requests: 100, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 20 },
+  'serverless:*:purge-queue': { requests: 2, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 2 },
+  'serverless:*:openai': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS },
+  graphql: { requests: 100, intervalMs: 10_000, concurrency: 10 },
+  rest: { concurrency: 16 },
+};
+
+/**
+ * Windows are kept this much longer than announced: the server counts arrivals, which trail the
+ * sends by a varying delay, so a window exactly as long could hold one request too many there.
+ */
+const WINDOW_SLACK = 0.02;
+
+const UNLIMITED: Required<RateLimitSetting> = { requests: Infinity, intervalMs: 1, concurrency: Infinity };
+
+/** How well `pattern` fits `key`: segments matched (exact ones count more), or -1. */
+function matchScore(pattern: string, keySegments: readonly string[]): number {
+  const parts = pattern.split(':');
+  if (parts.length > keySegments.length) return -1;
+  let score = 0;
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i] === '*') score += 1;
+    else if (parts[i] === keySegments[i]) score += 2;
+    else return -1;
+  }
+  return score;
+}
+
+function bestMatch(settings: Readonly<Record<string, RateLimitSetting>>, keySegments: readonly string[]): RateLimitSetting | undefined {
+  let best: RateLimitSetting | undefined;
+  let bestScore = -1;
+  for (const [pattern, setting] of Object.entries(settings)) {
+    const score = matchScore(pattern, keySegments);
+    if (score > bestScore) {
+      best = setting;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+function positiveOr(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && value > 0 && !Number.isNaN(value) ? value : fallback;
+}
+
+/** Defaults for `key`, overridden field by field by the client's best-matching setting. */
+export function resolveRateLimit(key: string, overrides: Readonly<Record<string, RateLimitSetting>> | undefined): Required<RateLimitSetting> {
+  const segments = key.split(':');
+  const base = bestMatch(DEFAULT_RATE_LIMITS, segments) ?? {};
+  const own = overrides ? (bestMatch(overrides, segments) ?? {}) : {};
+  return {
+    requests: positiveOr(own.requests ?? base.requests, Infinity),
+    intervalMs: positiveOr(own.intervalMs ?? base.intervalMs, 1),
+    concurrency: positiveOr(own.concurrency ?? base.concurrency, Infinity),
+  };
+}
+
+interface Waiter {
+  readonly resolve: (release: PaceRelease) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: () => void;
+  done: boolean;
+}
+
+interface Bucket {
+  acquire(signal: AbortSignal | undefined): Promise<PaceRelease> | PaceRelease;
+  pause(ms: number): void;
+}
+
+const aborted = (signal: AbortSignal | undefined) => new AbortError('request aborted by the caller while waiting for its turn', { cause: signal?.reason });
+
+/**
+ * One bucket. The rate is kept as a sliding window over the last `requests` send times, so no
+ * window of `intervalMs` ever holds more than `requests` sends, whichever way the server counts
+ * (a refilling token bucket may send twice its size within one window after an idle spell).
+ * Waiters are served first come, first served.
+ */
+function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitSetting>): Bucket {
+  const windowMs = intervalMs * (1 + WINDOW_SLACK);
+  const sent = Number.isFinite(requests) ? new Float64Array(Math.max(1, Math.floor(requests))).fill(-Infinity) : undefined;
+  let next = 0;
+  let inFlight = 0;
+  let pausedUntil = 0;
+  let queue: Waiter[] = [];
+  let head = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timerAt = 0;
+
+  /** Milliseconds until a send is allowed by rate and pause; 0 when allowed now. */
+  const waitMs = (now: number) => Math.max(0, Math.max(pausedUntil, sent ? sent[next]! + windowMs : 0) - now);
+
+  const take = (now: number): PaceRelease => {
+    inFlight++;
+    if (sent) {
+      sent[next] = now;
+      next = (next + 1) % sent.length;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      inFlight--;
+      pump();
+    };
+  };
+
+  function schedule(at: number): void {
+    if (timer !== undefined && timerAt <= at) return;
+    if (timer !== undefined) clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(() => {
+      timer = undefined;
+      pump();
+    }, Math.max(1, at - Date.now()));
+  }
+
+  function pump(): void {
+    for (;;) {
+      while (head < queue.length && queue[head]!.done) head++;
+      if (head >= queue.length) {
+        queue = [];
+        head = 0;
+        return;
+      }
+      if (inFlight >= concurrency) return;
+      const now = Date.now();
+      const wait = waitMs(now);
+      if (wait > 0) return schedule(now + wait);
+      const waiter = queue[head++]!;
+      waiter.done = true;
+      waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      waiter.resolve(take(now));
+      // Drop the served prefix now and then, so a long queue does not keep dead entries.
+      if (head > 1024 && head * 2 > queue.length) {
+        queue = queue.slice(head);
+        head = 0;
+      }
+    }
+  }
+
+  return {
+    acquire(signal) {
+      const now = Date.now();
+      if (head === queue.length && inFlight < concurrency && waitMs(now) === 0) return take(now);
+      if (signal?.aborted) return Promise.reject(aborted(signal));
+      return new Promise<PaceRelease>((resolve, reject) => {
+        const waiter: Waiter = {
+          resolve,
+          signal,
+          done: false,
+          onAbort: () => {
+            if (waiter.done) return;
+            waiter.done = true;
+            reject(aborted(signal));
+            pump();
+          },
+        };
+        signal?.addEventListener('abort', waiter.onAbort, { once: true });
+        queue.push(waiter);
+        pump();
+      });
+    },
+    pause(ms) {
+      pausedUntil = Math.max(pausedUntil, Date.now() + ms);
+    },
+  };
+}
+
+const noRelease: PaceRelease = () => undefined;
+
+/** Pacing for one client. `settings === false` turns it off entirely. */
+export function createPacer(settings: false | Readonly<Record<string, RateLimitSetting>> | undefined): Pacer {
+  const buckets = new Map<string, Bucket | null>();
+  const bucketFor = (key: string): Bucket | null => {
+    let bucket = buckets.get(key);
+    if (bucket === undefined) {
+      const setting = settings === false ? UNLIMITED : resolveRateLimit(key, settings);
+      const limited = Number.isFinite(setting.requests) || Number.isFinite(setting.concurrency);
+      // A bucket is kept even without limits while a 429 may pause it.
+      bucket = settings === false ? null : createBucket(limited ? setting : UNLIMITED);
+      buckets.set(key, bucket);
+    }
+    return bucket;
+  };
+  return {
+    async acquire(key, signal) {
+      if (key === undefined || settings === false) return noRelease;
+      const bucket = bucketFor(key);
+      return bucket ? bucket.acquire(signal) : noRelease;
+    },
+    pause(key, ms) {
+      if (key === undefined || settings === false || !(ms > 0)) return;
+      bucketFor(key)?.pause(ms);
+    },
+    settingFor: (key) => (settings === false ? UNLIMITED : resolveRateLimit(key, settings)),
+  };
+}

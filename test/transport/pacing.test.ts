@@ -1,0 +1,193 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AbortError, RateLimitError } from '../../src/errors.js';
+import { createHttpCoreFromOptions, type HttpRequest } from '../../src/transport/http-core.js';
+import { createPacer, resolveRateLimit } from '../../src/transport/pacing.js';
+import { captureError, json, recordingFetch, TEST_API_KEY } from '../helpers.js';
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+const statusRequest = (extra: Partial<HttpRequest> = {}): HttpRequest => ({
+  method: 'GET',
+  url: 'https://api.runpod.ai/v2/ep-1/status/job-1',
+  auth: 'bearer',
+  operation: 'status',
+  idempotent: true,
+  rateLimitKey: 'serverless:ep-1:status',
+  ...extra,
+});
+
+/** A fetch whose answers are released by the test, one by one. */
+function heldFetch() {
+  const pending: Array<(res: Response) => void> = [];
+  const recorder = recordingFetch(() => new Promise<Response>((resolve) => pending.push(resolve)));
+  return { ...recorder, answerNext: () => pending.shift()?.(json({ id: 'job-1', status: 'IN_QUEUE' })), pending };
+}
+
+describe('rate-limit settings', () => {
+  it('uses the documented per-route figures, and the client overrides by key prefix', () => {
+    expect(resolveRateLimit('serverless:ep-1:run', undefined)).toEqual({ requests: 1000, intervalMs: 10_000, concurrency: 200 });
+    expect(resolveRateLimit('serverless:ep-1:status-sync', undefined)).toEqual({ requests: 2000, intervalMs: 10_000, concurrency: 400 });
+    expect(resolveRateLimit('serverless:ep-1:cancel', undefined)).toEqual({ requests: 100, intervalMs: 10_000, concurrency: 20 });
+    expect(resolveRateLimit('serverless:ep-1:purge-queue', undefined).requests).toBe(2);
+    const scaled = { 'serverless:ep-1': { requests: 5000 }, 'serverless:ep-1:cancel': { concurrency: 50 } };
+    expect(resolveRateLimit('serverless:ep-1:run', scaled)).toEqual({ requests: 5000, intervalMs: 10_000, concurrency: 200 });
+    expect(resolveRateLimit('serverless:ep-1:cancel', scaled)).toEqual({ requests: 100, intervalMs: 10_000, concurrency: 50 });
+    expect(resolveRateLimit('serverless:ep-2:run', scaled).requests).toBe(1000);
+  });
+
+  it('rateLimits: false sends everything at once', async () => {
+    const pacer = createPacer(false);
+    const releases = await Promise.all(Array.from({ length: 1000 }, () => pacer.acquire('serverless:ep-1:purge-queue')));
+    expect(releases).toHaveLength(1000);
+  });
+});
+
+describe('the bucket', () => {
+  it('never lets more than `requests` through in any window of intervalMs (kept 2 % longer for arrival jitter)', async () => {
+    const pacer = createPacer({ 'serverless:ep-1:status': { requests: 3, intervalMs: 1000, concurrency: 100 } });
+    const times: number[] = [];
+    const start = Date.now();
+    const all = Promise.all(
+      Array.from({ length: 7 }, () => pacer.acquire('serverless:ep-1:status').then((release) => (times.push(Date.now() - start), release()))),
+    );
+    await vi.advanceTimersByTimeAsync(5000);
+    await all;
+    expect(times).toEqual([0, 0, 0, 1020, 1020, 1020, 2040]);
+  });
+
+  it('caps requests in flight, and a finished one lets the next start', async () => {
+    const pacer = createPacer({ 'serverless:ep-1:status': { concurrency: 2 } });
+    const started: number[] = [];
+    const releases: Array<() => void> = [];
+    for (let i = 0; i < 4; i++) void pacer.acquire('serverless:ep-1:status').then((r) => (started.push(i), releases.push(r)));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started).toEqual([0, 1]);
+    releases[0]!();
+    releases[0]!();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started).toEqual([0, 1, 2]);
+  });
+
+  it('a waiter whose signal fires leaves the queue with AbortError', async () => {
+    const pacer = createPacer({ k: { concurrency: 1 } });
+    const first = await pacer.acquire('k');
+    const controller = new AbortController();
+    const waiting = pacer.acquire('k', controller.signal);
+    const after = pacer.acquire('k');
+    controller.abort();
+    await expect(waiting).rejects.toBeInstanceOf(AbortError);
+    first();
+    await expect(after).resolves.toBeTypeOf('function');
+  });
+});
+
+describe('pacing in the core', () => {
+  it('a request waiting for its turn does not time out: the timer starts when it is sent', async () => {
+    const { fetch, calls, answerNext } = heldFetch();
+    const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, fetch, rateLimits: { 'serverless:ep-1:status': { concurrency: 1 } } });
+    const first = core.requestJson(statusRequest({ timeoutMs: 1000 }));
+    const second = core.requestJson(statusRequest({ timeoutMs: 1000 }));
+    await vi.advanceTimersByTimeAsync(900);
+    expect(calls).toHaveLength(1);
+    answerNext();
+    await first;
+    await vi.advanceTimersByTimeAsync(900);
+    // Waited 900 ms for its turn and 900 ms in flight: more than 1000 ms in all, yet not timed out.
+    expect(calls).toHaveLength(2);
+    answerNext();
+    expect(await second).toEqual({ id: 'job-1', status: 'IN_QUEUE' });
+  });
+
+  it('the caller can abort a request that is still waiting for its turn', async () => {
+    const { fetch, calls } = heldFetch();
+    const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, fetch, rateLimits: { 'serverless:ep-1:status': { concurrency: 1 } } });
+    void core.requestJson(statusRequest()).catch(() => undefined);
+    const controller = new AbortController();
+    const waiting = core.requestJson(statusRequest({ signal: controller.signal }));
+    controller.abort();
+    const err = await captureError(waiting);
+    expect(err).toBeInstanceOf(AbortError);
+    expect(err.request?.operation).toBe('status');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('caps a fan-out at the concurrency limit without any 429', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const { fetch, calls } = recordingFetch(async () => {
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((r) => setTimeout(r, 50));
+      inFlight--;
+      return json({ id: 'job-1', status: 'IN_QUEUE' });
+    });
+    const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, fetch });
+    const all = Promise.all(Array.from({ length: 1000 }, () => core.requestJson(statusRequest())));
+    await vi.advanceTimersByTimeAsync(10_000);
+    await all;
+    expect(calls).toHaveLength(1000);
+    expect(peak).toBe(400);
+  });
+
+  it('a 429 pauses the whole bucket for Retry-After, so other callers wait too', async () => {
+    const sentAt: number[] = [];
+    const start = Date.now();
+    const { fetch } = recordingFetch((_c, i) => {
+      sentAt.push(Date.now() - start);
+      return i === 0 ? json({ error: 'slow down' }, { status: 429, headers: { 'retry-after': '2' } }) : json({ id: 'job-1', status: 'IN_QUEUE' });
+    });
+    const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, fetch });
+    const first = core.requestJson(statusRequest());
+    await vi.advanceTimersByTimeAsync(0);
+    const others = Promise.all([core.requestJson(statusRequest()), core.requestJson(statusRequest())]);
+    await vi.advanceTimersByTimeAsync(3000);
+    await Promise.all([first, others]);
+    expect(sentAt[0]).toBe(0);
+    expect(Math.min(...sentAt.slice(1))).toBeGreaterThanOrEqual(2000);
+  });
+
+  it('REST: an exhausted RateLimit window pauses the bucket until it resets', async () => {
+    const sentAt: number[] = [];
+    const start = Date.now();
+    const { fetch } = recordingFetch(() => {
+      sentAt.push(Date.now() - start);
+      return json([], { headers: { ratelimit: '"minute";r=0;t=5', 'ratelimit-policy': '"minute";q=200;w=60' } });
+    });
+    const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, fetch });
+    const req: HttpRequest = { method: 'GET', url: 'https://api.runpod.io/v2/pods', auth: 'bearer', operation: 'GET /pods', idempotent: true, rateLimitKey: 'rest' };
+    await core.requestJson(req);
+    const second = core.requestJson(req);
+    await vi.advanceTimersByTimeAsync(6000);
+    await second;
+    expect(sentAt).toEqual([0, 5000]);
+  });
+
+  it('a pause never holds calls longer than a minute, whatever the server announces', async () => {
+    const sentAt: number[] = [];
+    const start = Date.now();
+    const { fetch } = recordingFetch(() => {
+      sentAt.push(Date.now() - start);
+      return json([], { headers: { ratelimit: '"hour";r=0;t=1800' } });
+    });
+    const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, fetch });
+    const req: HttpRequest = { method: 'GET', url: 'https://api.runpod.io/v2/pods', auth: 'bearer', operation: 'GET /pods', idempotent: true, rateLimitKey: 'rest' };
+    await core.requestJson(req);
+    const second = core.requestJson(req);
+    await vi.advanceTimersByTimeAsync(61_000);
+    await second;
+    expect(sentAt).toEqual([0, 60_000]);
+  });
+
+  it('with retryUntil, a 429 is retried with backoff until the deadline, not just maxRetries', async () => {
+    const { fetch, calls } = recordingFetch(() => json({}, { status: 429, headers: { 'retry-after': '0' } }));
+    const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, fetch, maxRetries: 1 });
+    const failing = core.requestJson(statusRequest({ retryUntil: Date.now() + 30_000 }));
+    failing.catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(40_000);
+    expect(await captureError(failing)).toBeInstanceOf(RateLimitError);
+    // 0.5, 1, 2, 4, 8, 8 s… of backoff (jittered down by up to 25 %) fit in 30 s: far more than
+    // maxRetries + 1, far fewer than a Retry-After: 0 hot loop.
+    expect(calls.length).toBeGreaterThanOrEqual(6);
+    expect(calls.length).toBeLessThanOrEqual(9);
+  });
+});
