@@ -357,24 +357,32 @@ export class ServerlessQueue {
   private sendWebhook(url: string, body: string, attempt: number): void {
     const inFlight = new AbortController();
     this.timers.add(inFlight);
-    const retry = () => {
-      this.timers.delete(inFlight);
-      if (attempt < WEBHOOK_ATTEMPTS && !inFlight.signal.aborted) this.after(WEBHOOK_RETRY_MS, () => this.sendWebhook(url, body, attempt + 1));
-    };
     let sending: Promise<Response>;
     try {
       sending = this.webhookFetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: inFlight.signal });
     } catch (err) {
       sending = Promise.reject(err);
     }
-    sending.then(
-      async (response) => {
-        await response.body?.cancel().catch(() => undefined);
-        if (response.status === 200) this.timers.delete(inFlight);
-        else retry();
-      },
-      retry,
-    );
+    const delivered = sending
+      .then(
+        async (response) => {
+          await response.body?.cancel().catch(() => undefined);
+          return response.status === 200;
+        },
+        () => false,
+      )
+      .finally(() => this.timers.delete(inFlight));
+    if (attempt >= WEBHOOK_ATTEMPTS) return;
+    // The next try is timed from this one's start and registered before its answer is in, so a
+    // manual clock moved on right after the POST still reaches it.
+    const next = this.after(WEBHOOK_RETRY_MS, () => {
+      void delivered.then((ok) => {
+        if (!ok) this.sendWebhook(url, body, attempt + 1);
+      });
+    });
+    void delivered.then((ok) => {
+      if (ok) next.abort();
+    });
   }
 
   private async execute(account: Account, endpoint: EmulatedEndpoint, job: EmulatedJob): Promise<void> {
