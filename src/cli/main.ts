@@ -3,6 +3,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CapacityUnavailableError, createRunpodClient, RunpodError, type RunpodClient } from '../index.js';
 import { createEmulator, type ListeningEmulator } from '../emulator/index.js';
+import { listen } from '../emulator/node.js';
 
 const EXIT = { ok: 0, unexpected: 1, usage: 2, api: 3, capacity: 4 } as const;
 
@@ -224,7 +225,7 @@ async function jobs(rp: RunpodClient, args: string[], flags: Flags): Promise<voi
 async function serveEmulator(flags: Flags): Promise<void> {
   const port = number(flags, 'port') ?? 8787;
   const emulator = createEmulator();
-  const server: ListeningEmulator = await emulator.listen({ port, host: (flags.host as string | undefined) ?? '127.0.0.1' });
+  const server: ListeningEmulator = await listen(emulator, { port, host: (flags.host as string | undefined) ?? '127.0.0.1' });
   const options = server.clientOptions();
   console.log(`runpod-gql emulator listening on ${server.url}
   graphqlUrl     ${server.graphqlUrl}

@@ -1,7 +1,7 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { GpuTypeSpec, HostSpec } from './catalog.js';
-import { createClock, type EmulatorClock } from './clock.js';
+import { createEmulatorClock, type EmulatorClock } from './clock.js';
 import { EmulatorHttpError } from './errors.js';
 import { FaultInjector, type Fault, type FaultRule } from './faults.js';
 import { createGraphQLExecutor } from './graphql-handler.js';
@@ -21,8 +21,12 @@ const DROP_MARKER = 'x-runpod-emulator-drop';
 export interface EmulatorOptions {
   /** API keys, one account each. @default [EMULATOR_API_KEY] */
   apiKeys?: string[] | undefined;
-  /** `'manual'` stops time until `clock.advance()`; `'real'` follows the wall clock. @default 'real' */
-  clock?: 'real' | 'manual' | undefined;
+  /**
+   * `'real'` follows the wall clock. `'manual'` stops time until `clock.advance(ms)` or
+   * `clock.run(promise)`. `'auto'` is a manual clock that jumps to the next thing due whenever the
+   * code under test waits, so waits finish at once without real time passing. @default 'real'
+   */
+  clock?: 'real' | 'manual' | 'auto' | undefined;
   /** With the real clock: emulator milliseconds per wall-clock millisecond. @default 1 */
   timeScale?: number | undefined;
   gpuTypes?: GpuTypeSpec[] | undefined;
@@ -44,6 +48,7 @@ export interface EmulatorClientOptions {
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 }
 
+/** An emulator served over HTTP by `listen()` from `runpod-gql/emulator/node`. */
 export interface ListeningEmulator {
   readonly url: string;
   readonly graphqlUrl: string;
@@ -52,14 +57,15 @@ export interface ListeningEmulator {
   /** The address of a load-balanced endpoint defined with `emulator.loadBalanced.define`. */
   loadBalancedUrl(endpointId: string): string;
   clientOptions(apiKey?: string): EmulatorClientOptions;
+  /** Stops serving and disposes the emulator. Calling it again does nothing. */
   close(): Promise<void>;
 }
 
 export interface Emulator {
   /** A fetch-standard handler: give it to `createRunpodClient({ fetch })` and no network is used. */
   fetch(request: Request, env?: unknown): Promise<Response>;
-  /** Serves the emulator on 127.0.0.1 (Node). Port 0 picks a free port. */
-  listen(options?: { port?: number; host?: string }): Promise<ListeningEmulator>;
+  /** Ends every timer the emulator started (job steps, holds); later calls are no-ops. */
+  dispose(): void;
   /** Options for `createRunpodClient` that use `emulator.fetch` in-process. */
   clientOptions(apiKey?: string): EmulatorClientOptions;
   loadBalancedUrl(endpointId: string): string;
@@ -116,12 +122,25 @@ function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefi
  * routes, queue-based and load-balanced serverless endpoints, one shared state, a clock and faults.
  */
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
-  const clock = createClock(options.clock ?? 'real', undefined, options.timeScale);
+  const clock = createEmulatorClock(options.clock ?? 'real', options.timeScale);
   const platform = new Platform({ clock, gpuTypes: options.gpuTypes, hosts: options.hosts, podStartupMs: options.podStartupMs });
   const queue = new ServerlessQueue({ clock, queueDelayMs: options.queueDelayMs, streamHoldMs: options.streamHoldMs });
   const faults = new FaultInjector();
   const loadBalanced = new LoadBalancedEndpoints(platform);
   const runGraphQL = createGraphQLExecutor(platform);
+  // What `dispose()` ends; other parts register their own timers here.
+  const disposers: Array<() => void> = [() => clock.dispose()];
+  // A pod's container comes up at a time nobody sleeps until: tell the clock, so `run()` and the auto mode stop there.
+  clock.watch(() => {
+    let next: number | undefined;
+    for (const account of platform.accounts.values()) {
+      for (const pod of account.pods.values()) {
+        const up = pod.lastStartedAt + platform.podStartupMs;
+        if (pod.desiredStatus === 'RUNNING' && up > clock.now() && (next === undefined || up < next)) next = up;
+      }
+    }
+    return next;
+  });
 
   const addAccount = (apiKey: string): Account => {
     const known = platform.accountByKey(apiKey);
@@ -227,28 +246,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     fetch: fetchHandler,
     clientOptions: (apiKey = defaultKey) => optionsFor(IN_PROCESS_BASE, apiKey, inProcessFetch),
     loadBalancedUrl: (endpointId) => `${IN_PROCESS_BASE}/lb/${encodeURIComponent(endpointId)}`,
-    async listen({ port = 0, host = '127.0.0.1' } = {}) {
-      // Imported here so that the rest of the emulator runs on any fetch runtime.
-      const { serve } = await import('@hono/node-server');
-      const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-        const s = serve({ fetch: (req, env) => fetchHandler(req, env), port, hostname: host }, () => resolve(s));
-      });
-      const address = server.address();
-      const boundPort = typeof address === 'object' && address ? address.port : port;
-      const url = `http://${host}:${boundPort}`;
-      return {
-        url,
-        graphqlUrl: `${url}/graphql`,
-        restUrl: `${url}/v1`,
-        serverlessUrl: `${url}/v2`,
-        loadBalancedUrl: (endpointId) => `${url}/lb/${encodeURIComponent(endpointId)}`,
-        clientOptions: (apiKey = defaultKey) => optionsFor(url, apiKey),
-        close: () =>
-          new Promise<void>((resolve, reject) => {
-            (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-            server.close((err?: Error) => (err ? reject(err) : resolve()));
-          }),
-      };
+    dispose() {
+      for (const dispose of disposers.splice(0)) dispose();
     },
     clock,
     faults: { inject: (rule) => faults.inject(rule), clear: () => faults.clear(), pending: () => faults.pending() },

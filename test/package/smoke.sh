@@ -18,7 +18,8 @@ import { PodDocument } from 'runpod-gql/graphql';
 import { createRunpodRestClient } from 'runpod-gql/rest';
 import { createRunpodServerlessClient } from 'runpod-gql/serverless';
 import { createEmulator } from 'runpod-gql/emulator';
-const server = await createEmulator().listen();
+import { listen } from 'runpod-gql/emulator/node';
+const server = await listen(createEmulator());
 try {
   const rp = createRunpodClient(server.clientOptions());
   const offers = await rp.gpuTypes.offers({ gpuCount: 1 });
@@ -43,7 +44,8 @@ JSON
 cat > index.ts <<'TS'
 import { createRunpodClient, type Pod } from 'runpod-gql';
 import { createEmulator } from 'runpod-gql/emulator';
-const server = await createEmulator().listen();
+import { listen } from 'runpod-gql/emulator/node';
+const server = await listen(createEmulator());
 const rp = createRunpodClient(server.clientOptions());
 const pod: Pod = await rp.pods.deploy({ imageName: 'img', gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1, cloudType: 'SECURE' });
 const status: 'RUNNING' | 'EXITED' | 'CREATED' | 'RESTARTING' | 'PAUSED' | 'DEAD' | 'TERMINATED' = pod.desiredStatus;
