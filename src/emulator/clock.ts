@@ -100,11 +100,11 @@ export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11
 export interface ControlledClock extends EmulatorClock {
   /** Adds a source of times at which state changes without anyone sleeping (a pod's start-up). */
   watch(nextEvent: () => number | undefined): void;
+  /** Says that state may have changed (a request was served): an advancing clock looks again. */
+  poke(): void;
   /** Ends every timer and sleeper; later sleeps reject. */
   dispose(): void;
 }
-
-const IDLE_CHECK_MAX_MS = 50;
 
 /**
  * Builds the emulator's clock on a base clock: `run()` and the `auto` mode, and `dispose()`.
@@ -117,7 +117,6 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
   const sources: Array<() => number | undefined> = [];
   let runners = mode === 'auto' ? 1 : 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let idleDelay = 0;
 
   let ticking = false;
 
@@ -130,7 +129,7 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
 
   const schedule = (): void => {
     if (timer !== undefined || ticking || runners === 0 || base.mode !== 'manual' || disposed.signal.aborted) return;
-    timer = setTimeout(() => void tick(), idleDelay);
+    timer = setTimeout(() => void tick(), 0);
     // An auto clock must not keep a Node process alive on its own.
     (timer as { unref?: () => void }).unref?.();
   };
@@ -140,26 +139,16 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
     ticking = true;
     try {
       const next = nextEvent();
-      if (next === undefined) idleDelay = Math.min(IDLE_CHECK_MAX_MS, idleDelay * 2 || 1);
-      else {
-        idleDelay = 0;
-        await base.advance(next - base.now());
-      }
+      // Nothing due: stop until a sleep, a request or run() says otherwise.
+      if (next === undefined) return;
+      await base.advance(next - base.now());
     } finally {
       ticking = false;
     }
     schedule();
   };
 
-  const wake = (): void => {
-    // Something new may be due: check at the next macrotask instead of after the idle back-off.
-    idleDelay = 0;
-    if (timer !== undefined) {
-      clearTimeout(timer);
-      timer = undefined;
-    }
-    schedule();
-  };
+  const wake = (): void => schedule();
 
   return {
     mode,
@@ -184,6 +173,7 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
     watch(source) {
       sources.push(source);
     },
+    poke: wake,
     dispose() {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;

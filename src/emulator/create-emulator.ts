@@ -218,6 +218,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
 
   async function fetchHandler(request: Request, env?: unknown): Promise<Response> {
     const response = await app.fetch(request, env as object | undefined);
+    clock.poke();
     if (!response.headers.has(DROP_MARKER)) return response;
     const socket = (env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming?.socket;
     if (socket) {
