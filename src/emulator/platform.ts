@@ -431,7 +431,7 @@ export class Platform {
     return pod;
   }
 
-  /** Starts a stopped pod on its own host; with too few free GPUs there it gets zero (spec §3, §7). */
+  /** Starts a stopped pod on its own host; with too few free GPUs there it gets zero. */
   startPod(account: Account, podId: string, gpuCount?: number | null): EmulatedPod {
     const pod = this.findPod(account, podId);
     if (pod.desiredStatus === 'RUNNING') return pod;
@@ -470,7 +470,7 @@ export class Platform {
     return pod;
   }
 
-  /** Editing a running pod resets it (spec §3). */
+  /** Editing a running pod resets it. */
   updatePod(account: Account, podId: string, edit: PodEdit): EmulatedPod {
     const pod = this.findPod(account, podId);
     if (edit.volumeInGb != null && edit.volumeInGb < pod.volumeInGb) throw badRequest('volumeInGb can only be increased');

@@ -12,6 +12,12 @@ install() { npm install --no-audit --no-fund --prefer-offline --loglevel=error "
 mkdir "$work/esm" && cd "$work/esm"
 echo '{ "name": "smoke-esm", "private": true, "type": "module" }' > package.json
 install "$work/$tarball"
+# What the tarball ships besides dist/: the licence and the schema for users' own codegen; and no
+# install-time script (the build runs at pack time), so installing it warns about nothing.
+test -f node_modules/runpod-gql/LICENSE
+test -f node_modules/runpod-gql/schema.graphql
+node -e 'const s = require("runpod-gql/package.json").scripts ?? {}; for (const k of ["preinstall", "install", "postinstall", "prepare"]) if (s[k]) { console.error(`tarball has a ${k} script`); process.exit(1); }'
+test "$(node -p 'require.resolve("runpod-gql/schema.graphql")')" = "$PWD/node_modules/runpod-gql/schema.graphql"
 cat > index.js <<'JS'
 import { createRunpodClient, CapacityUnavailableError } from 'runpod-gql';
 import { PodDocument } from 'runpod-gql/graphql';
