@@ -25,7 +25,7 @@ const files = snippets.map((snippet) => {
 
 describe('README snippets', () => {
   it('every <!-- run --> marker is followed by a ts block, and the sections that promise runnable code have them', () => {
-    expect(readme.split('<!-- run -->').length - 1).toBe(snippets.length);
+    expect(readme.split('\n').filter((line) => line.trim() === '<!-- run -->').length).toBe(snippets.length);
     expect(files.filter((f) => f.isTestFile).length).toBeGreaterThanOrEqual(1);
     expect(files.filter((f) => !f.isTestFile).length).toBeGreaterThanOrEqual(1);
   });
