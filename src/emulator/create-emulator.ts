@@ -62,7 +62,10 @@ export interface ListeningEmulator {
 }
 
 export interface Emulator {
-  /** A fetch-standard handler: give it to `createRunpodClient({ fetch })` and no network is used. */
+  /**
+   * The emulator as a fetch-standard handler (a `Request` in, a `Response` out), e.g. a Worker's
+   * `fetch`. To point a client at it in-process, use `createRunpodClient(emulator.clientOptions())`.
+   */
   fetch(request: Request, env?: unknown): Promise<Response>;
   /** Ends every timer the emulator started (job steps, holds); later calls are no-ops. */
   dispose(): void;
