@@ -94,7 +94,8 @@ function progressLine(): { update(text: string): void; done(): void } | undefine
       process.stderr.write(`\r${text}\u001b[K`);
     },
     done() {
-      if (shown) process.stderr.write('\n');
+      // The progress line goes away: what follows (the result or the error) stands on its own.
+      if (shown) process.stderr.write('\r\u001b[K');
     },
   };
 }
@@ -281,18 +282,18 @@ Exit codes: 0 ok, 1 unexpected error, 2 usage error (nothing was sent), 3 API er
       withClient(async ({ rp }, o, podId: string) => {
         const line = progressLine();
         const timeout = o.timeout as number | undefined;
+        let pod;
         try {
-          const pod = await rp.pods.waitUntilReady(podId, {
+          pod = await rp.pods.waitUntilReady(podId, {
             timeoutMs: timeout === undefined ? undefined : timeout * 1000,
             requirePorts: o.requirePorts as boolean,
             onProgress: line && (({ pod: p, elapsedMs }) => line.update(formatProgress(`${p.desiredStatus}, container ${p.runtime ? 'up' : 'starting'}`, elapsedMs))),
           });
+        } finally {
           line?.done();
-          print(o, pod, () => console.log(`${pod.id} ready: ${(pod.runtime?.ports ?? []).map((p) => `${p?.privatePort}/${p?.type} → ${p?.ip}:${p?.publicPort}`).join(', ')}`));
-        } catch (err) {
-          line?.done();
-          throw err;
         }
+        const ready = pod;
+        print(o, ready, () => console.log(`${ready.id} ready: ${(ready.runtime?.ports ?? []).map((p) => `${p?.privatePort}/${p?.type} → ${p?.ip}:${p?.publicPort}`).join(', ')}`));
       }),
     );
 
@@ -315,15 +316,18 @@ Exit codes: 0 ok, 1 unexpected error, 2 usage error (nothing was sent), 3 API er
           timeoutMs: timeout === undefined ? undefined : timeout * 1000,
           onProgress: line && (({ job, elapsedMs }: { job: { status: string }; elapsedMs: number }) => line.update(formatProgress(job.status, elapsedMs))),
         };
-        try {
-          if (o.sync) return print(o, await endpoint.runSync(o.input, waitOptions));
-          const job = await endpoint.run(o.input);
-          if (o.wait) return print(o, await job.wait(waitOptions));
-          if (emulator) console.error('note: with --emulator the job ends with this command; serve `runpod-gql emulator` to keep it.');
-          print(o, { id: job.id, endpointId: job.endpointId }, () => console.log(job.id));
-        } finally {
-          line?.done();
+        if (o.sync || o.wait) {
+          let done: unknown;
+          try {
+            done = o.sync ? await endpoint.runSync(o.input, waitOptions) : await (await endpoint.run(o.input)).wait(waitOptions);
+          } finally {
+            line?.done();
+          }
+          return print(o, done);
         }
+        const job = await endpoint.run(o.input);
+        if (emulator) console.error('note: with --emulator the job ends with this command; serve `runpod-gql emulator` to keep it.');
+        print(o, { id: job.id, endpointId: job.endpointId }, () => console.log(job.id));
       }),
     );
   jobs

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -67,6 +67,22 @@ describe('CLI conventions', () => {
     });
   });
 
+});
+
+// util-linux `script` runs a command on a pseudo-terminal, so the CLI sees a TTY.
+const haveScript = existsSync('/usr/bin/script');
+
+describe('progress on a terminal', () => {
+  it.skipIf(!haveScript)('jobs run --wait shows a progress line on a terminal, then erases it before the result', async () => {
+    const command = `${JSON.stringify(process.execPath)} ${BIN} jobs run sleep --input '{"ms":1200,"output":7}' --wait --emulator`;
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile('/usr/bin/script', ['-qec', command, '/dev/null'], { cwd: root, timeout: 30_000, env: { PATH: process.env.PATH ?? '' } }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    });
+    expect(out).toMatch(/^\rIN_(QUEUE|PROGRESS)… \d+ s\u001b\[K/);
+    const [progress, result] = out.split('\r\u001b[K{');
+    expect(progress).not.toContain('{');
+    expect(JSON.parse(`{${result}`.replaceAll('\r', ''))).toMatchObject({ status: 'COMPLETED', output: 7 });
+  });
 });
 
 describe('runpod-gql CLI', () => {
