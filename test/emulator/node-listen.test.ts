@@ -37,3 +37,21 @@ describe('listen() from runpod-gql/emulator/node', () => {
     await expect(fetch(`${server.url}/graphql`)).rejects.toThrow();
   });
 });
+
+describe('the auto clock over HTTP', () => {
+  it('a job wait and a pod wait finish with no advance() from the test', async () => {
+    const emulator = createEmulator({ clock: 'auto', podStartupMs: 120_000 });
+    const server = await listen(emulator);
+    try {
+      const rp = createRunpodClient(server.clientOptions());
+      const start = emulator.clock.now();
+      const job = await rp.endpoint('sleep').run({ ms: 300_000, output: 'late' });
+      expect((await job.wait({ pollIntervalMs: 5 })).output).toBe('late');
+      const pod = await rp.pods.deploy({ name: 'h', imageName: 'img', gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1, ports: '22/tcp' });
+      expect((await rp.pods.waitUntilReady(pod.id, { pollIntervalMs: 5 })).desiredStatus).toBe('RUNNING');
+      expect(emulator.clock.now() - start).toBeGreaterThanOrEqual(420_000);
+    } finally {
+      await server.close();
+    }
+  });
+});
