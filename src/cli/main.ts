@@ -4,8 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CapacityUnavailableError, createRunpodClient, RunpodError, ValidationError, type RunpodClient } from '../index.js';
-import { createEmulator, type Emulator } from '../emulator/index.js';
-import { listen } from '../emulator/node.js';
+import type { Emulator } from '../emulator/index.js';
 import { formatProgress, printTable } from './output.js';
 
 export const EXIT = { ok: 0, unexpected: 1, usage: 2, api: 3, capacity: 4 } as const;
@@ -105,8 +104,10 @@ interface Session {
   emulator?: Emulator;
 }
 
-function openSession(options: GlobalOptions): Session {
+async function openSession(options: GlobalOptions): Promise<Session> {
   if (options.emulator) {
+    // Loaded only when used: the emulator (Hono, graphql-js) would slow every other command's start.
+    const { createEmulator } = await import('../emulator/index.js');
     const emulator = createEmulator({ podStartupMs: 500 });
     return { rp: createRunpodClient(emulator.clientOptions()), emulator };
   }
@@ -141,7 +142,7 @@ function withClient<Args extends unknown[]>(run: (session: Session, options: Glo
     const operands = args.slice(0, this.registeredArguments.length);
     where = [pathOf(this), ...operands].join(' ');
     const options = this.optsWithGlobals<GlobalOptions & Record<string, unknown>>();
-    const session = openSession(options);
+    const session = await openSession(options);
     try {
       await run(session, options, ...(operands as Args));
     } finally {
@@ -378,6 +379,7 @@ Exit codes: 0 ok, 1 unexpected error, 2 usage error (nothing was sent), 3 API er
 }
 
 async function serveEmulator(options: GlobalOptions & { port: number; host: string }): Promise<void> {
+  const [{ createEmulator }, { listen }] = await Promise.all([import('../emulator/index.js'), import('../emulator/node.js')]);
   const emulator = createEmulator();
   const server = await listen(emulator, { port: options.port, host: options.host }).catch((err: NodeJS.ErrnoException) => {
     emulator.dispose();

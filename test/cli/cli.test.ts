@@ -58,7 +58,8 @@ const CONVENTIONS: Record<string, Case> = {
 };
 
 describe('CLI conventions', () => {
-  it.each(Object.entries(CONVENTIONS))('%s', async (_name, c) => {
+  // Concurrent: each case is its own process, and starting Node is most of the time.
+  it.concurrent.each(Object.entries(CONVENTIONS))('%s', async (_name, c) => {
     const run = await cli(c.args, c.env);
     expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toMatchObject({
       code: c.code,
