@@ -131,6 +131,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const faults = new FaultInjector();
   const loadBalanced = new LoadBalancedEndpoints(platform);
   const runGraphQL = createGraphQLExecutor(platform);
+  clock.watch(() => loadBalanced.nextReadyAt(clock.now()));
   // What `dispose()` ends; other parts register their own timers here.
   const disposers: Array<() => void> = [() => clock.dispose()];
   // A pod's container comes up at a time nobody sleeps until: tell the clock, so `run()` and the auto mode stop there.

@@ -86,6 +86,13 @@ export class LoadBalancedEndpoints {
     this.endpoints.set(definition.id, { definition });
   }
 
+  /** When the earliest cold start still under way ends, so an advancing clock can stop there. */
+  nextReadyAt(now: number): number | undefined {
+    let next: number | undefined;
+    for (const { readyAt } of this.endpoints.values()) if (readyAt !== undefined && readyAt > now && (next === undefined || readyAt < next)) next = readyAt;
+    return next;
+  }
+
   async handle(c: Context<EmulatorEnv>): Promise<Response> {
     const id = c.req.param('endpointId')!;
     const state = this.endpoints.get(id);

@@ -96,3 +96,16 @@ describe('dispose()', () => {
     expect(emulator.clock.now()).toBe(start);
   });
 });
+
+describe('run() and load-balanced cold starts', () => {
+  it('a call that rides out a cold start finishes under run()', async () => {
+    const emulator = createEmulator({ clock: 'manual' });
+    emulator.loadBalanced.define({ id: 'lb', coldStartMs: 30_000, routes: { 'GET /ping': () => ({ pong: true }) } });
+    const rp = createRunpodClient({ ...emulator.clientOptions(), maxRetries: 5 });
+    const start = emulator.clock.now();
+    const answer = await emulator.clock.run(rp.loadBalanced(emulator.loadBalancedUrl('lb')).get('/ping'));
+    expect(answer).toEqual({ pong: true });
+    expect(emulator.clock.now() - start).toBe(30_000);
+    emulator.dispose();
+  });
+});
