@@ -146,14 +146,16 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     return next;
   });
 
+  // A ready-made endpoint named after a worker (built in or registered): /v2/echo, /v2/sleep, /v2/<name>.
+  const addWorkerEndpoint = (account: Account, name: string): void => {
+    if (account.endpoints.has(name)) return;
+    account.endpoints.set(name, { ...ENDPOINT_DEFAULTS, gpuTypeIds: [...ENDPOINT_DEFAULTS.gpuTypeIds], id: name, name, templateId: `builtin-${name}`, createdAt: clock.now(), handler: name });
+  };
   const addAccount = (apiKey: string): Account => {
     const known = platform.accountByKey(apiKey);
     if (known) return known;
     const account = platform.addAccount(apiKey);
-    // Every account starts with the built-in workers as ready-made endpoints: /v2/echo, /v2/sleep, …
-    for (const name of DEFAULT_ENDPOINTS) {
-      account.endpoints.set(name, { ...ENDPOINT_DEFAULTS, gpuTypeIds: [...ENDPOINT_DEFAULTS.gpuTypeIds], id: name, name, templateId: `builtin-${name}`, createdAt: clock.now(), handler: name });
-    }
+    for (const name of new Set([...DEFAULT_ENDPOINTS, ...queue.handlers.keys()])) addWorkerEndpoint(account, name);
     return account;
   };
   for (const key of options.apiKeys ?? [EMULATOR_API_KEY]) addAccount(key);
@@ -257,7 +259,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     clock,
     faults: { inject: (rule) => faults.inject(rule), clear: () => faults.clear(), pending: () => faults.pending() },
     accounts: { add: (apiKey) => void addAccount(apiKey) },
-    handlers: { register: (name, handler) => void queue.handlers.set(name, handler) },
+    handlers: {
+      register(name, handler) {
+        queue.handlers.set(name, handler);
+        for (const account of platform.accounts.values()) addWorkerEndpoint(account, name);
+      },
+    },
     loadBalanced: { define: (definition) => loadBalanced.define(definition) },
     inspect: {
       pod(podId) {

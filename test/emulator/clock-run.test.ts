@@ -109,3 +109,21 @@ describe('run() and load-balanced cold starts', () => {
     emulator.dispose();
   });
 });
+
+describe('a registered worker', () => {
+  it('is an endpoint under its own name in every account, like the built-ins', async () => {
+    const emulator = createEmulator({ clock: 'auto', apiKeys: ['rpa_a', 'rpa_b'] });
+    emulator.handlers.register('llm', async (input, ctx) => {
+      await ctx.sleep(2_000);
+      ctx.stream('thinking');
+      return { reply: `you said ${(input as { prompt: string }).prompt}` };
+    });
+    emulator.accounts.add('rpa_c');
+    for (const key of ['rpa_a', 'rpa_b', 'rpa_c']) {
+      const rp = createRunpodClient(emulator.clientOptions(key));
+      const done = await rp.endpoint('llm').runSync({ prompt: 'hi' });
+      expect(done.output).toEqual({ reply: 'you said hi' });
+    }
+    emulator.dispose();
+  });
+});
