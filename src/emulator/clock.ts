@@ -117,7 +117,6 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
   const sources: Array<() => number | undefined> = [];
   let runners = mode === 'auto' ? 1 : 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
-
   let ticking = false;
 
   const nextEvent = (): number | undefined => {
@@ -130,8 +129,9 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
   const schedule = (): void => {
     if (timer !== undefined || ticking || runners === 0 || base.mode !== 'manual' || disposed.signal.aborted) return;
     timer = setTimeout(() => void tick(), 0);
-    // An auto clock must not keep a Node process alive on its own.
-    (timer as { unref?: () => void }).unref?.();
+    // The auto mode alone must not keep a Node process alive; a run() in progress must, or a
+    // script awaiting only the emulator clock would end with its promise unsettled.
+    if (runners === (mode === 'auto' ? 1 : 0)) (timer as { unref?: () => void }).unref?.();
   };
 
   const tick = async (): Promise<void> => {
