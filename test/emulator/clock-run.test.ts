@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createRunpodClient } from '../../src/index.js';
 import { createEmulator } from '../../src/emulator/index.js';
@@ -126,19 +125,5 @@ describe('a registered worker', () => {
       expect(done.output).toEqual({ reply: 'you said hi' });
     }
     emulator.dispose();
-  });
-});
-
-describe('run() in a plain Node script', () => {
-  it('keeps the process alive until the work settles (a script awaiting only the emulator clock finishes)', async () => {
-    const entry = new URL('../../dist/emulator/index.js', import.meta.url).href;
-    const code = `import { createEmulator } from ${JSON.stringify(entry)};
-const emulator = createEmulator({ clock: 'manual' });
-await emulator.clock.run(emulator.clock.sleep(5000));
-console.log(emulator.clock.now() - Date.parse('2026-11-21T00:00:00Z'));`;
-    const out = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, ['--input-type=module', '-e', code], { timeout: 20_000 }, (err, stdout) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout }));
-    });
-    expect(out).toEqual({ code: 0, stdout: '5000\n' });
   });
 });
