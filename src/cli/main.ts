@@ -9,6 +9,8 @@ import { formatProgress, printTable } from './output.js';
 
 export const EXIT = { ok: 0, unexpected: 1, usage: 2, api: 3, capacity: 4 } as const;
 
+const EMULATOR_NOTE = (what: string) => `note: with --emulator the ${what} ends with this command; serve \`runpod-gql emulator\` to keep it (see --help).`;
+
 /** A problem with what the user typed or configured, found before anything was sent. */
 class UsageError extends Error {}
 
@@ -227,7 +229,7 @@ Exit codes: 0 ok, 1 unexpected error, 2 usage error (nothing was sent), 3 API er
     .addOption(new Option('--secure', 'secure cloud only').conflicts('community'))
     .option('--community', 'community cloud only')
     .action(
-      withClient(async ({ rp }, o) => {
+      withClient(async ({ rp, emulator }, o) => {
         const pod = await rp.pods.deploy({
           name: o.name as string,
           imageName: o.image as string,
@@ -239,6 +241,7 @@ Exit codes: 0 ok, 1 unexpected error, 2 usage error (nothing was sent), 3 API er
           containerDiskInGb: o.disk as number | undefined,
           env: (o.env as Record<string, string> | undefined) ?? {},
         });
+        if (emulator) console.error(EMULATOR_NOTE('pod'));
         print(o, pod, () => console.log(`deployed ${pod.id} (${pod.gpuCount} GPU, $${pod.costPerHr}/hr)`));
       }),
     );
@@ -327,7 +330,7 @@ Exit codes: 0 ok, 1 unexpected error, 2 usage error (nothing was sent), 3 API er
           return print(o, done);
         }
         const job = await endpoint.run(o.input);
-        if (emulator) console.error('note: with --emulator the job ends with this command; serve `runpod-gql emulator` to keep it.');
+        if (emulator) console.error(EMULATOR_NOTE('job'));
         print(o, { id: job.id, endpointId: job.endpointId }, () => console.log(job.id));
       }),
     );

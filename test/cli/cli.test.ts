@@ -54,7 +54,8 @@ const CONVENTIONS: Record<string, Case> = {
   'errors name the ids the user typed': { args: ['jobs', 'status', 'echo', 'no-such-job', '--emulator'], code: 3, stderr: /^runpod-gql jobs status echo no-such-job: NotFoundError: / },
   'jobs run --wait --timeout gives up after the timeout': { args: ['jobs', 'run', 'sleep', '--input', '{"ms":600000}', '--wait', '--timeout', '0.2', '--emulator'], code: 3, stderr: /JobTimedOutError: .*200 ms deadline/ },
   // Without dispose() the in-process job (10 minutes) would keep the process alive past the test's timeout.
-  'a queued in-process job does not keep the process alive': { args: ['jobs', 'run', 'sleep', '--input', '{"ms":600000}', '--emulator'], code: 0, stdout: /^[\w-]+-u1\n$/, stderr: /--emulator the job ends with this command/ },
+  'a queued in-process job does not keep the process alive': { args: ['jobs', 'run', 'sleep', '--input', '{"ms":600000}', '--emulator'], code: 0, stdout: /^[\w-]+-u1\n$/, stderr: /^note: with --emulator the job ends with this command; serve `runpod-gql emulator` to keep it/ },
+  'a pod deployed on --emulator comes with the same note': { args: ['pods', 'deploy', '--gpu', 'NVIDIA RTX A4000', '--image', 'img', '--emulator'], code: 0, stdout: /^deployed \w+ \(1 GPU, /, stderr: /^note: with --emulator the pod ends with this command/ },
 };
 
 describe('CLI conventions', () => {
