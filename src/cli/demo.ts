@@ -2,6 +2,7 @@
 // No account, no network: the emulator listens on 127.0.0.1 and stops at the end.
 import { AbortError, createRunpodClient, JobCancelledError, NotFoundError, type RunpodClient } from '../index.js';
 import { createEmulator } from '../emulator/index.js';
+import { listen } from '../emulator/node.js';
 
 const tty = process.stdout.isTTY;
 const bold = (s: string) => (tty ? `\x1b[1m${s}\x1b[0m` : s);
@@ -146,7 +147,7 @@ async function main(): Promise<void> {
       'POST /v1/chat': async (req) => ({ reply: `you said: ${((await req.json()) as { message: string }).message}` }),
     },
   });
-  const server = await emulator.listen({ port: 0, host: '127.0.0.1' });
+  const server = await listen(emulator, { port: 0, host: '127.0.0.1' });
   console.log(bold('runpod-gql demo') + dim(` — against the local emulator at ${server.url} (no account, no network)`));
   const rp = createRunpodClient({
     ...server.clientOptions(),

@@ -1,240 +1,418 @@
 #!/usr/bin/env node
-// The `runpod-gql` command line. Exit codes: 0 ok, 1 unexpected, 2 usage, 3 API error, 4 no capacity.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CapacityUnavailableError, createRunpodClient, RunpodError, type RunpodClient } from '../index.js';
-import { createEmulator, type ListeningEmulator } from '../emulator/index.js';
+// The `runpod-gql` command line. Exit codes: 0 ok, 1 unexpected, 2 usage (anything refused before
+// a request is sent), 3 API error, 4 no capacity.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CapacityUnavailableError, createRunpodClient, RunpodError, ValidationError, type RunpodClient } from '../index.js';
+import type { Emulator } from '../emulator/index.js';
+import { formatProgress, printTable } from './output.js';
 
-const EXIT = { ok: 0, unexpected: 1, usage: 2, api: 3, capacity: 4 } as const;
+export const EXIT = { ok: 0, unexpected: 1, usage: 2, api: 3, capacity: 4 } as const;
 
+const EMULATOR_NOTE = (what: string) => `note: with --emulator the ${what} ends with this command; serve \`runpod-gql emulator\` to keep it (see --help).`;
+
+/** A problem with what the user typed or configured, found before anything was sent. */
 class UsageError extends Error {}
 
-const HELP: Record<string, string> = {
-  main: `runpod-gql: the RunPod GPU cloud from the command line
+const URL_VARIABLES = ['RUNPOD_GRAPHQL_URL', 'RUNPOD_REST_URL', 'RUNPOD_SERVERLESS_URL'] as const;
 
-Usage: runpod-gql <command> [options]
-
-Commands:
-  gpus                     GPU offers in stock, cheapest first
-  pods <list|get|deploy|stop|resume|terminate|wait>
-  jobs <run|status|stream|cancel>   serverless jobs
-  emulator                 serve the local emulator for other programs
-
-Common options:
-  --api-key KEY            API key (default: $RUNPOD_API_KEY)
-  --emulator               run against an in-process emulator (no account, no network)
-  --json                   machine-readable output
-  -h, --help               help for any command
-
-Environment: RUNPOD_API_KEY, and RUNPOD_GRAPHQL_URL / RUNPOD_REST_URL / RUNPOD_SERVERLESS_URL
-to point at another server (for example \`runpod-gql emulator\`).
-
-Exit codes: 0 ok, 1 unexpected error, 2 usage error, 3 API error, 4 no capacity.`,
-  gpus: `Usage: runpod-gql gpus [--count N] [--secure | --community] [--min-memory GB] [--max-price USD] [--json]
-
-Lists in-stock GPU offers sorted by price per hour (for --count GPUs).
-  --count N          GPUs per pod (default 1)
-  --secure           secure cloud only
-  --community        community cloud only
-  --min-memory GB    minimum GPU memory (VRAM)
-  --max-price USD    highest price per hour for all --count GPUs`,
-  pods: `Usage: runpod-gql pods <subcommand>
-
-  list                                   your pods
-  get ID                                 one pod (JSON)
-  deploy --gpu TYPE --image IMAGE [--name N] [--count N] [--ports 8888/http,22/tcp]
-         [--env KEY=VALUE ...] [--volume GB] [--disk GB] [--secure | --community]
-  stop ID | resume ID [--count N] | terminate ID
-  wait ID [--timeout SECONDS]            until RUNNING with ports mapped (progress on a terminal)`,
-  jobs: `Usage: runpod-gql jobs <subcommand> ENDPOINT_ID ...
-
-  run ENDPOINT_ID [--input JSON] [--sync] [--wait]   queue a job (--sync: runsync; --wait: until done)
-  status ENDPOINT_ID JOB_ID
-  stream ENDPOINT_ID JOB_ID                           print output chunks as they come
-  cancel ENDPOINT_ID JOB_ID`,
-  emulator: `Usage: runpod-gql emulator [--port N] [--host 127.0.0.1]
-
-Serves the local emulator until interrupted and prints the URLs and API key to use.`,
-};
-
-const OPTIONS: ParseArgsConfig['options'] = {
-  'api-key': { type: 'string' },
-  emulator: { type: 'boolean' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  count: { type: 'string' },
-  secure: { type: 'boolean' },
-  community: { type: 'boolean' },
-  'min-memory': { type: 'string' },
-  'max-price': { type: 'string' },
-  gpu: { type: 'string' },
-  image: { type: 'string' },
-  name: { type: 'string' },
-  ports: { type: 'string' },
-  env: { type: 'string', multiple: true },
-  volume: { type: 'string' },
-  disk: { type: 'string' },
-  timeout: { type: 'string' },
-  input: { type: 'string' },
-  sync: { type: 'boolean' },
-  wait: { type: 'boolean' },
-  port: { type: 'string' },
-  host: { type: 'string' },
-};
-
-type Flags = Record<string, string | boolean | string[] | undefined>;
-
-function number(flags: Flags, name: string): number | undefined {
-  const raw = flags[name];
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(value)) throw new UsageError(`--${name} takes a number, got ${JSON.stringify(raw)}`);
-  return value;
+interface GlobalOptions {
+  apiKey?: string;
+  emulator?: boolean;
+  json?: boolean;
 }
 
-function positional(args: string[], index: number, what: string): string {
-  const value = args[index];
-  if (!value) throw new UsageError(`missing ${what}`);
-  return value;
+function version(): string {
+  // dist/cli/main.js and src/cli/main.ts both sit two levels below package.json.
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-function print(flags: Flags, value: unknown, human?: () => void): void {
-  if (flags.json || !human) console.log(JSON.stringify(value, null, 2));
+// Option parsers: a bad value is a usage error naming the option, before anything is sent.
+const number = (value: string): number => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('Expected a number.');
+  return n;
+};
+const port = (value: string): number => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65_535) throw new InvalidArgumentError('Expected a port number from 0 to 65535.');
+  return n;
+};
+const json = (value: string): unknown => {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw new InvalidArgumentError('Expected JSON, e.g. --input \'{"prompt":"hi"}\'.');
+  }
+};
+const envPair = (pair: string, previous: Record<string, string> = {}): Record<string, string> => {
+  const eq = pair.indexOf('=');
+  if (eq < 1) throw new InvalidArgumentError('Expected KEY=VALUE.');
+  return { ...previous, [pair.slice(0, eq)]: pair.slice(eq + 1) };
+};
+
+/** The full command path, e.g. `runpod-gql pods deploy`. */
+function pathOf(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** Usage errors are short: the problem, a suggestion when there is one, and which help to read. */
+function conventions(command: Command): Command {
+  const path = pathOf(command);
+  command.showHelpAfterError(`Run '${path} --help' for usage.`);
+  command.configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, `${path}: `)) });
+  for (const sub of command.commands) conventions(sub);
+  return command;
+}
+
+/** `pods` or `jobs` alone is a short usage error, not a page of help. */
+function requireSubcommand(group: Command): Command {
+  const help = group.help.bind(group);
+  group.help = ((context?: { error?: boolean }) => {
+    if (context?.error) {
+      const names = group.commands.map((c) => c.name()).filter((n) => n !== 'help');
+      group.error(`${pathOf(group)}: missing subcommand (${names.join(', ')})`, { exitCode: EXIT.usage, code: 'runpod-gql.missingSubcommand' });
+    }
+    return help(context as { error: boolean });
+  }) as Command['help'];
+  return group;
+}
+
+function print(options: GlobalOptions, value: unknown, human?: () => void): void {
+  if (options.json || !human) console.log(JSON.stringify(value, null, 2));
   else human();
 }
 
-function table(rows: Array<Record<string, string | number>>): void {
-  if (rows.length === 0) {
-    console.log('(none)');
-    return;
+/**
+ * Progress on a terminal only: a line rewritten in place on stderr, showing the last state reported
+ * and the time elapsed. It ticks every second, because a long-poll reports nothing until the wait
+ * ends; `done()` erases it.
+ */
+function progressLine(initialState: string): { state(text: string): void; done(): void } | undefined {
+  if (process.stderr.isTTY !== true) return undefined;
+  const startedAt = Date.now();
+  let current = initialState;
+  const render = () => process.stderr.write(`\r${formatProgress(current, Date.now() - startedAt)}\u001b[K`);
+  render();
+  const ticker = setInterval(render, 1_000);
+  return {
+    state(text) {
+      current = text;
+      render();
+    },
+    done() {
+      clearInterval(ticker);
+      // The progress line goes away: what follows (the result or the error) stands on its own.
+      process.stderr.write('\r\u001b[K');
+    },
+  };
+}
+
+interface Session {
+  rp: RunpodClient;
+  emulator?: Emulator;
+}
+
+async function openSession(options: GlobalOptions): Promise<Session> {
+  if (options.emulator) {
+    // Loaded only when used: the emulator (Hono, graphql-js) would slow every other command's start.
+    const { createEmulator } = await import('../emulator/index.js');
+    const emulator = createEmulator({ podStartupMs: 500 });
+    return { rp: createRunpodClient(emulator.clientOptions()), emulator };
   }
-  const columns = Object.keys(rows[0]!);
-  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
-  console.log(columns.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
-  for (const row of rows) console.log(columns.map((c, i) => String(row[c]).padEnd(widths[i]!)).join('  ').trimEnd());
-}
-
-async function gpus(rp: RunpodClient, flags: Flags): Promise<void> {
-  if (flags.secure && flags.community) throw new UsageError('choose --secure or --community, not both');
-  const offers = await rp.gpuTypes.offers({
-    gpuCount: number(flags, 'count') ?? 1,
-    secureCloud: flags.secure ? true : flags.community ? false : undefined,
-    minMemoryInGb: number(flags, 'min-memory'),
-    maxPricePerHour: number(flags, 'max-price'),
-  });
-  print(flags, offers, () =>
-    table(offers.map((o) => ({ GPU: o.displayName, ID: o.gpuTypeId, MEMORY: `${o.memoryInGb ?? '?'} GB`, '$/HR': o.pricePerHour.toFixed(2), STOCK: o.stockStatus, AVAILABLE: o.availableGpuCounts.join(',') }))),
-  );
-}
-
-async function pods(rp: RunpodClient, args: string[], flags: Flags): Promise<void> {
-  const [sub] = args;
-  switch (sub) {
-    case 'list': {
-      const list = await rp.pods.list();
-      return print(flags, list, () => table(list.map((p) => ({ ID: p.id, NAME: p.name, STATUS: p.desiredStatus, GPUS: p.gpuCount, '$/HR': p.costPerHr, IMAGE: p.imageName ?? '' }))));
+  const apiKey = options.apiKey ?? process.env.RUNPOD_API_KEY;
+  if (!apiKey) throw new UsageError('no API key: set RUNPOD_API_KEY, pass --api-key KEY, or try --emulator');
+  const urls: Partial<Record<(typeof URL_VARIABLES)[number], string>> = {};
+  for (const name of URL_VARIABLES) {
+    const value = process.env[name];
+    if (!value) continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
     }
-    case 'get': {
-      const pod = await rp.pods.get(positional(args, 1, 'pod id'));
-      if (!pod) throw new RunpodError(`no pod ${args[1]}`);
-      return print(flags, pod);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new UsageError(`configuration error: ${name} is not an http(s) URL: ${JSON.stringify(value)}`);
     }
-    case 'deploy': {
-      if (!flags.gpu) throw new UsageError('deploy needs --gpu TYPE (see `runpod-gql gpus`)');
-      if (!flags.image) throw new UsageError('deploy needs --image IMAGE');
-      if (flags.secure && flags.community) throw new UsageError('choose --secure or --community, not both');
-      const env = Object.fromEntries(((flags.env as string[] | undefined) ?? []).map((pair) => {
-        const eq = pair.indexOf('=');
-        if (eq < 1) throw new UsageError(`--env takes KEY=VALUE, got ${JSON.stringify(pair)}`);
-        return [pair.slice(0, eq), pair.slice(eq + 1)];
-      }));
-      const pod = await rp.pods.deploy({
-        name: (flags.name as string | undefined) ?? 'runpod-gql',
-        imageName: flags.image as string,
-        gpuTypeId: flags.gpu as string,
-        gpuCount: number(flags, 'count') ?? 1,
-        cloudType: flags.secure ? 'SECURE' : flags.community ? 'COMMUNITY' : 'ALL',
-        ports: flags.ports as string | undefined,
-        volumeInGb: number(flags, 'volume'),
-        containerDiskInGb: number(flags, 'disk'),
-        env,
-      });
-      return print(flags, pod, () => console.log(`deployed ${pod.id} (${pod.gpuCount} GPU, $${pod.costPerHr}/hr)`));
-    }
-    case 'stop': {
-      const stopped = await rp.pods.stop(positional(args, 1, 'pod id'));
-      return print(flags, stopped, () => console.log(`${stopped.id} ${stopped.desiredStatus}`));
-    }
-    case 'resume': {
-      const pod = await rp.pods.resume({ podId: positional(args, 1, 'pod id'), gpuCount: number(flags, 'count') ?? 1 });
-      return print(flags, pod, () => console.log(`${pod.id} ${pod.desiredStatus} with ${pod.gpuCount} GPU`));
-    }
-    case 'terminate': {
-      const podId = positional(args, 1, 'pod id');
-      await rp.pods.terminate(podId);
-      return print(flags, { id: podId, terminated: true }, () => console.log(`${podId} terminated`));
-    }
-    case 'wait': {
-      const podId = positional(args, 1, 'pod id');
-      const tty = process.stderr.isTTY === true;
-      const timeoutSeconds = number(flags, 'timeout');
-      const pod = await rp.pods.waitUntilReady(podId, {
-        timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
-        onProgress: tty ? ({ pod: p, elapsedMs }) => process.stderr.write(`\r${p.desiredStatus}, container ${p.runtime ? 'up' : 'starting'}… ${Math.round(elapsedMs / 1000)} s   `) : undefined,
-      });
-      if (tty) process.stderr.write('\n');
-      return print(flags, pod, () => console.log(`${pod.id} ready: ${(pod.runtime?.ports ?? []).map((p) => `${p?.privatePort}/${p?.type} → ${p?.ip}:${p?.publicPort}`).join(', ')}`));
-    }
-    default:
-      throw new UsageError(sub ? `unknown pods subcommand ${sub}` : 'pods needs a subcommand');
+    urls[name] = value;
   }
+  return {
+    rp: createRunpodClient({ apiKey, graphqlUrl: urls.RUNPOD_GRAPHQL_URL, restUrl: urls.RUNPOD_REST_URL, serverlessUrl: urls.RUNPOD_SERVERLESS_URL }),
+  };
 }
 
-async function jobs(rp: RunpodClient, args: string[], flags: Flags): Promise<void> {
-  const [sub] = args;
-  const endpoint = rp.endpoint(positional(args, 1, 'endpoint id'));
-  switch (sub) {
-    case 'run': {
-      let input: unknown = {};
-      if (flags.input !== undefined) {
+/** The command and the ids the user typed (`runpod-gql jobs status echo 1234`), for error messages. */
+let where = 'runpod-gql';
+
+/** Wraps an action: opens the client, runs, and ends the in-process emulator so the process can exit. */
+function withClient<Args extends unknown[]>(run: (session: Session, options: GlobalOptions & Record<string, unknown>, ...args: Args) => Promise<void>) {
+  return async function (this: Command, ...args: unknown[]): Promise<void> {
+    const operands = args.slice(0, this.registeredArguments.length);
+    where = [pathOf(this), ...operands].join(' ');
+    const options = this.optsWithGlobals<GlobalOptions & Record<string, unknown>>();
+    const session = await openSession(options);
+    try {
+      await run(session, options, ...(operands as Args));
+    } finally {
+      session.emulator?.dispose();
+    }
+  };
+}
+
+function buildProgram(): Command {
+  const program = new Command('runpod-gql')
+    .description('The RunPod GPU cloud from the command line.')
+    .version(version(), '-v, --version', 'print the version')
+    .option('--api-key <key>', 'API key (default: $RUNPOD_API_KEY)')
+    .option('--emulator', 'run against an in-process emulator (no account, no network; its state lasts one command)')
+    .option('--json', 'machine-readable output')
+    .helpOption('-h, --help', 'help for any command')
+    .helpCommand('help [command]', 'help for a command')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .addHelpText(
+      'after',
+      `
+Environment: RUNPOD_API_KEY, and RUNPOD_GRAPHQL_URL / RUNPOD_REST_URL / RUNPOD_SERVERLESS_URL to point at
+another server, for example a running \`runpod-gql emulator\` (it prints the values to use).
+
+Exit codes: 0 ok, 1 unexpected error, 2 usage error (nothing was sent), 3 API error, 4 no capacity.`,
+    );
+
+  program
+    .command('gpus')
+    .description('GPU offers in stock, cheapest first')
+    .option('--count <n>', 'GPUs per pod', number, 1)
+    .addOption(new Option('--secure', 'secure cloud only').conflicts('community'))
+    .option('--community', 'community cloud only')
+    .option('--min-memory <gb>', 'minimum GPU memory (VRAM)', number)
+    .option('--max-price <usd>', 'highest price per hour for all --count GPUs', number)
+    .action(
+      withClient(async ({ rp }, o) => {
+        const offers = await rp.gpuTypes.offers({
+          gpuCount: o.count as number,
+          secureCloud: o.secure ? true : o.community ? false : undefined,
+          minMemoryInGb: o.minMemory as number | undefined,
+          maxPricePerHour: o.maxPrice as number | undefined,
+        });
+        print(o, offers, () =>
+          printTable(offers.map((x) => ({ GPU: x.displayName, ID: x.gpuTypeId, MEMORY: `${x.memoryInGb ?? '?'} GB`, '$/HR': x.pricePerHour.toFixed(2), STOCK: x.stockStatus, AVAILABLE: x.availableGpuCounts.join(',') }))),
+        );
+      }),
+    );
+
+  const pods = requireSubcommand(program.command('pods').description('deploy, inspect and control pods'));
+  pods
+    .command('list')
+    .description('your pods')
+    .action(
+      withClient(async ({ rp }, o) => {
+        const list = await rp.pods.list();
+        print(o, list, () => printTable(list.map((p) => ({ ID: p.id, NAME: p.name, STATUS: p.desiredStatus, GPUS: p.gpuCount, '$/HR': p.costPerHr, IMAGE: p.imageName ?? '' }))));
+      }),
+    );
+  pods
+    .command('get')
+    .description('one pod (JSON)')
+    .argument('<pod-id>')
+    .action(
+      withClient(async ({ rp }, o, podId: string) => {
+        const pod = await rp.pods.get(podId);
+        if (!pod) throw new RunpodError(`no pod ${podId}`);
+        print(o, pod);
+      }),
+    );
+  pods
+    .command('deploy')
+    .description('deploy a pod')
+    .requiredOption('--gpu <type>', 'GPU type id (see `runpod-gql gpus`)')
+    .requiredOption('--image <image>', 'container image')
+    .option('--name <name>', 'pod name', 'runpod-gql')
+    .option('--count <n>', 'GPUs', number, 1)
+    .option('--ports <ports>', 'exposed ports, e.g. 8888/http,22/tcp')
+    .option('--env <key=value>', 'an environment variable (repeatable)', envPair)
+    .option('--volume <gb>', 'volume disk size', number)
+    .option('--disk <gb>', 'container disk size', number)
+    .addOption(new Option('--secure', 'secure cloud only').conflicts('community'))
+    .option('--community', 'community cloud only')
+    .action(
+      withClient(async ({ rp, emulator }, o) => {
+        const pod = await rp.pods.deploy({
+          name: o.name as string,
+          imageName: o.image as string,
+          gpuTypeId: o.gpu as string,
+          gpuCount: o.count as number,
+          cloudType: o.secure ? 'SECURE' : o.community ? 'COMMUNITY' : 'ALL',
+          ports: o.ports as string | undefined,
+          volumeInGb: o.volume as number | undefined,
+          containerDiskInGb: o.disk as number | undefined,
+          env: (o.env as Record<string, string> | undefined) ?? {},
+        });
+        if (emulator) console.error(EMULATOR_NOTE('pod'));
+        print(o, pod, () => console.log(`deployed ${pod.id} (${pod.gpuCount} GPU, $${pod.costPerHr}/hr)`));
+      }),
+    );
+  pods
+    .command('stop')
+    .description('stop a pod (keeps /workspace)')
+    .argument('<pod-id>')
+    .action(
+      withClient(async ({ rp }, o, podId: string) => {
+        const stopped = await rp.pods.stop(podId);
+        print(o, stopped, () => console.log(`${stopped.id} ${stopped.desiredStatus}`));
+      }),
+    );
+  pods
+    .command('resume')
+    .description('start a stopped pod')
+    .argument('<pod-id>')
+    .option('--count <n>', 'GPUs', number, 1)
+    .action(
+      withClient(async ({ rp }, o, podId: string) => {
+        const pod = await rp.pods.resume({ podId, gpuCount: o.count as number });
+        print(o, pod, () => console.log(`${pod.id} ${pod.desiredStatus} with ${pod.gpuCount} GPU`));
+      }),
+    );
+  pods
+    .command('terminate')
+    .description('delete a pod and everything not on a network volume')
+    .argument('<pod-id>')
+    .action(
+      withClient(async ({ rp }, o, podId: string) => {
+        await rp.pods.terminate(podId);
+        print(o, { id: podId, terminated: true }, () => console.log(`${podId} terminated`));
+      }),
+    );
+  pods
+    .command('wait')
+    .description('wait until the pod is RUNNING with its ports mapped (progress on a terminal)')
+    .argument('<pod-id>')
+    .option('--timeout <seconds>', 'give up after this long', number)
+    .option('--no-require-ports', 'do not wait for port mappings (a pod without ports)')
+    .action(
+      withClient(async ({ rp }, o, podId: string) => {
+        const line = progressLine('waiting for the pod');
+        const timeout = o.timeout as number | undefined;
+        let pod;
         try {
-          input = JSON.parse(flags.input as string);
-        } catch {
-          throw new UsageError('--input takes JSON, e.g. --input \'{"prompt":"hi"}\'');
+          pod = await rp.pods.waitUntilReady(podId, {
+            timeoutMs: timeout === undefined ? undefined : timeout * 1000,
+            requirePorts: o.requirePorts as boolean,
+            onProgress: line && (({ pod: p }) => line.state(`${p.desiredStatus}, container ${p.runtime ? 'up' : 'starting'}`)),
+          });
+        } finally {
+          line?.done();
         }
-      }
-      if (flags.sync) return print(flags, await endpoint.runSync(input));
-      const job = await endpoint.run(input);
-      if (flags.wait) return print(flags, await job.wait());
-      return print(flags, { id: job.id, endpointId: job.endpointId }, () => console.log(job.id));
-    }
-    case 'status':
-      return print(flags, await endpoint.status(positional(args, 2, 'job id')));
-    case 'stream':
-      for await (const chunk of endpoint.stream(positional(args, 2, 'job id'))) {
-        console.log(flags.json || typeof chunk.output !== 'string' ? JSON.stringify(chunk) : chunk.output);
-      }
-      return;
-    case 'cancel':
-      return print(flags, await endpoint.cancel(positional(args, 2, 'job id')));
-    default:
-      throw new UsageError(sub ? `unknown jobs subcommand ${sub}` : 'jobs needs a subcommand');
-  }
+        const ready = pod;
+        print(o, ready, () => console.log(`${ready.id} ready: ${(ready.runtime?.ports ?? []).map((p) => `${p?.privatePort}/${p?.type} → ${p?.ip}:${p?.publicPort}`).join(', ')}`));
+      }),
+    );
+
+  const jobs = requireSubcommand(program.command('jobs').description('serverless jobs on queue-based endpoints'));
+  jobs
+    .command('run')
+    .description('queue a job and print its id (--wait: until done; --sync: runsync)')
+    .argument('<endpoint-id>')
+    .option('--input <json>', 'the job input', json, {})
+    .addOption(new Option('--sync', 'run with /runsync').conflicts('wait'))
+    .option('--wait', 'queue, then wait until the job is done')
+    .option('--timeout <seconds>', 'with --sync or --wait: give up after this long', number)
+    .action(
+      withClient(async ({ rp, emulator }, o, endpointId: string) => {
+        const endpoint = rp.endpoint(endpointId);
+        const timeout = o.timeout as number | undefined;
+        if (timeout !== undefined && !o.sync && !o.wait) throw new UsageError('--timeout needs --sync or --wait');
+        const line = o.sync || o.wait ? progressLine('IN_QUEUE') : undefined;
+        const waitOptions = {
+          timeoutMs: timeout === undefined ? undefined : timeout * 1000,
+          onProgress: line && (({ job }: { job: { status: string } }) => line.state(job.status)),
+        };
+        if (o.sync || o.wait) {
+          let done: unknown;
+          try {
+            done = o.sync ? await endpoint.runSync(o.input, waitOptions) : await (await endpoint.run(o.input)).wait(waitOptions);
+          } finally {
+            line?.done();
+          }
+          return print(o, done);
+        }
+        const job = await endpoint.run(o.input);
+        if (emulator) console.error(EMULATOR_NOTE('job'));
+        print(o, { id: job.id, endpointId: job.endpointId }, () => console.log(job.id));
+      }),
+    );
+  jobs
+    .command('status')
+    .description("a job's state (JSON)")
+    .argument('<endpoint-id>')
+    .argument('<job-id>')
+    .action(
+      withClient(async ({ rp }, o, endpointId: string, jobId: string) => {
+        print(o, await rp.endpoint(endpointId).status(jobId));
+      }),
+    );
+  jobs
+    .command('stream')
+    .description("print a job's output chunks as they come (--json: one JSON line per chunk, with its metrics)")
+    .argument('<endpoint-id>')
+    .argument('<job-id>')
+    .action(
+      withClient(async ({ rp }, o, endpointId: string, jobId: string) => {
+        for await (const chunk of rp.endpoint(endpointId).stream(jobId)) {
+          if (o.json) console.log(JSON.stringify(chunk));
+          else console.log(typeof chunk.output === 'string' ? chunk.output : JSON.stringify(chunk.output));
+        }
+      }),
+    );
+  jobs
+    .command('cancel')
+    .description('cancel a job')
+    .argument('<endpoint-id>')
+    .argument('<job-id>')
+    .action(
+      withClient(async ({ rp }, o, endpointId: string, jobId: string) => {
+        print(o, await rp.endpoint(endpointId).cancel(jobId));
+      }),
+    );
+
+  program
+    .command('emulator')
+    .description('serve the local emulator for other programs until interrupted')
+    .option('--port <n>', 'port (0 picks a free one)', port, 8787)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .action(async function (this: Command) {
+      where = pathOf(this);
+      await serveEmulator(this.optsWithGlobals<GlobalOptions & { port: number; host: string }>());
+    });
+
+  return conventions(program);
 }
 
-async function serveEmulator(flags: Flags): Promise<void> {
-  const port = number(flags, 'port') ?? 8787;
+async function serveEmulator(options: GlobalOptions & { port: number; host: string }): Promise<void> {
+  const [{ createEmulator }, { listen }] = await Promise.all([import('../emulator/index.js'), import('../emulator/node.js')]);
   const emulator = createEmulator();
-  const server: ListeningEmulator = await emulator.listen({ port, host: (flags.host as string | undefined) ?? '127.0.0.1' });
-  const options = server.clientOptions();
-  console.log(`runpod-gql emulator listening on ${server.url}
+  const server = await listen(emulator, { port: options.port, host: options.host }).catch((err: NodeJS.ErrnoException) => {
+    emulator.dispose();
+    throw new RunpodError(`cannot serve on ${options.host}:${options.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);
+  });
+  const { apiKey } = server.clientOptions();
+  const env = { RUNPOD_API_KEY: apiKey, RUNPOD_GRAPHQL_URL: server.graphqlUrl, RUNPOD_REST_URL: server.restUrl, RUNPOD_SERVERLESS_URL: server.serverlessUrl };
+  if (options.json) {
+    console.log(JSON.stringify({ url: server.url, graphqlUrl: server.graphqlUrl, restUrl: server.restUrl, serverlessUrl: server.serverlessUrl, apiKey, env }));
+  } else {
+    console.log(`runpod-gql emulator listening on ${server.url}
   graphqlUrl     ${server.graphqlUrl}
   restUrl        ${server.restUrl}
   serverlessUrl  ${server.serverlessUrl}   (endpoints: echo, sleep, fail, stream)
-  apiKey         ${options.apiKey}
+  apiKey         ${apiKey}
 
-  createRunpodClient({ apiKey: '${options.apiKey}', graphqlUrl: '${server.graphqlUrl}', restUrl: '${server.restUrl}', serverlessUrl: '${server.serverlessUrl}' })
-  or, for this CLI: RUNPOD_API_KEY=${options.apiKey} RUNPOD_GRAPHQL_URL=${server.graphqlUrl} RUNPOD_REST_URL=${server.restUrl} RUNPOD_SERVERLESS_URL=${server.serverlessUrl}
+  createRunpodClient({ apiKey: '${apiKey}', graphqlUrl: '${server.graphqlUrl}', restUrl: '${server.restUrl}', serverlessUrl: '${server.serverlessUrl}' })
+  or, for later runpod-gql commands in another shell:
+  export ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}
 Press Ctrl+C to stop.`);
+  }
   await new Promise<void>((resolve) => {
     const stop = () => void server.close().then(resolve);
     process.once('SIGINT', stop);
@@ -242,62 +420,39 @@ Press Ctrl+C to stop.`);
   });
 }
 
+
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
+  const program = buildProgram();
+  // Every command throws instead of exiting, so this function picks the exit code.
+  const override = (command: Command) => {
+    command.exitOverride();
+    for (const sub of command.commands) override(sub);
+  };
+  override(program);
+  // `help pods deploy` is `pods deploy --help` (commander's help command looks one level down only).
+  const args = argv[0] === 'help' && argv.length > 2 ? [...argv.slice(1), '--help'] : argv;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    console.error(`runpod-gql: ${(err as Error).message}\n\n${HELP.main}`);
-    return EXIT.usage;
-  }
-  const flags = parsed.values as Flags;
-  const [command, ...rest] = parsed.positionals;
-  if (!command || (command === 'help' && rest.length === 0)) {
-    console.log(HELP.main);
-    return command || flags.help ? EXIT.ok : EXIT.usage;
-  }
-  if (!HELP[command]) {
-    console.error(`runpod-gql: unknown command ${command}\n\n${HELP.main}`);
-    return EXIT.usage;
-  }
-  if (flags.help) {
-    console.log(HELP[command]);
-    return EXIT.ok;
-  }
-  try {
-    if (command === 'emulator') {
-      await serveEmulator(flags);
-      return EXIT.ok;
-    }
-    const apiKey = (flags['api-key'] as string | undefined) ?? process.env.RUNPOD_API_KEY;
-    let rp: RunpodClient;
-    if (flags.emulator) {
-      rp = createRunpodClient(createEmulator({ podStartupMs: 500 }).clientOptions());
-    } else if (!apiKey) {
-      throw new UsageError('no API key: set RUNPOD_API_KEY, pass --api-key KEY, or try --emulator');
-    } else {
-      rp = createRunpodClient({
-        apiKey,
-        graphqlUrl: process.env.RUNPOD_GRAPHQL_URL || undefined,
-        restUrl: process.env.RUNPOD_REST_URL || undefined,
-        serverlessUrl: process.env.RUNPOD_SERVERLESS_URL || undefined,
-      });
-    }
-    if (command === 'gpus') await gpus(rp, flags);
-    else if (command === 'pods') await pods(rp, rest, flags);
-    else await jobs(rp, rest, flags);
+    await program.parseAsync(args, { from: 'user' });
     return EXIT.ok;
   } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return EXIT.ok;
+      return EXIT.usage;
+    }
     if (err instanceof UsageError) {
-      console.error(`runpod-gql: ${err.message}\n\n${HELP[command]}`);
+      console.error(`${where}: ${err.message}`);
+      return EXIT.usage;
+    }
+    if (err instanceof ValidationError && err.status === undefined) {
+      console.error(`${where}: invalid ${err.message} (nothing was sent)`);
       return EXIT.usage;
     }
     if (err instanceof CapacityUnavailableError) {
-      console.error(`runpod-gql: no capacity: ${err.message}`);
+      console.error(`${where}: no capacity: ${err.message}`);
       return EXIT.capacity;
     }
     if (err instanceof RunpodError) {
-      console.error(`runpod-gql: ${err.name}: ${err.message}`);
+      console.error(`${where}: ${err.name}: ${err.message}`);
       return EXIT.api;
     }
     console.error(err);

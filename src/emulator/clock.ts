@@ -1,14 +1,34 @@
-/**
- * The emulator's clock. `real` follows wall time (what a running server wants); `manual` stands
- * still until a test calls `advance`, so hours of billing or a 20 s job take no real time.
- */
-export interface EmulatorClock {
+/** The clock underneath: `real` follows wall time; `manual` stands still until `advance`. */
+export interface BaseClock {
   readonly mode: 'real' | 'manual';
   now(): number;
   /** Resolves once the clock has moved `ms` forward (rejects when `signal` fires). */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Manual mode only: moves time forward, waking every sleeper whose time has come, in order. */
   advance(ms: number): Promise<void>;
+  /** Manual mode only: when the earliest sleeper is due. */
+  nextDue?(): number | undefined;
+}
+
+/**
+ * The emulator's clock. `real` follows wall time (what a running server wants); `manual` stands
+ * still until a test calls `advance` or `run`, so hours of billing or a 20 s job take no real time;
+ * `auto` is a manual clock that moves itself to the next thing due whenever the code under test waits.
+ */
+export interface EmulatorClock {
+  readonly mode: 'real' | 'manual' | 'auto';
+  /** Emulator time, in milliseconds since the epoch. */
+  now(): number;
+  /** Resolves once the clock has moved `ms` forward (rejects when `signal` fires). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Manual and auto modes: moves time forward, waking every sleeper whose time has come, in order. */
+  advance(ms: number): Promise<void>;
+  /**
+   * Settles like `work`; meanwhile, whenever the code under test waits, the clock jumps to the next
+   * thing due (a job step, a pod start-up, a held `/stream`), so `waitUntilReady`, `job.wait()`,
+   * `runSync` and `stream` finish without hand-written `advance` loops. Real mode: just awaits `work`.
+   */
+  run<T>(work: PromiseLike<T> | (() => PromiseLike<T>)): Promise<T>;
 }
 
 interface Sleeper {
@@ -20,7 +40,7 @@ interface Sleeper {
  * @param timeScale real mode only: emulator milliseconds per wall-clock millisecond (10 runs a
  * 20 s job in 2 s). Benchmarks use it; 1 is the platform's own pace.
  */
-export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11-21T00:00:00Z'), timeScale = 1): EmulatorClock {
+export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11-21T00:00:00Z'), timeScale = 1): BaseClock {
   if (mode === 'real') {
     const origin = Date.now();
     return {
@@ -45,6 +65,7 @@ export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11
   return {
     mode,
     now: () => now,
+    nextDue: () => (sleepers.length ? Math.min(...sleepers.map((s) => s.at)) : undefined),
     sleep: (ms, signal) =>
       new Promise((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason);
@@ -71,6 +92,93 @@ export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11
       }
       now = target;
       await flushMicrotasks();
+    },
+  };
+}
+
+/** What the emulator holds: its clock plus the controls only the emulator uses. */
+export interface ControlledClock extends EmulatorClock {
+  /** Adds a source of times at which state changes without anyone sleeping (a pod's start-up). */
+  watch(nextEvent: () => number | undefined): void;
+  /** Says that state may have changed (a request was served): an advancing clock looks again. */
+  poke(): void;
+  /** Ends every timer and sleeper; later sleeps reject. */
+  dispose(): void;
+}
+
+/**
+ * Builds the emulator's clock on a base clock: `run()` and the `auto` mode, and `dispose()`.
+ * "The code under test is waiting" is read as "a macrotask got to run": in-process, the emulator
+ * and the client only hand each other promises, so by then every step that was ready has run.
+ */
+export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale = 1): ControlledClock {
+  const base = createClock(mode === 'real' ? 'real' : 'manual', undefined, timeScale);
+  const disposed = new AbortController();
+  const sources: Array<() => number | undefined> = [];
+  let runners = mode === 'auto' ? 1 : 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let ticking = false;
+
+  const nextEvent = (): number | undefined => {
+    const now = base.now();
+    const events = sources.map((source) => source()).filter((t): t is number => t !== undefined && t > now);
+    const times = [base.nextDue?.(), ...events].filter((t): t is number => t !== undefined);
+    return times.length ? Math.max(now, Math.min(...times)) : undefined;
+  };
+
+  const schedule = (): void => {
+    if (timer !== undefined || ticking || runners === 0 || base.mode !== 'manual' || disposed.signal.aborted) return;
+    timer = setTimeout(() => void tick(), 0);
+    // The auto mode alone must not keep a Node process alive; a run() in progress must, or a
+    // script awaiting only the emulator clock would end with its promise unsettled.
+    if (runners === (mode === 'auto' ? 1 : 0)) (timer as { unref?: () => void }).unref?.();
+  };
+
+  const tick = async (): Promise<void> => {
+    timer = undefined;
+    ticking = true;
+    try {
+      const next = nextEvent();
+      // Nothing due: stop until a sleep, a request or run() says otherwise.
+      if (next === undefined) return;
+      await base.advance(next - base.now());
+    } finally {
+      ticking = false;
+    }
+    schedule();
+  };
+
+  const wake = (): void => schedule();
+
+  return {
+    mode,
+    now: () => base.now(),
+    sleep(ms, signal) {
+      // A fresh signal per sleep, so no listener piles up on the long-lived one.
+      const combined = AbortSignal.any(signal ? [signal, disposed.signal] : [disposed.signal]);
+      const slept = base.sleep(ms, combined);
+      wake();
+      return slept;
+    },
+    advance: (ms) => base.advance(ms),
+    async run<T>(work: PromiseLike<T> | (() => PromiseLike<T>)): Promise<T> {
+      runners++;
+      wake();
+      try {
+        return await (typeof work === 'function' ? work() : work);
+      } finally {
+        runners--;
+      }
+    },
+    watch(source) {
+      sources.push(source);
+    },
+    poke: wake,
+    dispose() {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      runners = 0;
+      disposed.abort(new Error('the emulator was disposed'));
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { GpuTypeSpec, HostSpec } from './catalog.js';
-import { createClock, type EmulatorClock } from './clock.js';
+import { createEmulatorClock, type EmulatorClock } from './clock.js';
 import { EmulatorHttpError } from './errors.js';
 import { answerAfterCreate, FaultInjector, isAfterCreate, type Fault, type FaultRule } from './faults.js';
 import { bearerKey, FixedWindowLimiter } from './graphql-access.js';
@@ -26,8 +26,12 @@ const isRestV2 = (path: string) => path === '/v2' || path.startsWith('/v2/');
 export interface EmulatorOptions {
   /** API keys, one account each. @default [EMULATOR_API_KEY] */
   apiKeys?: string[] | undefined;
-  /** `'manual'` stops time until `clock.advance()`; `'real'` follows the wall clock. @default 'real' */
-  clock?: 'real' | 'manual' | undefined;
+  /**
+   * `'real'` follows the wall clock. `'manual'` stops time until `clock.advance(ms)` or
+   * `clock.run(promise)`. `'auto'` is a manual clock that jumps to the next thing due whenever the
+   * code under test waits, so waits finish at once without real time passing. @default 'real'
+   */
+  clock?: 'real' | 'manual' | 'auto' | undefined;
   /** With the real clock: emulator milliseconds per wall-clock millisecond. @default 1 */
   timeScale?: number | undefined;
   gpuTypes?: GpuTypeSpec[] | undefined;
@@ -67,6 +71,7 @@ export interface EmulatorClientOptions {
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 }
 
+/** An emulator served over HTTP by `listen()` from `runpod-gql/emulator/node`. */
 export interface ListeningEmulator {
   readonly url: string;
   readonly graphqlUrl: string;
@@ -79,19 +84,26 @@ export interface ListeningEmulator {
   /** The address of a load-balanced endpoint defined with `emulator.loadBalanced.define`. */
   loadBalancedUrl(endpointId: string): string;
   clientOptions(apiKey?: string): EmulatorClientOptions;
+  /** Stops serving and disposes the emulator. Calling it again does nothing. */
   close(): Promise<void>;
 }
 
 export interface Emulator {
-  /** A fetch-standard handler: give it to `createRunpodClient({ fetch })` and no network is used. */
+  /**
+   * The emulator as a fetch-standard handler (a `Request` in, a `Response` out), e.g. a Worker's
+   * `fetch`. To point a client at it in-process, use `createRunpodClient(emulator.clientOptions())`.
+   */
   fetch(request: Request, env?: unknown): Promise<Response>;
-  /** Serves the emulator on 127.0.0.1 (Node). Port 0 picks a free port. */
-  listen(options?: { port?: number; host?: string }): Promise<ListeningEmulator>;
+  /** Ends every timer the emulator started (job steps, holds); later calls are no-ops. */
+  dispose(): void;
   /** Options for `createRunpodClient` that use `emulator.fetch` in-process. */
   clientOptions(apiKey?: string): EmulatorClientOptions;
   loadBalancedUrl(endpointId: string): string;
-  /** Ends every timer, held request and webhook retry the serverless endpoints started (`close()` calls it). */
-  dispose(): void;
+  /**
+   * Options for `createRunpodClient` that reach this emulator served at `baseUrl` (what
+   * `listen()` from `runpod-gql/emulator/node` uses).
+   */
+  clientOptionsAt(baseUrl: string, apiKey?: string): EmulatorClientOptions;
   readonly clock: EmulatorClock;
   readonly faults: {
     inject(rule: FaultRule): { hits: () => number };
@@ -146,7 +158,7 @@ function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefi
  * endpoints, one shared state, a clock and faults.
  */
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
-  const clock = createClock(options.clock ?? 'real', undefined, options.timeScale);
+  const clock = createEmulatorClock(options.clock ?? 'real', options.timeScale);
   const platform = new Platform({ clock, gpuTypes: options.gpuTypes, hosts: options.hosts, podStartupMs: options.podStartupMs });
   const queue = new ServerlessQueue({ clock, queueDelayMs: options.queueDelayMs, streamHoldMs: options.streamHoldMs, webhookFetch: options.webhookFetch });
   const limiter = new ServerlessLimiter(clock, options.serverlessLimits);
@@ -154,13 +166,31 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const loadBalanced = new LoadBalancedEndpoints(platform);
   const runGraphQL = createGraphQLExecutor(platform);
   const graphqlRateLimit = options.graphqlRateLimit ? new FixedWindowLimiter(options.graphqlRateLimit) : undefined;
+  clock.watch(() => loadBalanced.nextReadyAt(clock.now()));
+  // What `dispose()` ends; other parts register their own timers here.
+  const disposers: Array<() => void> = [() => queue.dispose(), () => loadBalanced.dispose(), () => clock.dispose()];
+  // A pod's container comes up at a time nobody sleeps until: tell the clock, so `run()` and the auto mode stop there.
+  clock.watch(() => {
+    let next: number | undefined;
+    for (const account of platform.accounts.values()) {
+      for (const pod of account.pods.values()) {
+        const up = pod.lastStartedAt + platform.podStartupMs;
+        if (pod.desiredStatus === 'RUNNING' && up > clock.now() && (next === undefined || up < next)) next = up;
+      }
+    }
+    return next;
+  });
 
+  // A ready-made endpoint named after a worker (built in or registered): echo, sleep, <name>.
+  const addWorkerEndpoint = (account: Account, name: string): void => {
+    if (!account.endpoints.has(name)) account.endpoints.set(name, handlerEndpoint(name, clock.now()));
+  };
   const addAccount = (apiKey: string): Account => {
     const known = platform.accountByKey(apiKey);
     if (known) return known;
     const account = platform.addAccount(apiKey);
     // Every account starts with the built-in and registered workers as ready-made endpoints: /queue/v2/echo, /queue/v2/sleep, …
-    for (const name of queue.handlers.keys()) account.endpoints.set(name, handlerEndpoint(name, clock.now()));
+    for (const name of queue.handlers.keys()) addWorkerEndpoint(account, name);
     return account;
   };
   for (const key of options.apiKeys ?? [EMULATOR_API_KEY]) addAccount(key);
@@ -253,6 +283,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
 
   async function fetchHandler(request: Request, env?: unknown): Promise<Response> {
     const response = await app.fetch(request, env as object | undefined);
+    clock.poke();
     if (!response.headers.has(DROP_MARKER)) return response;
     const socket = (env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming?.socket;
     if (socket) {
@@ -274,11 +305,6 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const defaultKey = options.apiKeys?.[0] ?? EMULATOR_API_KEY;
   const inProcessFetch = (input: string | URL | Request, init?: RequestInit) => fetchHandler(toEmulatedLoadBalanced(new Request(input, init), IN_PROCESS_BASE));
 
-  const dispose = () => {
-    queue.dispose();
-    loadBalanced.dispose();
-  };
-
   const accountOfPod = (podId: string): Account => {
     for (const account of platform.accounts.values()) if (account.pods.has(podId)) return account;
     throw new EmulatorHttpError(404, `pod ${podId} not found`);
@@ -288,39 +314,17 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     fetch: fetchHandler,
     clientOptions: (apiKey = defaultKey) => optionsFor(IN_PROCESS_BASE, apiKey, inProcessFetch),
     loadBalancedUrl: (endpointId) => `${IN_PROCESS_BASE}/lb/${encodeURIComponent(endpointId)}`,
-    async listen({ port = 0, host = '127.0.0.1' } = {}) {
-      // Imported here so that the rest of the emulator runs on any fetch runtime.
-      const { serve } = await import('@hono/node-server');
-      const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-        const s = serve({ fetch: (req, env) => fetchHandler(req, env), port, hostname: host }, () => resolve(s));
-      });
-      const address = server.address();
-      const boundPort = typeof address === 'object' && address ? address.port : port;
-      const url = `http://${host}:${boundPort}`;
-      return {
-        url,
-        graphqlUrl: `${url}/graphql`,
-        restUrl: `${url}${restPath}`,
-        restV2Url: `${url}/v2`,
-        serverlessUrl: `${url}/queue/v2`,
-        loadBalancedUrl: (endpointId) => `${url}/lb/${encodeURIComponent(endpointId)}`,
-        clientOptions: (apiKey = defaultKey) => optionsFor(url, apiKey),
-        close: () =>
-          new Promise<void>((resolve, reject) => {
-            dispose();
-            (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-            server.close((err?: Error) => (err ? reject(err) : resolve()));
-          }),
-      };
+    dispose() {
+      for (const dispose of disposers.splice(0)) dispose();
     },
-    dispose,
+    clientOptionsAt: (baseUrl, apiKey = defaultKey) => optionsFor(baseUrl.replace(/\/+$/, ''), apiKey),
     clock,
     faults: { inject: (rule) => faults.inject(rule), clear: () => faults.clear(), pending: () => faults.pending() },
     accounts: { add: (apiKey) => void addAccount(apiKey) },
     handlers: {
       register(name, handler) {
         queue.handlers.set(name, handler);
-        for (const account of platform.accounts.values()) if (!account.endpoints.has(name)) account.endpoints.set(name, handlerEndpoint(name, clock.now()));
+        for (const account of platform.accounts.values()) addWorkerEndpoint(account, name);
       },
     },
     loadBalanced: { define: (definition) => loadBalanced.define(definition) },

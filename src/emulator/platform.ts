@@ -537,7 +537,7 @@ export class Platform {
     return pod;
   }
 
-  /** Editing a running pod resets it (spec §3). */
+  /** Editing a running pod resets it. */
   updatePod(account: Account, podId: string, edit: PodEdit): EmulatedPod {
     const pod = this.findPod(account, podId);
     if (edit.volumeInGb != null && edit.volumeInGb < pod.volumeInGb) throw badRequest('volumeInGb can only be increased');

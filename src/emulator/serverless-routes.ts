@@ -296,6 +296,13 @@ export class LoadBalancedEndpoints {
     return id;
   }
 
+  /** When the earliest cold start still under way ends, so an advancing clock can stop there. */
+  nextReadyAt(now: number): number | undefined {
+    let next: number | undefined;
+    for (const { readyAt } of this.endpoints.values()) if (readyAt !== undefined && readyAt > now && (next === undefined || readyAt < next)) next = readyAt;
+    return next;
+  }
+
   async handle(c: C): Promise<Response> {
     const id = c.req.param('endpointId')!;
     const state = this.endpoints.get(id);

@@ -284,7 +284,7 @@ export interface EndpointCreateInput {
   minCudaVersion?: CudaVersion;
   cpuFlavorIds?: CpuFlavorId[];
   dataCenterIds?: DataCenterId[];
-  /** Also the default deadline of `runSync` when you pass it there (spec §8). */
+  /** Also the default deadline of `runSync` when you pass it there */
   executionTimeoutMs?: number;
   flashboot?: boolean;
   /** @default 1 */

@@ -42,7 +42,7 @@ export interface WaitOptions<Output = unknown> {
 export interface RunSyncOptions<Output = unknown> extends Omit<RunOptions, 'timeoutMs'>, WaitOptions<Output> {
   /**
    * Overall deadline for the job to finish. @default the endpoint's `executionTimeoutMs` when
-   * passed, else 60000 (spec §8)
+   * passed, else 60000
    */
   timeoutMs?: number | undefined;
   /** The endpoint's `execution_timeout_ms`, which sets the default deadline. */

@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEmulator } from '../../src/emulator/index.js';
+import { listen } from '../../src/emulator/node.js';
 import { podFixture } from '../fixtures.js';
 
 export const BENCH_KEY = 'rpa_bench_key';
@@ -30,6 +31,6 @@ if (mode === 'stub') {
     await ctx.sleep((input as { ms: number }).ms);
     return { finishedAt: Date.now() };
   });
-  const server = await emulator.listen({ host: '127.0.0.1' });
+  const server = await listen(emulator, { host: '127.0.0.1' });
   console.log(JSON.stringify({ url: server.url }));
 }

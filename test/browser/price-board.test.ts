@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, EMULATOR_API_KEY, type ListeningEmulator } from '../../src/emulator/index.js';
+import { listen } from '../../src/emulator/node.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -19,7 +20,7 @@ describe.runIf(available)('the browser bundle in headless Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    emulator = await createEmulator().listen({ host: '127.0.0.1' });
+    emulator = await listen(createEmulator(), { host: '127.0.0.1' });
     const bundle = await build({ entryPoints: [`${root}dist/index.js`], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
     const js = bundle.outputFiles[0]!.text;
     const html = readFileSync(new URL('./price-board.html', import.meta.url), 'utf8');

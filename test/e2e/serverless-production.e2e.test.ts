@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunpodClient, NotFoundError } from '../../src/index.js';
 import { createEmulator, type ListeningEmulator } from '../../src/emulator/index.js';
+import { listen } from '../../src/emulator/node.js';
 import { captureError } from '../helpers.js';
 import { KEY_A, KEY_B } from './harness.js';
 
@@ -44,7 +45,7 @@ describe('serverless over loopback, on the manual clock', () => {
   let server: ListeningEmulator;
   beforeAll(async () => {
     emulator.handlers.register('llm', (input) => ({ reply: `hi ${(input as { name: string }).name}` }));
-    server = await emulator.listen({ port: 0, host: '127.0.0.1' });
+    server = await listen(emulator, { port: 0, host: '127.0.0.1' });
   });
   afterAll(() => server.close());
   const client = (key = KEY_A) => createRunpodClient({ ...server.clientOptions(key), maxRetries: 0 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunpodClient, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError } from '../../src/index.js';
-import { createEmulator } from '../../src/emulator/index.js';
+import { createRunpodClient, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError, ServerError } from '../../src/index.js';
+import { createEmulator, type ListeningEmulator } from '../../src/emulator/index.js';
+import { listen } from '../../src/emulator/node.js';
 import { captureError } from '../helpers.js';
 import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { KEY_A, useEmulator } from './harness.js';
@@ -69,9 +70,9 @@ describe('queue-based endpoints over loopback HTTP', () => {
 
 describe('queue timing on the emulator clock', () => {
   const emulator = createEmulator({ clock: 'manual', apiKeys: [KEY_A], queueDelayMs: 5_000 });
-  let server: Awaited<ReturnType<typeof emulator.listen>>;
+  let server: ListeningEmulator;
   beforeAll(async () => {
-    server = await emulator.listen();
+    server = await listen(emulator);
   });
   afterAll(() => server.close());
 

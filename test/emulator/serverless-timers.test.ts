@@ -11,6 +11,7 @@ function countingClock() {
     mode: 'manual',
     now: () => inner.now(),
     advance: (ms) => inner.advance(ms),
+    run: async (work) => (typeof work === 'function' ? work() : work),
     sleep(ms, signal) {
       pending += 1;
       return inner.sleep(ms, signal).finally(() => (pending -= 1));

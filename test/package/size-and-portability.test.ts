@@ -61,8 +61,14 @@ describe('portable core', () => {
     }
   });
 
-  it('the emulator\'s fetch handler bundles for the browser too (only listen() needs Node)', async () => {
-    const result = await build({ entryPoints: [join(root, 'dist/emulator/index.js')], bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent', external: ['@hono/node-server'] });
+  it('runpod-gql/emulator bundles for the browser as-is: no externals, no Node built-in (listen() is in emulator/node)', async () => {
+    const result = await build({ entryPoints: [join(root, 'dist/emulator/index.js')], bundle: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
     expect(result.errors).toEqual([]);
+    expect(Object.keys(result.metafile.inputs).filter((p) => p.startsWith('node:') || p.includes('@hono/node-server'))).toEqual([]);
+  });
+
+  it('only src/emulator/node.ts among the emulator\'s files imports Node', () => {
+    const offenders = sourceFiles(join(root, 'src', 'emulator')).filter((f) => NODE_BUILTINS.test(readFileSync(f, 'utf8')) || readFileSync(f, 'utf8').includes('@hono/node-server'));
+    expect(offenders.map((f) => f.slice(root.length))).toEqual(['src/emulator/node.ts']);
   });
 });

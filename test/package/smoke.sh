@@ -12,13 +12,19 @@ install() { npm install --no-audit --no-fund --prefer-offline --loglevel=error "
 mkdir "$work/esm" && cd "$work/esm"
 echo '{ "name": "smoke-esm", "private": true, "type": "module" }' > package.json
 install "$work/$tarball"
+# What the tarball ships besides dist/: the licence and the schema for users' own codegen; and no
+# install-time script (the build runs at pack time), so installing it warns about nothing.
+test -f node_modules/runpod-gql/LICENSE
+test -f node_modules/runpod-gql/schema.graphql
+node -e 'const s = require("runpod-gql/package.json").scripts ?? {}; for (const k of ["preinstall", "install", "postinstall", "prepare"]) if (s[k]) { console.error(`tarball has a ${k} script`); process.exit(1); }'
 cat > index.js <<'JS'
 import { createRunpodClient, CapacityUnavailableError } from 'runpod-gql';
 import { PodDocument } from 'runpod-gql/graphql';
 import { createRunpodRestClient } from 'runpod-gql/rest';
 import { createRunpodServerlessClient } from 'runpod-gql/serverless';
 import { createEmulator } from 'runpod-gql/emulator';
-const server = await createEmulator().listen();
+import { listen } from 'runpod-gql/emulator/node';
+const server = await listen(createEmulator());
 try {
   const rp = createRunpodClient(server.clientOptions());
   const offers = await rp.gpuTypes.offers({ gpuCount: 1 });
@@ -43,7 +49,8 @@ JSON
 cat > index.ts <<'TS'
 import { createRunpodClient, type Pod } from 'runpod-gql';
 import { createEmulator } from 'runpod-gql/emulator';
-const server = await createEmulator().listen();
+import { listen } from 'runpod-gql/emulator/node';
+const server = await listen(createEmulator());
 const rp = createRunpodClient(server.clientOptions());
 const pod: Pod = await rp.pods.deploy({ imageName: 'img', gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1, cloudType: 'SECURE' });
 const status: 'RUNNING' | 'EXITED' | 'CREATED' | 'RESTARTING' | 'PAUSED' | 'DEAD' | 'TERMINATED' = pod.desiredStatus;

@@ -6,8 +6,8 @@ import formatsModule, { type FormatsPlugin } from 'ajv-formats';
 const addFormats = (formatsModule as unknown as { default: FormatsPlugin }).default;
 
 /**
- * A checker built from the project's prose-free copy of the REST v1 contract: it says whether the
- * real server would accept a request.
+ * A checker built from the platform's REST v1 contract (the project's prose-free copy, so it runs
+ * on every clone): it says whether the real server would accept a request.
  */
 const contractUrl = new URL('../../src/contracts/rest-v1.openapi.json', import.meta.url);
 export const contractAvailable = existsSync(contractUrl);
