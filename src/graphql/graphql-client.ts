@@ -1,6 +1,6 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-import { GraphQLClient } from 'graphql-request';
-import { Kind, parse, print, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import type { GraphQLClient } from 'graphql-request';
+import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import { RunpodError, ValidationError, type GraphQLErrorEntry } from '../errors.js';
 import { errorFromGraphQLErrors } from './graphql-errors.js';
 import type { HttpCore, HttpRequest, HttpResult } from '../transport/http-core.js';
@@ -46,8 +46,30 @@ function makeFacts(source: string, operationName: string | undefined, operationT
   return { source, operationName, isMutation, label: operationName ?? `anonymous ${operationType}`, bodyStart };
 }
 
+/**
+ * graphql-request and graphql's parser are loaded on the first GraphQL call, not when the package
+ * is imported: `import('runpod-gql')` stays cheaper than importing graphql-request alone, and a
+ * program that only uses REST or serverless never loads them.
+ */
+interface GraphQLRuntime {
+  readonly GraphQLClient: typeof GraphQLClient;
+  readonly parse: typeof import('graphql').parse;
+  readonly print: typeof import('graphql').print;
+}
+let runtime: GraphQLRuntime | undefined;
+let loadingRuntime: Promise<GraphQLRuntime> | undefined;
+/** Loads the GraphQL runtime now (tests that fake timers call it first: loading is real I/O). */
+export function loadGraphQLRuntime(): Promise<GraphQLRuntime> {
+  loadingRuntime ??= import('./graphql-runtime.js').then((loaded) => (runtime = loaded));
+  return loadingRuntime;
+}
+
+// graphql's `Kind` values, spelled out so that nothing here loads graphql eagerly.
+const DOCUMENT = 'Document';
+const OPERATION_DEFINITION = 'OperationDefinition';
+
 function factsOfAst(source: string, ast: DocumentNode): DocumentFacts {
-  const operations = ast.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operations = ast.definitions.filter((d): d is OperationDefinitionNode => d.kind === OPERATION_DEFINITION);
   if (operations.length !== 1) throw new ValidationError('document', `expected exactly one operation, found ${operations.length}`);
   const [operation] = operations as [OperationDefinitionNode];
   return makeFacts(source, operation.name?.value, operation.operation);
@@ -59,12 +81,12 @@ const stringFacts = new Map<string, DocumentFacts>();
 const objectFacts = new WeakMap<object, DocumentFacts>();
 
 /** The one place a user's plain-string document is parsed, once per distinct string. */
-function factsOfString(source: string): DocumentFacts {
+function factsOfString(source: string, rt: GraphQLRuntime): DocumentFacts {
   const cached = stringFacts.get(source);
   if (cached) return cached;
   let ast;
   try {
-    ast = parse(source, { noLocation: true });
+    ast = rt.parse(source, { noLocation: true });
   } catch (err) {
     throw new ValidationError('document', `not a valid GraphQL document: ${(err as Error).message}`);
   }
@@ -82,17 +104,17 @@ function factsFromMeta(source: string, meta: unknown): DocumentFacts | undefined
   return makeFacts(source, name, meta.operationType);
 }
 
-function factsOf(document: unknown): DocumentFacts {
-  if (typeof document === 'string') return factsOfString(document);
+function factsOf(document: unknown, rt: GraphQLRuntime): DocumentFacts {
+  if (typeof document === 'string') return factsOfString(document, rt);
   if (document === null || typeof document !== 'object') throw new ValidationError('document', 'expected a GraphQL document');
   const cached = objectFacts.get(document);
   if (cached) return cached;
   let facts: DocumentFacts;
-  if ((document as { kind?: unknown }).kind === Kind.DOCUMENT) {
-    facts = factsOfAst(print(document as DocumentNode), document as DocumentNode);
+  if ((document as { kind?: unknown }).kind === DOCUMENT) {
+    facts = factsOfAst(rt.print(document as DocumentNode), document as DocumentNode);
   } else {
     const source = String(document);
-    facts = factsFromMeta(source, (document as { __meta__?: unknown }).__meta__) ?? factsOfString(source);
+    facts = factsFromMeta(source, (document as { __meta__?: unknown }).__meta__) ?? factsOfString(source, rt);
   }
   objectFacts.set(document, facts);
   return facts;
@@ -129,7 +151,8 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
   const summaryUrl = redactUrl(url);
   const auth = core.options.graphqlAuth === 'header' ? 'bearer' : 'api-key-query';
 
-  const client = new GraphQLClient(url, {
+  let client: GraphQLClient | undefined;
+  const makeClient = (rt: GraphQLRuntime) => new rt.GraphQLClient(url, {
     excludeOperationName: true,
     errorPolicy: 'all',
     // The body is built in `fetch` from per-document text serialised once; graphql-request's
@@ -145,7 +168,9 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
   });
 
   async function request<TResult, TVariables>(document: GraphQLDocument<TResult, TVariables>, variables?: TVariables, options: GraphQLCallOptions = {}): Promise<TResult> {
-    const facts = factsOf(document);
+    const rt = runtime ?? (await loadGraphQLRuntime());
+    client ??= makeClient(rt);
+    const facts = factsOf(document, rt);
     const variablesText = variables === undefined ? undefined : JSON.stringify(variables);
     const httpRequest: HttpRequest = {
       method: 'POST',

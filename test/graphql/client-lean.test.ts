@@ -41,9 +41,11 @@ function recordingCore(answer: string): { core: HttpCore; requests: HttpRequest[
 }
 
 describe('GraphQL client: one structure per client', () => {
-  it('builds one graphql-request client per RunpodClient, however many calls it makes', async () => {
+  it('builds one graphql-request client per RunpodClient, on its first call, however many calls it makes', async () => {
     const before = constructed.clients;
     const { rp } = clientWith(() => json({ data: { pod: podFixture() } }));
+    expect(constructed.clients - before).toBe(0);
+    await rp.pods.get('pod-1');
     expect(constructed.clients - before).toBe(1);
     for (let i = 0; i < 5; i++) await rp.pods.get('pod-1');
     await rp.graphql.request('query Mine { myself { id } }');
