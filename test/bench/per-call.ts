@@ -49,26 +49,31 @@ async function block(size: number, call: () => Promise<unknown>): Promise<number
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < size; i++) await call();
   const cpu = process.cpuUsage(cpu0);
-  return (cpu.user + cpu.system) / size;
+  return cpu.user + cpu.system;
 }
 
-const rounds = quick ? 25 : 80;
-const blockSize = quick ? 150 : 250;
-const out: Record<string, { cpuUs: Record<string, Spread>; ratios: Record<string, Spread> }> = {};
-for (const [name, variants] of Object.entries(calls)) {
+// A round is `slices` short blocks of every variant, in rotating order; a ratio is taken per round.
+const rounds = quick ? 10 : 40;
+const slices = 8;
+const blockSize = 25;
+const callsPerRound = slices * blockSize;
+
+async function measure(variants: Variant[]) {
   // One call each first: a wrong answer stops the bench instead of timing an error path.
   for (const [, call] of variants) await call();
-  for (const [, call] of variants) await block(blockSize, call);
+  for (const [, call] of variants) await block(callsPerRound, call);
   const perVariant: Record<string, number[]> = Object.fromEntries(variants.map(([v]) => [v, []]));
   const ratios: Record<string, number[]> = {};
   const ratio = (key: string, value: number) => (ratios[key] ??= []).push(value);
   for (let round = 0; round < rounds; round++) {
-    const cpu: Record<string, number> = {};
-    for (let i = 0; i < variants.length; i++) {
-      const [variant, call] = variants[(round + i) % variants.length]!;
-      cpu[variant] = await block(blockSize, call);
-      perVariant[variant]!.push(cpu[variant]);
+    const cpu: Record<string, number> = Object.fromEntries(variants.map(([v]) => [v, 0]));
+    for (let slice = 0; slice < slices; slice++) {
+      for (let i = 0; i < variants.length; i++) {
+        const [variant, call] = variants[(round * slices + slice + i) % variants.length]!;
+        cpu[variant]! += await block(blockSize, call);
+      }
     }
+    for (const [variant] of variants) perVariant[variant]!.push(cpu[variant]! / callsPerRound);
     ratio('runpod-gql / bare fetch', cpu['runpod-gql']! / cpu['bare fetch']!);
     ratio('runpod-gql / reference client', cpu['runpod-gql']! / cpu['reference client']!);
     ratio('reference client / bare fetch', cpu['reference client']! / cpu['bare fetch']!);
@@ -77,9 +82,53 @@ for (const [name, variants] of Object.entries(calls)) {
       ratio('runpod-gql / graphql-request', cpu['runpod-gql']! / cpu['graphql-request']);
     }
   }
-  out[name] = {
+  return {
     cpuUs: Object.fromEntries(Object.entries(perVariant).map(([k, v]) => [k, spread(v)])),
     ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, spread(v)])),
   };
 }
-console.log(JSON.stringify({ rounds, blockSize, calls: out }));
+
+const out: Record<string, Awaited<ReturnType<typeof measure>>> = {};
+for (const [name, variants] of Object.entries(calls)) out[name] = await measure(variants);
+
+// The client's own JavaScript, without the network: the same calls against a fetch double that
+// answers at once, so a trim of a microsecond shows (the network figures above cannot resolve it).
+const answers: Array<[string, string]> = [
+  ['/graphql', await (await fetch(gqlUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: gqlBody })).text()],
+  ['/status/', await (await fetch(statusUrl, { headers: bearer })).text()],
+  ['/v2/pods/', await (await fetch(restUrl, { headers: bearer })).text()],
+];
+const jsonHeaders = { 'content-type': 'application/json' };
+const fetchDouble = async (input: string | URL | Request, _init?: RequestInit) => {
+  const href = String(input);
+  return new Response(answers.find(([part]) => href.includes(part))![1], { status: 200, headers: jsonHeaders });
+};
+const offline = createRunpodClient({ apiKey: KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v2`, serverlessUrl: `${url}/queue/v2`, fetch: fetchDouble });
+const doubleBare = async (u: string) => (await fetchDouble(u)).json();
+const doubleRef = async (u: string) => {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 30_000);
+  try {
+    return JSON.parse(await (await fetchDouble(u, { headers: bearer, signal: controller.signal })).text()) as unknown;
+  } finally {
+    clearTimeout(timer);
+  }
+};
+const ownOverhead: Record<string, Record<string, number>> = {};
+for (const [name, variants] of Object.entries({
+  'pods.get (GraphQL)': [['bare fetch', () => doubleBare(gqlUrl)], ['reference client', () => doubleRef(gqlUrl)], ['runpod-gql', () => offline.pods.get('pod-abc123')]],
+  'rest.pods.get (REST v2 GET)': [['bare fetch', () => doubleBare(restUrl)], ['reference client', () => doubleRef(restUrl)], ['runpod-gql', () => offline.rest.pods.get('pod-abc123')]],
+  'endpoint(id).status (job status)': [['bare fetch', () => doubleBare(statusUrl)], ['reference client', () => doubleRef(statusUrl)], ['runpod-gql', () => offline.endpoint('ep-1').status('job-1')]],
+} satisfies Record<string, Variant[]>)) {
+  const samples: Record<string, number[]> = {};
+  for (const [, call] of variants) await block(2_000, call);
+  for (let round = 0; round < (quick ? 10 : 30); round++) {
+    for (let i = 0; i < variants.length; i++) {
+      const [variant, call] = variants[(round + i) % variants.length]!;
+      (samples[variant] ??= []).push((await block(1_000, call)) / 1_000);
+    }
+  }
+  ownOverhead[name] = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, spread(v).median]));
+}
+
+console.log(JSON.stringify({ rounds, slices, blockSize, calls: out, ownOverhead }));

@@ -56,7 +56,7 @@ async function worker<T>(name: string, input: unknown, nodeFlags: string[] = [])
 async function perCall(): Promise<void> {
   const { info, child } = await startServer(['stub']);
   try {
-    const out = await worker<{ rounds: number; blockSize: number; calls: Record<string, { cpuUs: Record<string, Spread>; ratios: Record<string, Spread> }> }>('per-call.ts', {
+    const out = await worker<{ rounds: number; slices: number; blockSize: number; ownOverhead: Record<string, Record<string, number>>; calls: Record<string, { cpuUs: Record<string, Spread>; ratios: Record<string, Spread> }> }>('per-call.ts', {
       url: info.url,
       quick,
       dist,
@@ -73,7 +73,15 @@ async function perCall(): Promise<void> {
       row(`  reference client / bare fetch (the floor)`, fmtSpread(ratios['reference client / bare fetch']!, 3), '', undefined);
       if (ratios['graphql-request / bare fetch']) row(`  graphql-request alone / bare fetch`, fmtSpread(ratios['graphql-request / bare fetch'], 3), '', undefined);
     }
-    row('per-call: blocks', `${out.rounds} rounds × ${out.blockSize} calls per variant, interleaved; median [IQR]`, '', undefined);
+    row('per-call: blocks', `${out.rounds} rounds of ${out.slices} × ${out.blockSize} calls per variant, interleaved; median [IQR] of per-round ratios`, '', undefined);
+    for (const [name, us] of Object.entries(out.ownOverhead)) {
+      row(
+        `own JS per call (fetch double): ${name}`,
+        `runpod-gql ${fmt(us['runpod-gql']!, 1)} µs, reference ${fmt(us['reference client']!, 1)} µs, bare ${fmt(us['bare fetch']!, 1)} µs: +${fmt(us['runpod-gql']! - us['reference client']!, 1)} µs over the reference`,
+        '',
+        undefined,
+      );
+    }
   } finally {
     child.kill();
   }
@@ -231,18 +239,25 @@ async function bundlesAndStartup(): Promise<void> {
 
 // ---- main -----------------------------------------------------------------------------------------
 
+// `--only=per-call,startup` runs some sections (for trying a change); the default runs all.
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'bundles-startup': bundlesAndStartup };
 const started = performance.now();
-await perCall();
-await waiting();
-await fanOut();
-await bundlesAndStartup();
+const sectionSeconds: Record<string, number> = {};
+for (const [name, section] of Object.entries(sections)) {
+  if (only && !only.includes(name)) continue;
+  const t0 = performance.now();
+  await section();
+  sectionSeconds[name] = (performance.now() - t0) / 1000;
+}
+results.sectionSeconds = sectionSeconds;
 results.totalSeconds = (performance.now() - started) / 1000;
 results.table = rows;
 
 const header = ['measure', 'figure', 'target', 'met'];
 const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i]!.length)));
 const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-log(`\nrunpod-gql bench${quick ? ' (--quick)' : ''} on ${machine}; ${fmt(results.totalSeconds as number, 0)} s\n`);
+log(`\nrunpod-gql bench${quick ? ' (--quick)' : ''} on ${machine}; ${fmt(results.totalSeconds as number, 0)} s (${Object.entries(sectionSeconds).map(([k, v]) => `${k} ${fmt(v, 0)} s`).join(', ')})\n`);
 log(line(header));
 log(line(widths.map((w) => '-'.repeat(w))));
 for (const r of rows) log(line(r));
