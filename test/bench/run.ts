@@ -92,7 +92,7 @@ async function perCall(): Promise<void> {
 const DURATIONS_MS = [100, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
 
 async function waiting(): Promise<void> {
-  const scale = quick ? 10 : 5;
+  const scale = 5;
   const { info, child } = await startServer(['emulator', String(scale)]);
   try {
     const out = await worker<{ samples: Record<string, Record<string, { requests: number[]; lateMs: number[] }>>; errors: string[] }>('waiting.ts', {
