@@ -53,7 +53,7 @@ async function block(size: number, call: () => Promise<unknown>): Promise<number
 }
 
 // A round is `slices` short blocks of every variant, in rotating order; a ratio is taken per round.
-const rounds = quick ? 10 : 40;
+const rounds = quick ? 6 : 40;
 const slices = 8;
 const blockSize = 25;
 const callsPerRound = slices * blockSize;
@@ -122,7 +122,7 @@ for (const [name, variants] of Object.entries({
 } satisfies Record<string, Variant[]>)) {
   const samples: Record<string, number[]> = {};
   for (const [, call] of variants) await block(2_000, call);
-  for (let round = 0; round < (quick ? 10 : 30); round++) {
+  for (let round = 0; round < (quick ? 6 : 30); round++) {
     for (let i = 0; i < variants.length; i++) {
       const [variant, call] = variants[(round + i) % variants.length]!;
       (samples[variant] ??= []).push((await block(1_000, call)) / 1_000);

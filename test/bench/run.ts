@@ -4,7 +4,7 @@
 // written to bench-results.json (git-ignored); nothing tracked is touched.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -24,7 +24,9 @@ const pinning = (() => {
   return ok('0') && ok('1') ? { client: '0', server: '1' } : undefined;
 })();
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}, ${process.platform}; ${pinning ? 'client pinned to core 0, server to core 1' : 'not pinned (no taskset or one core)'}`;
-const results: Record<string, unknown> = { machine, quick, date: new Date().toISOString() };
+// Other work on the machine widens every spread; the load average says how much there was.
+const loadAtStart = loadavg()[0]!;
+const results: Record<string, unknown> = { machine, quick, date: new Date().toISOString(), loadAverageAtStart: loadAtStart };
 const rows: string[][] = [];
 const row = (measure: string, figure: string, target: string, met: boolean | undefined) => rows.push([measure, figure, target, met === undefined ? '' : met ? 'yes' : 'NO']);
 
@@ -159,11 +161,15 @@ async function fanOut(): Promise<void> {
       out[String(jobs)] = { ...r, minimumSeconds: min };
       row(`fan-out: ${jobs} jobs, Promise.all`, `${r.completed} completed`, `${jobs}`, r.completed === jobs);
       row(`  429 answers seen`, `${r.status429} (of ${r.requests} requests)`, '0', r.status429 === 0);
+      // Faster than the limits allow means the server did not enforce them: no verdict then.
+      const enforced = r.seconds >= min;
       row(
         `  total time`,
-        min > 0 ? `${fmt(r.seconds, 1)} s vs ${min} s minimum: ${fmt(r.seconds / min, 2)}×` : `${fmt(r.seconds, 1)} s (one window's quota: no minimum)`,
+        min > 0
+          ? `${fmt(r.seconds, 1)} s vs ${min} s minimum: ${fmt(r.seconds / min, 2)}×${enforced ? '' : ' (below the minimum: the server did not enforce the limits)'}`
+          : `${fmt(r.seconds, 1)} s (one window's quota: no minimum)`,
         min > 0 ? '≤ 1.10×' : '',
-        min > 0 ? r.seconds <= 1.1 * min : undefined,
+        min > 0 && enforced ? r.seconds <= 1.1 * min : undefined,
       );
       row(`  peak RSS`, `${fmt(r.peakRssMb, 0)} MB`, '', undefined);
       const failures = Object.entries(r.failures);
@@ -257,7 +263,7 @@ results.table = rows;
 const header = ['measure', 'figure', 'target', 'met'];
 const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i]!.length)));
 const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-log(`\nrunpod-gql bench${quick ? ' (--quick)' : ''} on ${machine}; ${fmt(results.totalSeconds as number, 0)} s (${Object.entries(sectionSeconds).map(([k, v]) => `${k} ${fmt(v, 0)} s`).join(', ')})\n`);
+log(`\nrunpod-gql bench${quick ? ' (--quick)' : ''} on ${machine}; load average ${fmt(loadAtStart, 1)} at start; ${fmt(results.totalSeconds as number, 0)} s (${Object.entries(sectionSeconds).map(([k, v]) => `${k} ${fmt(v, 0)} s`).join(', ')})\n`);
 log(line(header));
 log(line(widths.map((w) => '-'.repeat(w))));
 for (const r of rows) log(line(r));

@@ -175,3 +175,19 @@ describe('GraphQL client: answers of the wrong shape are ServerErrors, never Typ
     expect(err.data).toEqual({ myself: null });
   });
 });
+
+describe('GraphQL client: start-up', () => {
+  it('only graphql-runtime.ts imports graphql or graphql-request at run time, and nothing imports it statically', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const src = new URL('../../src/', import.meta.url).pathname;
+    const files = (readdirSync(src, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.ts') && !/^(emulator|codegen|cli)\//.test(f) && !f.includes('__generated__'))
+      .map((f) => [f, readFileSync(join(src, f), 'utf8')] as const);
+    expect(files.length).toBeGreaterThan(20);
+    const eager = files.filter(([, text]) => /^(import|export)\s+(?!type\b)[^;]*from\s+['"](graphql|graphql-request)['"]/m.test(text)).map(([f]) => f);
+    expect(eager).toEqual(['graphql/graphql-runtime.ts']);
+    const staticRuntime = files.filter(([, text]) => /from\s+['"]\.\/graphql-runtime\.js['"]/.test(text)).map(([f]) => f);
+    expect(staticRuntime).toEqual([]);
+  });
+});
