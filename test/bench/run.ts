@@ -58,13 +58,13 @@ async function worker<T>(name: string, input: unknown, nodeFlags: string[] = [])
 async function perCall(): Promise<void> {
   const { info, child } = await startServer(['stub']);
   try {
-    const out = await worker<{ rounds: number; slices: number; blockSize: number; ownOverhead: Record<string, Record<string, number>>; calls: Record<string, { cpuUs: Record<string, Spread>; ratios: Record<string, Spread> }> }>('per-call.ts', {
+    const out = await worker<{ rounds: number; slices: number; blockSize: number; ownOverhead: Record<string, Record<string, number>>; calls: Record<string, { cpuUs: Record<string, Spread>; ratios: Record<string, Spread>; lowDecileRatios: Record<string, number> }> }>('per-call.ts', {
       url: info.url,
       quick,
       dist,
     });
     results.perCall = out;
-    for (const [name, { cpuUs, ratios }] of Object.entries(out.calls)) {
+    for (const [name, { cpuUs, ratios, lowDecileRatios }] of Object.entries(out.calls)) {
       const us = (v: string) => `${fmt(cpuUs[v]!.median, 1)} µs`;
       const others = Object.keys(cpuUs).filter((v) => v !== 'runpod-gql').map((v) => `${v} ${us(v)}`).join(', ');
       row(`per-call CPU: ${name}`, `runpod-gql ${us('runpod-gql')}; ${others}`, '', undefined);
@@ -72,6 +72,12 @@ async function perCall(): Promise<void> {
       const vsBare = ratios['runpod-gql / bare fetch']!;
       row(`  ratio to the reference client`, fmtSpread(vsRef, 3), '≤ 1.03', vsRef.median <= 1.03);
       row(`  ratio to bare fetch`, fmtSpread(vsBare, 3), '≤ 1.10', vsBare.median <= 1.1);
+      row(
+        `  low-decile ratios (least disturbed slices)`,
+        `to the reference ${fmt(lowDecileRatios['runpod-gql / reference client']!, 3)}, to bare fetch ${fmt(lowDecileRatios['runpod-gql / bare fetch']!, 3)}`,
+        '',
+        undefined,
+      );
       row(`  reference client / bare fetch (the floor)`, fmtSpread(ratios['reference client / bare fetch']!, 3), '', undefined);
       if (ratios['graphql-request / bare fetch']) row(`  graphql-request alone / bare fetch`, fmtSpread(ratios['graphql-request / bare fetch'], 3), '', undefined);
     }
