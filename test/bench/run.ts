@@ -79,7 +79,10 @@ async function perCall(): Promise<void> {
         undefined,
       );
       row(`  reference client / bare fetch (the floor)`, fmtSpread(ratios['reference client / bare fetch']!, 3), '', undefined);
-      if (ratios['graphql-request / bare fetch']) row(`  graphql-request alone / bare fetch`, fmtSpread(ratios['graphql-request / bare fetch'], 3), '', undefined);
+      if (ratios['graphql-request / bare fetch']) {
+        row(`  graphql-request alone / bare fetch`, fmtSpread(ratios['graphql-request / bare fetch'], 3), '', undefined);
+        row(`  runpod-gql / graphql-request alone`, fmtSpread(ratios['runpod-gql / graphql-request']!, 3), '', undefined);
+      }
     }
     row('per-call: blocks', `${out.rounds} rounds of ${out.slices} × ${out.blockSize} calls per variant, interleaved; median [IQR] of per-round ratios`, '', undefined);
     for (const [name, us] of Object.entries(out.ownOverhead)) {
