@@ -262,7 +262,13 @@ const sectionSeconds: Record<string, number> = {};
 for (const [name, section] of Object.entries(sections)) {
   if (only && !only.includes(name)) continue;
   const t0 = performance.now();
-  await section();
+  try {
+    await section();
+  } catch (err) {
+    // One section failing (a server that changed under it) still leaves the others' figures.
+    row(`${name}: FAILED`, String((err as Error).message ?? err).split('\n').slice(0, 3).join(' ').slice(0, 300), 'runs', false);
+    process.exitCode = 1;
+  }
   sectionSeconds[name] = (performance.now() - t0) / 1000;
 }
 results.sectionSeconds = sectionSeconds;

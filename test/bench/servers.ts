@@ -59,7 +59,8 @@ if (mode === 'stub') {
     req.resume();
     req.on('end', () => {
       const path = req.url ?? '';
-      const body = path.startsWith('/graphql') ? graphql : path.startsWith('/v2/pods/') ? rest : path.includes('/status/') ? status : undefined;
+      // Lenient on prefixes, so the bench keeps working whichever base path a surface settles on.
+      const body = path.startsWith('/graphql') ? graphql : path.includes('/status/') ? status : path.includes('/pods/') ? rest : undefined;
       if (body === undefined) {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
         return;
