@@ -1,5 +1,6 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { readFileSync } from 'node:fs';
+import { Kind, type DocumentNode } from 'graphql';
 
 const banner = [
   '/* eslint-disable */',
@@ -9,6 +10,15 @@ const banner = [
 ].join('\n');
 
 const schemaSdl = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
+
+/**
+ * Operation facts stored on each generated document (`__meta__`), so the client knows an
+ * operation's name and kind without parsing the document at run time.
+ */
+function operationFacts(document: DocumentNode): { operationName: string | undefined; operationType: string } | undefined {
+  const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
+  return operation ? { operationName: operation.name?.value, operationType: operation.operation } : undefined;
+}
 
 const config: CodegenConfig = {
   overwrite: true,
@@ -24,6 +34,7 @@ const config: CodegenConfig = {
         enumsAsTypes: true,
         skipTypename: true,
         dedupeFragments: true,
+        unstable_onExecutableDocumentNode: operationFacts,
         scalars: {
           DateTime: 'string',
           Port: 'number',

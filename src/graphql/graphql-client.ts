@@ -1,11 +1,12 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-import { GraphQLClient } from 'graphql-request';
-import { Kind, parse, type OperationDefinitionNode } from 'graphql';
-import { RunpodError, ServerError, ValidationError, type GraphQLErrorEntry } from '../errors.js';
+import type { GraphQLClient } from 'graphql-request';
+import type { DocumentNode, OperationDefinitionNode } from 'graphql';
+import { RunpodError, ValidationError, type GraphQLErrorEntry } from '../errors.js';
 import { errorFromGraphQLErrors } from './graphql-errors.js';
-import type { HttpCore } from '../transport/http-core.js';
+import type { HttpCore, HttpRequest, HttpResult } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { redactUrl } from '../transport/redact.js';
+import { isRecord } from '../transport/shape.js';
 
 /** Any typed document: codegen's `TypedDocumentString`, a `TypedDocumentNode`, or a plain string. */
 export type GraphQLDocument<TResult, TVariables> = DocumentTypeDecoration<TResult, TVariables> | string;
@@ -29,99 +30,189 @@ export interface RunpodGraphQL {
 }
 
 interface DocumentFacts {
+  readonly source: string;
   readonly operationName: string | undefined;
   readonly isMutation: boolean;
+  /** Shown in errors: the operation's name, or what kind of anonymous operation it is. */
+  readonly label: string;
+  /** The request body up to the variables, serialised once per document. */
+  readonly bodyStart: string;
 }
 
-const MAX_CACHED_DOCUMENTS = 500;
-const documentFacts = new Map<string, DocumentFacts>();
+function makeFacts(source: string, operationName: string | undefined, operationType: string): DocumentFacts {
+  if (operationType === 'subscription') throw new ValidationError('document', 'subscriptions are not supported');
+  const isMutation = operationType === 'mutation';
+  const bodyStart = `{"query":${JSON.stringify(source)}${operationName === undefined ? '' : `,"operationName":${JSON.stringify(operationName)}`}`;
+  return { source, operationName, isMutation, label: operationName ?? `anonymous ${operationType}`, bodyStart };
+}
 
-/** Parsed once per distinct document: graphql-request would otherwise parse on every call. */
-function factsOf(source: string): DocumentFacts {
-  const cached = documentFacts.get(source);
+/**
+ * graphql-request and graphql's parser are loaded on the first GraphQL call, not when the package
+ * is imported: `import('runpod-gql')` stays cheaper than importing graphql-request alone, and a
+ * program that only uses REST or serverless never loads them.
+ */
+interface GraphQLRuntime {
+  readonly GraphQLClient: typeof GraphQLClient;
+  readonly parse: typeof import('graphql').parse;
+  readonly print: typeof import('graphql').print;
+}
+let runtime: GraphQLRuntime | undefined;
+let loadingRuntime: Promise<GraphQLRuntime> | undefined;
+/** Loads the GraphQL runtime now (tests that fake timers call it first: loading is real I/O). */
+export function loadGraphQLRuntime(): Promise<GraphQLRuntime> {
+  loadingRuntime ??= import('./graphql-runtime.js').then((loaded) => (runtime = loaded));
+  return loadingRuntime;
+}
+
+// graphql's `Kind` values, spelled out so that nothing here loads graphql eagerly.
+const DOCUMENT = 'Document';
+const OPERATION_DEFINITION = 'OperationDefinition';
+
+function factsOfAst(source: string, ast: DocumentNode): DocumentFacts {
+  const operations = ast.definitions.filter((d): d is OperationDefinitionNode => d.kind === OPERATION_DEFINITION);
+  if (operations.length !== 1) throw new ValidationError('document', `expected exactly one operation, found ${operations.length}`);
+  const [operation] = operations as [OperationDefinitionNode];
+  return makeFacts(source, operation.name?.value, operation.operation);
+}
+
+const MAX_CACHED_STRINGS = 500;
+const stringFacts = new Map<string, DocumentFacts>();
+/** Generated documents (and users' DocumentNodes) are objects: their facts live as long as they do. */
+const objectFacts = new WeakMap<object, DocumentFacts>();
+
+/** The one place a user's plain-string document is parsed, once per distinct string. */
+function factsOfString(source: string, rt: GraphQLRuntime): DocumentFacts {
+  const cached = stringFacts.get(source);
   if (cached) return cached;
   let ast;
   try {
-    ast = parse(source, { noLocation: true });
+    ast = rt.parse(source, { noLocation: true });
   } catch (err) {
     throw new ValidationError('document', `not a valid GraphQL document: ${(err as Error).message}`);
   }
-  const operations = ast.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  if (operations.length !== 1) throw new ValidationError('document', `expected exactly one operation, found ${operations.length}`);
-  const [operation] = operations as [OperationDefinitionNode];
-  if (operation.operation === 'subscription') throw new ValidationError('document', 'subscriptions are not supported');
-  const facts = { operationName: operation.name?.value, isMutation: operation.operation === 'mutation' };
-  if (documentFacts.size >= MAX_CACHED_DOCUMENTS) documentFacts.clear();
-  documentFacts.set(source, facts);
+  const facts = factsOfAst(source, ast);
+  if (stringFacts.size >= MAX_CACHED_STRINGS) stringFacts.clear();
+  stringFacts.set(source, facts);
   return facts;
 }
 
-function scrubErrors(core: HttpCore, errors: readonly unknown[]): GraphQLErrorEntry[] {
-  return JSON.parse(core.scrub(JSON.stringify(errors))) as GraphQLErrorEntry[];
+/** Codegen's `__meta__` (see codegen.ts): `{ operationName, operationType }`. */
+function factsFromMeta(source: string, meta: unknown): DocumentFacts | undefined {
+  if (!isRecord(meta) || typeof meta.operationType !== 'string') return undefined;
+  const name = meta.operationName;
+  if (name !== undefined && typeof name !== 'string') return undefined;
+  return makeFacts(source, name, meta.operationType);
+}
+
+function factsOf(document: unknown, rt: GraphQLRuntime): DocumentFacts {
+  if (typeof document === 'string') return factsOfString(document, rt);
+  if (document === null || typeof document !== 'object') throw new ValidationError('document', 'expected a GraphQL document');
+  const cached = objectFacts.get(document);
+  if (cached) return cached;
+  let facts: DocumentFacts;
+  if ((document as { kind?: unknown }).kind === DOCUMENT) {
+    facts = factsOfAst(rt.print(document as DocumentNode), document as DocumentNode);
+  } else {
+    const source = String(document);
+    facts = factsFromMeta(source, (document as { __meta__?: unknown }).__meta__) ?? factsOfString(source, rt);
+  }
+  objectFacts.set(document, facts);
+  return facts;
+}
+
+/** What graphql-request reads from a fetch answer; the core has already read the body. */
+class ReadAnswer {
+  readonly ok = true;
+  constructor(
+    readonly status: number,
+    readonly headers: Headers,
+    private readonly body: string,
+  ) {}
+  text(): Promise<string> {
+    return Promise.resolve(this.body);
+  }
+}
+
+/**
+ * One call's state. graphql-request hands its `signal` option to `fetch` untouched, so the call
+ * travels in that slot to the client's one `fetch`, without ambient state or a client per call.
+ */
+interface GraphQLCall {
+  readonly request: HttpRequest;
+  result?: HttpResult;
+}
+
+function isErrorEntry(value: unknown): value is GraphQLErrorEntry {
+  return isRecord(value) && typeof value.message === 'string';
 }
 
 export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
   const url = core.options.graphqlUrl;
-  const requestSummaryUrl = redactUrl(url);
+  const summaryUrl = redactUrl(url);
+  const auth = core.options.graphqlAuth === 'header' ? 'bearer' : 'api-key-query';
 
-  async function request<TResult, TVariables>(
-    document: GraphQLDocument<TResult, TVariables>,
-    variables?: TVariables,
-    options: GraphQLCallOptions = {},
-  ): Promise<TResult> {
-    const source = String(document);
-    const { operationName, isMutation } = factsOf(source);
-    const operation = operationName ?? (isMutation ? 'anonymous mutation' : 'anonymous query');
-    // A GraphQLClient is two fields; one per call carries this call's idempotency, signal and
-    // operation name into the transport, where a shared one would need ambient state.
-    const client = new GraphQLClient(url, {
-      excludeOperationName: true,
-      errorPolicy: 'all',
-      jsonSerializer: {
-        parse: JSON.parse,
-        stringify: (body: object) => JSON.stringify(operationName ? { ...body, operationName } : body),
-      },
-      fetch: async (_input: RequestInfo | URL, init?: RequestInit) => {
-        const request = {
-          method: 'POST',
-          url,
-          auth: 'api-key-query' as const,
-          body: init?.body as string,
-          operation,
-          idempotent: options.idempotent ?? !isMutation,
-          signal: options.signal,
-          timeoutMs: options.timeoutMs,
-          maxRetries: options.maxRetries,
-          headers: options.headers,
-        };
-        const result = await core.request(request);
-        if (!(result.headers.get('content-type') ?? '').includes('json')) throw core.notJson(request, result);
-        return { ok: true, status: result.status, headers: result.headers, text: async () => result.text } as unknown as Response;
-      },
-    });
+  let client: GraphQLClient | undefined;
+  const makeClient = (rt: GraphQLRuntime) => new rt.GraphQLClient(url, {
+    excludeOperationName: true,
+    errorPolicy: 'all',
+    // The body is built in `fetch` from per-document text serialised once; graphql-request's
+    // own body is not used.
+    jsonSerializer: { parse: JSON.parse, stringify: () => '' },
+    fetch: async (_input: RequestInfo | URL, init?: RequestInit) => {
+      const call = init?.signal as unknown as GraphQLCall;
+      const result = await core.request(call.request);
+      call.result = result;
+      if (!(result.headers.get('content-type') ?? '').includes('json')) throw core.notJson(call.request, result);
+      return new ReadAnswer(result.status, result.headers, result.text) as unknown as Response;
+    },
+  });
+
+  async function request<TResult, TVariables>(document: GraphQLDocument<TResult, TVariables>, variables?: TVariables, options: GraphQLCallOptions = {}): Promise<TResult> {
+    const rt = runtime ?? (await loadGraphQLRuntime());
+    client ??= makeClient(rt);
+    const facts = factsOf(document, rt);
+    const variablesText = variables === undefined ? undefined : JSON.stringify(variables);
+    const httpRequest: HttpRequest = {
+      method: 'POST',
+      url,
+      auth,
+      body: variablesText === undefined ? `${facts.bodyStart}}` : `${facts.bodyStart},"variables":${variablesText}}`,
+      operation: facts.label,
+      idempotent: options.idempotent ?? !facts.isMutation,
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      maxRetries: options.maxRetries,
+      headers: options.headers,
+      rateLimitKey: 'graphql',
+    };
+    const call: GraphQLCall = { request: httpRequest };
 
     let response;
     try {
-      response = await client.rawRequest<TResult>(source, variables as Record<string, unknown> | undefined);
+      response = await client.rawRequest<TResult>({ query: facts.source, signal: call as unknown as AbortSignal });
     } catch (err) {
       if (err instanceof RunpodError) throw err;
-      throw new ServerError(`${operation}: unreadable GraphQL answer: ${core.scrub(String((err as Error).message ?? err)).slice(0, 200)}`, {
-        status: 200,
-        request: { method: 'POST', url: requestSummaryUrl, operation },
-      });
+      // graphql-request refused the answer's shape (not an object, `data` not an object, ...).
+      throw core.wrongShape(httpRequest, 'a GraphQL answer with `data` or `errors`', call.result?.text ?? String(err), call.result?.status);
     }
-    const requestSummary = { method: 'POST', url: requestSummaryUrl, operation };
-    if (response.errors && response.errors.length > 0) {
-      throw errorFromGraphQLErrors<TResult>(scrubErrors(core, response.errors), response.data, {
-        operationName,
-        status: response.status,
-        request: requestSummary,
-      });
+    const { errors, data, status } = response as { errors?: unknown; data?: unknown; status: number };
+    if (errors !== undefined && errors !== null) {
+      if (!Array.isArray(errors) || !errors.every(isErrorEntry)) {
+        throw core.wrongShape(httpRequest, '`errors` as a list of objects with a message', call.result?.text ?? errors, status);
+      }
+      if (errors.length > 0) {
+        const scrubbed = JSON.parse(core.scrub(JSON.stringify(errors))) as GraphQLErrorEntry[];
+        throw errorFromGraphQLErrors<TResult>(scrubbed, data as TResult | null | undefined, {
+          operationName: facts.operationName,
+          status,
+          request: { method: 'POST', url: summaryUrl, operation: facts.label },
+        });
+      }
     }
-    if (response.data === undefined || response.data === null) {
-      throw new ServerError(`${operation}: the answer had neither data nor errors`, { status: response.status, request: requestSummary });
+    if (!isRecord(data)) {
+      throw core.wrongShape(httpRequest, 'an object in `data`', call.result?.text ?? data, status);
     }
-    return response.data;
+    return data as TResult;
   }
 
   return { request: request as RunpodGraphQL['request'] };

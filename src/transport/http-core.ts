@@ -107,10 +107,13 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     return headers;
   }
 
+  // Encoded once per client, not per request.
+  const keyParam = apiKey ? `api_key=${encodeURIComponent(apiKey)}` : '';
+
   /** The URL to fetch: the API key is appended here, and only here. */
   function withCredentials(url: string, req: HttpRequest): string {
-    if (req.auth !== 'api-key-query' || !apiKey) return url;
-    return `${url}${url.includes('?') ? '&' : '?'}api_key=${encodeURIComponent(apiKey)}`;
+    if (req.auth !== 'api-key-query' || !keyParam) return url;
+    return `${url}${url.includes('?') ? '&' : '?'}${keyParam}`;
   }
 
   async function sendFollowingRedirects(req: HttpRequest, signal: AbortSignal): Promise<Response> {

@@ -1,253 +1,287 @@
-// `npm run bench`: every figure is a ratio to a baseline measured in the same run, on servers this
-// script starts on 127.0.0.1 (in child processes, so the client's CPU and memory are its own).
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+// `npm run bench [-- --quick] [-- --json]`: every figure is measured in this run, against baselines
+// measured in the same run, on servers this script starts on 127.0.0.1. Client and server run in
+// separate processes, pinned to separate cores when `taskset` is there. Results are printed, and
+// written to bench-results.json (git-ignored); nothing tracked is touched.
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { createRunpodClient, PodDocument, type RunpodClient, type RunpodClientOptions } from '../../src/index.js';
-import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
+import { fmt, fmtSpread, median, spread, type Spread } from './stats.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const BENCH_KEY = 'rpa_bench_key';
+const dist = new URL('../../dist/index.js', import.meta.url).href;
 const quick = process.argv.includes('--quick');
-const results: Record<string, unknown> = { machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`, date: new Date().toISOString() };
+const jsonOnly = process.argv.includes('--json');
+const log = (text: string) => (jsonOnly ? process.stderr : process.stdout).write(`${text}\n`);
+
+/** Cores for the client and the server, when the machine has two and taskset can pin. */
+const pinning = (() => {
+  if (cpus().length < 2) return undefined;
+  const ok = (core: string) => spawnSync('taskset', ['-c', core, 'true']).status === 0;
+  return ok('0') && ok('1') ? { client: '0', server: '1' } : undefined;
+})();
+const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}, ${process.platform}; ${pinning ? 'client pinned to core 0, server to core 1' : 'not pinned (no taskset or one core)'}`;
+// Other work on the machine widens every spread; the load average says how much there was.
+const loadAtStart = loadavg()[0]!;
+const results: Record<string, unknown> = { machine, quick, date: new Date().toISOString(), loadAverageAtStart: loadAtStart };
 const rows: string[][] = [];
+const row = (measure: string, figure: string, target: string, met: boolean | undefined) => rows.push([measure, figure, target, met === undefined ? '' : met ? 'yes' : 'NO']);
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-const fmt = (n: number, digits = 2) => n.toFixed(digits);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+function command(cpu: 'client' | 'server', args: string[]): [string, string[]] {
+  return pinning ? ['taskset', ['-c', pinning[cpu], process.execPath, ...args]] : [process.execPath, args];
+}
 
-async function startServer(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./servers.ts', import.meta.url)), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.once('data', (d: Buffer) => resolve((JSON.parse(d.toString().split('\n')[0]!) as { url: string }).url));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+const script = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
+
+async function startServer(args: string[]): Promise<{ info: { url: string; options?: Record<string, unknown> }; child: ChildProcess }> {
+  const [file, argv] = command('server', ['--import', 'tsx', script('servers.ts'), ...args]);
+  const child = spawn(file, argv, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const info = await new Promise<{ url: string; options?: Record<string, unknown> }>((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(JSON.parse(d.toString().split('\n')[0]!) as { url: string }));
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
-  return { url, child };
+  return { info, child };
 }
 
-// ---- 1. per-call overhead --------------------------------------------------------------------
-
-async function perCall(calls: number, run: () => Promise<unknown>) {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  for (let i = 0; i < calls; i++) await run();
-  const cpu = process.cpuUsage(cpu0);
-  return { cpuUs: (cpu.user + cpu.system) / calls, wallUs: ((performance.now() - t0) * 1000) / calls };
+/** Runs a client worker in its own process and returns the JSON line it prints last. */
+async function worker<T>(name: string, input: unknown, nodeFlags: string[] = []): Promise<T> {
+  const [file, argv] = command('client', [...nodeFlags, '--import', 'tsx', script(name), JSON.stringify(input)]);
+  const { stdout } = await promisify(execFile)(file, argv, { cwd: root, maxBuffer: 64 * 2 ** 20 });
+  return JSON.parse(stdout.trim().split('\n').pop()!) as T;
 }
 
-async function overhead(): Promise<void> {
-  const { url, child } = await startServer(['stub']);
-  const rp = createRunpodClient({ apiKey: BENCH_KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v1`, serverlessUrl: `${url}/v2` });
-  const gqlBody = JSON.stringify({ query: String(PodDocument), variables: { input: { podId: 'pod-abc123' } }, operationName: 'Pod' });
-  const cases: Array<[string, () => Promise<unknown>, () => Promise<unknown>]> = [
-    [
-      'pods.get (GraphQL)',
-      () => rp.pods.get('pod-abc123'),
-      async () => (await fetch(`${url}/graphql?api_key=${BENCH_KEY}`, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: gqlBody })).json(),
-    ],
-    ['rest.pods.get', () => rp.rest.pods.get('pod-abc123'), async () => (await fetch(`${url}/v1/pods/pod-abc123`, { headers: { accept: 'application/json', authorization: `Bearer ${BENCH_KEY}` } })).json()],
-    ['endpoint(id).status', () => rp.endpoint('ep-1').status('job-1'), async () => (await fetch(`${url}/v2/ep-1/status/job-1`, { headers: { accept: 'application/json', authorization: `Bearer ${BENCH_KEY}` } })).json()],
-  ];
-  const rounds = quick ? 3 : 8;
-  const perRound = quick ? 300 : 600;
-  const out: Record<string, unknown> = {};
-  for (const [name, client, bare] of cases) {
-    await perCall(500, bare);
-    await perCall(500, client);
-    const cpuRatios: number[] = [];
-    const wallRatios: number[] = [];
-    const base: Array<{ cpuUs: number; wallUs: number }> = [];
-    const mine: Array<{ cpuUs: number; wallUs: number }> = [];
-    for (let r = 0; r < rounds; r++) {
-      // Alternate which goes first, so drift on a shared machine falls on both.
-      const [a, b] = r % 2 === 0 ? [await perCall(perRound, bare), await perCall(perRound, client)] : [null, null];
-      const [c, d] = r % 2 === 1 ? [await perCall(perRound, client), await perCall(perRound, bare)] : [b, a];
-      const bareRun = (a ?? d)!;
-      const clientRun = (b ?? c)!;
-      base.push(bareRun);
-      mine.push(clientRun);
-      cpuRatios.push(clientRun.cpuUs / bareRun.cpuUs);
-      wallRatios.push(clientRun.wallUs / bareRun.wallUs);
-    }
-    const entry = {
-      calls: rounds * perRound,
-      bareCpuUs: median(base.map((x) => x.cpuUs)),
-      clientCpuUs: median(mine.map((x) => x.cpuUs)),
-      cpuRatio: median(cpuRatios),
-      bareWallUs: median(base.map((x) => x.wallUs)),
-      clientWallUs: median(mine.map((x) => x.wallUs)),
-      wallRatio: median(wallRatios),
-    };
-    out[name] = entry;
-    rows.push([`overhead: ${name}`, `CPU ${fmt(entry.clientCpuUs, 0)} µs vs bare fetch ${fmt(entry.bareCpuUs, 0)} µs`, fmt(entry.cpuRatio), '≤ 1.05']);
-    rows.push([`overhead: ${name}`, `wall ${fmt(entry.clientWallUs, 0)} µs vs bare fetch ${fmt(entry.bareWallUs, 0)} µs`, fmt(entry.wallRatio), '≤ 1.05']);
-  }
-  results.overhead = out;
-  child.kill();
-}
+// ---- 1. per-call client CPU -----------------------------------------------------------------------
 
-// ---- 2. job waiting ----------------------------------------------------------------------------
-
-/** Counts requests through the client's fetch. */
-function countingFetch() {
-  const counter = { requests: 0 };
-  const fetchFn = (input: string | URL | Request, init?: RequestInit) => {
-    counter.requests += 1;
-    return fetch(input, init);
-  };
-  return { counter, fetchFn };
-}
-
-// The emulator serves REST v1 until its v2 lands; the setup uses v1 meanwhile.
-async function ensureTimedEndpoint(options: RunpodClientOptions): Promise<string> {
-  const rest = createRunpodRestV1Client(options);
-  const template = await rest.templates.create({ name: 'timed', imageName: 'bench/timed:1', isServerless: true });
-  return (await rest.endpoints.create({ templateId: template.id, name: 'timed', workersMax: 1000 })).id;
-}
-
-async function jobWaiting(): Promise<void> {
-  const out: Record<string, unknown> = {};
-  // Jobs of 0.2 s and 2 s run in real time; 20 s runs on the emulator's clock at 10× speed, with
-  // every client interval scaled the same way, and is reported in emulator time.
-  for (const [jobMs, scale] of [[200, 1], [2_000, 1], [20_000, 10]] as const) {
-    const { url, child } = await startServer(['emulator', String(scale)]);
-    const options = { apiKey: BENCH_KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v1`, serverlessUrl: `${url}/queue/v2` };
-    const endpointId = await ensureTimedEndpoint(options);
-    const reps = quick ? 1 : 3;
-    const strategies: Record<string, (rp: RunpodClient) => Promise<{ finishedAt: number }>> = {
-      'job.wait()': async (rp) => (await (await rp.endpoint<{ ms: number }, { finishedAt: number }>(endpointId).run({ ms: jobMs })).wait({ pollIntervalMs: 250 / scale, maxPollIntervalMs: 3_000 / scale })).output,
-      // The server-side wait is counted on the emulator's clock, so it is not scaled.
-      runSync: async (rp) => (await rp.endpoint<{ ms: number }, { finishedAt: number }>(endpointId).runSync({ ms: jobMs }, { waitMs: 60_000, timeoutMs: 60_000 / scale, pollIntervalMs: 250 / scale, maxPollIntervalMs: 3_000 / scale })).output,
-      'baseline: fixed 1 s loop': async (rp) => {
-        const job = await rp.endpoint<{ ms: number }, { finishedAt: number }>(endpointId).run({ ms: jobMs });
-        for (;;) {
-          await sleep(1_000 / scale);
-          const state = await job.status();
-          if (state.status === 'COMPLETED') return state.output!;
-        }
-      },
-    };
-    const entry: Record<string, { requests: number; detectionMs: number }> = {};
-    for (const [name, strategy] of Object.entries(strategies)) {
-      const requests: number[] = [];
-      const latency: number[] = [];
-      for (let i = 0; i < reps; i++) {
-        const { counter, fetchFn } = countingFetch();
-        const output = await strategy(createRunpodClient({ ...options, fetch: fetchFn }));
-        latency.push((Date.now() - output.finishedAt) * scale);
-        requests.push(counter.requests);
+async function perCall(): Promise<void> {
+  const { info, child } = await startServer(['stub']);
+  try {
+    const out = await worker<{ rounds: number; slices: number; blockSize: number; ownOverhead: Record<string, Record<string, number>>; calls: Record<string, { cpuUs: Record<string, Spread>; ratios: Record<string, Spread>; lowDecileRatios: Record<string, number> }> }>('per-call.ts', {
+      url: info.url,
+      quick,
+      dist,
+    });
+    results.perCall = out;
+    for (const [name, { cpuUs, ratios, lowDecileRatios }] of Object.entries(out.calls)) {
+      const us = (v: string) => `${fmt(cpuUs[v]!.median, 1)} µs`;
+      const others = Object.keys(cpuUs).filter((v) => v !== 'runpod-gql').map((v) => `${v} ${us(v)}`).join(', ');
+      row(`per-call CPU: ${name}`, `runpod-gql ${us('runpod-gql')}; ${others}`, '', undefined);
+      const vsRef = ratios['runpod-gql / reference client']!;
+      const vsBare = ratios['runpod-gql / bare fetch']!;
+      row(`  ratio to the reference client`, fmtSpread(vsRef, 3), '≤ 1.03', vsRef.median <= 1.03);
+      row(`  ratio to bare fetch`, fmtSpread(vsBare, 3), '≤ 1.10', vsBare.median <= 1.1);
+      row(
+        `  low-decile ratios (least disturbed slices)`,
+        `to the reference ${fmt(lowDecileRatios['runpod-gql / reference client']!, 3)}, to bare fetch ${fmt(lowDecileRatios['runpod-gql / bare fetch']!, 3)}`,
+        '',
+        undefined,
+      );
+      row(`  reference client / bare fetch (the floor)`, fmtSpread(ratios['reference client / bare fetch']!, 3), '', undefined);
+      if (ratios['graphql-request / bare fetch']) {
+        row(`  graphql-request alone / bare fetch`, fmtSpread(ratios['graphql-request / bare fetch'], 3), '', undefined);
+        row(`  runpod-gql / graphql-request alone`, fmtSpread(ratios['runpod-gql / graphql-request']!, 3), '', undefined);
       }
-      entry[name] = { requests: median(requests), detectionMs: median(latency) };
     }
-    const label = `${jobMs / 1000} s job`;
-    out[label] = entry;
-    const base = entry['baseline: fixed 1 s loop']!;
-    for (const name of ['job.wait()', 'runSync']) {
-      const e = entry[name]!;
-      rows.push([`waiting: ${label}, ${name}`, `${e.requests} requests vs ${base.requests}; seen ${fmt(e.detectionMs, 0)} ms after it finished vs ${fmt(base.detectionMs, 0)} ms`, `${fmt(e.requests / base.requests)} req`, '≤ 1.00 req; latency ≤ one step']);
+    row('per-call: blocks', `${out.rounds} rounds of ${out.slices} × ${out.blockSize} calls per variant, interleaved; median [IQR] of per-round ratios`, '', undefined);
+    for (const [name, us] of Object.entries(out.ownOverhead)) {
+      row(
+        `own JS per call (fetch double): ${name}`,
+        `runpod-gql ${fmt(us['runpod-gql']!, 1)} µs, reference ${fmt(us['reference client']!, 1)} µs, bare ${fmt(us['bare fetch']!, 1)} µs: +${fmt(us['runpod-gql']! - us['reference client']!, 1)} µs over the reference`,
+        '',
+        undefined,
+      );
     }
+  } finally {
     child.kill();
   }
-  results.jobWaiting = out;
 }
 
-// ---- 3. fan-out ----------------------------------------------------------------------------------
+// ---- 2. waiting on jobs ---------------------------------------------------------------------------
 
-async function pool<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await task(next++);
-  }));
+const DURATIONS_MS = [100, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
+
+async function waiting(): Promise<void> {
+  const scale = 5;
+  const { info, child } = await startServer(['emulator', String(scale)]);
+  try {
+    const out = await worker<{ samples: Record<string, Record<string, { requests: number[]; lateMs: number[] }>>; errors: string[] }>('waiting.ts', {
+      options: info.options,
+      scale,
+      reps: quick ? 1 : 3,
+      durations: DURATIONS_MS,
+      dist,
+    });
+    const table: Record<string, unknown> = {};
+    for (const ms of DURATIONS_MS) {
+      const entry = out.samples[String(ms)]!;
+      const wait = entry['job.wait()']!;
+      const loop = entry['fixed 1 s loop']!;
+      const figures = {
+        waitRequests: median(wait.requests),
+        loopRequests: median(loop.requests),
+        waitLateMs: median(wait.lateMs),
+        loopLateMs: median(loop.lateMs),
+      };
+      table[`${ms / 1000} s`] = figures;
+      const met = figures.waitRequests <= figures.loopRequests && figures.waitLateMs <= 250;
+      row(
+        `waiting: ${ms / 1000} s job`,
+        `job.wait() ${fmt(figures.waitRequests, 0)} req, seen +${fmt(figures.waitLateMs, 0)} ms; 1 s loop ${fmt(figures.loopRequests, 0)} req, +${fmt(figures.loopLateMs, 0)} ms`,
+        'req ≤ loop; ≤ 250 ms late',
+        Number.isNaN(figures.waitRequests) ? false : met,
+      );
+    }
+    if (out.errors.length > 0) row('waiting: failures', out.errors.slice(0, 3).join(' | '), 'none', false);
+    results.waiting = { scale, table, errors: out.errors };
+    row('waiting: clock', `emulator time, ${scale}× real time (requests include the /run)`, '', undefined);
+  } finally {
+    child.kill();
+  }
+}
+
+// ---- 3. fan-out -----------------------------------------------------------------------------------
+
+// The platform's documented per-endpoint limits: /run 1000 and /status 2000 per 10 s. The first
+// window's quota is there at once, so N jobs need at least (ceil(N / per-window) - 1) windows.
+const LIMITS = { runPer10s: 1_000, statusPer10s: 2_000, windowS: 10 };
+const minimumSeconds = (jobs: number) =>
+  Math.max(Math.ceil(jobs / LIMITS.runPer10s) - 1, Math.ceil(jobs / LIMITS.statusPer10s) - 1, 0) * LIMITS.windowS;
+
+interface FanOut {
+  jobs: number;
+  completed: number;
+  seconds: number;
+  requests: number;
+  status429: number;
+  peakRssMb: number;
+  failures: Record<string, number>;
 }
 
 async function fanOut(): Promise<void> {
-  const { url, child } = await startServer(['emulator', '1']);
-  const options = { apiKey: BENCH_KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v1`, serverlessUrl: `${url}/queue/v2` };
-  const concurrency = 100;
-  const out: Record<string, unknown> = {};
-  const counts = quick ? [1_000] : [1_000, 10_000];
-  for (const jobs of counts) {
-    for (const variant of ['bare fetch', 'runpod-gql'] as const) {
-      globalThis.gc?.();
-      let peakRss = process.memoryUsage().rss;
-      const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
-      const started = performance.now();
-      if (variant === 'runpod-gql') {
-        const ep = createRunpodClient(options).endpoint('echo');
-        await pool(jobs, concurrency, async (i) => (await ep.run({ i })).wait());
-      } else {
-        const headers = { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json', accept: 'application/json' };
-        await pool(jobs, concurrency, async (i) => {
-          const { id } = (await (await fetch(`${url}/queue/v2/echo/run`, { method: 'POST', headers, body: JSON.stringify({ input: { i } }) })).json()) as { id: string };
-          for (;;) {
-            await sleep(250);
-            const state = (await (await fetch(`${url}/queue/v2/echo/status/${id}`, { headers })).json()) as { status: string };
-            if (state.status === 'COMPLETED') return;
-          }
-        });
-      }
-      clearInterval(sampler);
-      out[`${jobs} jobs, ${variant}`] = { seconds: (performance.now() - started) / 1000, peakRssMb: peakRss / 2 ** 20 };
+  const out: Record<string, FanOut & { minimumSeconds: number }> = {};
+  for (const jobs of quick ? [1_000] : [1_000, 10_000]) {
+    // A fresh emulator (fresh limit windows) and a fresh client process per size.
+    const { info, child } = await startServer(['emulator', '1']);
+    try {
+      const r = await worker<FanOut>('fan-out.ts', { options: info.options, jobs, dist });
+      const min = minimumSeconds(jobs);
+      out[String(jobs)] = { ...r, minimumSeconds: min };
+      row(`fan-out: ${jobs} jobs, Promise.all`, `${r.completed} completed`, `${jobs}`, r.completed === jobs);
+      row(`  429 answers seen`, `${r.status429} (of ${r.requests} requests)`, '0', r.status429 === 0);
+      // Faster than the limits allow means the server did not enforce them: no verdict then.
+      const enforced = r.seconds >= min;
+      row(
+        `  total time`,
+        min > 0
+          ? `${fmt(r.seconds, 1)} s vs ${min} s minimum: ${fmt(r.seconds / min, 2)}×${enforced ? '' : ' (below the minimum: the server did not enforce the limits)'}`
+          : `${fmt(r.seconds, 1)} s (one window's quota: no minimum)`,
+        min > 0 ? '≤ 1.10×' : '',
+        min > 0 && enforced ? r.seconds <= 1.1 * min : undefined,
+      );
+      row(`  peak RSS`, `${fmt(r.peakRssMb, 0)} MB`, '', undefined);
+      const failures = Object.entries(r.failures);
+      if (failures.length > 0) row(`  failures`, failures.slice(0, 2).map(([k, n]) => `${n} × ${k}`).join(' | '), 'none', false);
+    } finally {
+      child.kill();
     }
-    const mine = out[`${jobs} jobs, runpod-gql`] as { seconds: number; peakRssMb: number };
-    const base = out[`${jobs} jobs, bare fetch`] as { seconds: number; peakRssMb: number };
-    rows.push([`fan-out: ${jobs} jobs, ${concurrency} at a time`, `${fmt(mine.seconds)} s vs bare fetch ${fmt(base.seconds)} s`, fmt(mine.seconds / base.seconds), 'time']);
-    rows.push([`fan-out: ${jobs} jobs, peak RSS`, `${fmt(mine.peakRssMb, 0)} MB vs bare fetch ${fmt(base.peakRssMb, 0)} MB`, fmt(mine.peakRssMb / base.peakRssMb), 'flat as jobs grow']);
   }
+  const small = out['1000'];
+  const large = out['10000'];
+  if (small && large) row('fan-out: peak RSS 1,000 → 10,000 jobs', `${fmt(small.peakRssMb, 0)} → ${fmt(large.peakRssMb, 0)} MB: ${fmt(large.peakRssMb / small.peakRssMb)}×`, 'flat', large.peakRssMb / small.peakRssMb <= 1.25);
   results.fanOut = out;
-  child.kill();
 }
 
-// ---- 4. bundle size and start-up ---------------------------------------------------------------
+// ---- 4. bundles and start-up ----------------------------------------------------------------------
 
-async function gzipped(entry: string): Promise<number> {
-  const result = await build({ entryPoints: [`${root}${entry}`], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
-  return gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
+async function bundle(entry: string): Promise<{ gzipBytes: number; graphqlInputs: number }> {
+  const result = await build({ entryPoints: [`${root}${entry}`], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent', metafile: true });
+  const graphqlInputs = Object.keys(result.metafile.inputs).filter((p) => /node_modules\/(graphql|graphql-request)\//.test(p)).length;
+  return { gzipBytes: gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length, graphqlInputs };
 }
 
-async function bundleAndStartup(): Promise<void> {
-  const baseline = await gzipped('node_modules/graphql-request/build/entrypoints/main.js');
-  const sizes: Record<string, number> = { 'graphql-request alone': baseline };
-  for (const [name, file] of [['runpod-gql', 'dist/index.js'], ['runpod-gql/graphql', 'dist/graphql/index.js'], ['runpod-gql/rest', 'dist/rest/index.js'], ['runpod-gql/serverless', 'dist/serverless/index.js']] as const) {
-    sizes[name] = await gzipped(file);
-    rows.push([`bundle: ${name}`, `${fmt(sizes[name] / 1024, 1)} KB gz vs graphql-request ${fmt(baseline / 1024, 1)} KB`, fmt(sizes[name] / baseline), 'size']);
+const BUDGETS_KB: Record<string, number | undefined> = { 'runpod-gql': 30, 'runpod-gql/graphql': 1 };
+
+async function bundlesAndStartup(): Promise<void> {
+  const sizes: Record<string, { gzipBytes: number; graphqlInputs: number }> = {};
+  const entries = [
+    ['graphql-request alone', 'node_modules/graphql-request/build/entrypoints/main.js'],
+    ['runpod-gql', 'dist/index.js'],
+    ['runpod-gql/graphql', 'dist/graphql/index.js'],
+    ['runpod-gql/rest', 'dist/rest/index.js'],
+    ['runpod-gql/serverless', 'dist/serverless/index.js'],
+  ] as const;
+  for (const [name, file] of entries) {
+    const b = (sizes[name] = await bundle(file));
+    const kb = b.gzipBytes / 1024;
+    const budget = BUDGETS_KB[name];
+    const noGraphql = name === 'runpod-gql/rest' || name === 'runpod-gql/serverless';
+    row(
+      `bundle: ${name}`,
+      `${fmt(kb, 1)} KB gz${noGraphql ? `, graphql modules: ${b.graphqlInputs}` : ''}`,
+      budget ? `≤ ${budget} KB` : noGraphql ? 'no graphql code' : 'scale',
+      budget ? kb <= budget : noGraphql ? b.graphqlInputs === 0 : undefined,
+    );
   }
-  const run = promisify(execFile);
-  const time = async (specifier: string) => {
-    const t0 = performance.now();
-    await run(process.execPath, ['-e', `import('${specifier}')`], { cwd: root });
-    return performance.now() - t0;
+  results.bundles = sizes;
+
+  // The time `import()` takes inside a fresh process, interleaved, on the client's core.
+  const importMs = async (specifier: string) => {
+    const code = `const t = performance.now(); await import(${JSON.stringify(specifier)}); console.log(performance.now() - t);`;
+    const [file, argv] = command('client', ['--input-type=module', '-e', code]);
+    const { stdout } = await promisify(execFile)(file, argv, { cwd: root });
+    return Number(stdout.trim());
   };
   const mine: number[] = [];
   const base: number[] = [];
-  for (let i = 0; i < (quick ? 5 : 15); i++) {
-    base.push(await time('graphql-request'));
-    mine.push(await time('runpod-gql'));
+  const ratios: number[] = [];
+  await importMs('runpod-gql');
+  await importMs('graphql-request');
+  for (let i = 0; i < (quick ? 15 : 40); i++) {
+    const order = i % 2 === 0 ? (['graphql-request', 'runpod-gql'] as const) : (['runpod-gql', 'graphql-request'] as const);
+    const t: Record<string, number> = {};
+    for (const s of order) t[s] = await importMs(s);
+    base.push(t['graphql-request']!);
+    mine.push(t['runpod-gql']!);
+    ratios.push(t['runpod-gql']! / t['graphql-request']!);
   }
-  rows.push(['start-up: node -e "import(…)"', `${fmt(median(mine), 0)} ms vs graphql-request ${fmt(median(base), 0)} ms`, fmt(median(mine) / median(base)), 'time']);
-  results.bundle = sizes;
-  results.startup = { runpodGqlMs: median(mine), graphqlRequestMs: median(base) };
+  const r = spread(ratios);
+  results.startup = { runpodGqlMs: spread(mine), graphqlRequestMs: spread(base), ratio: r };
+  row('start-up: import() in a fresh process', `runpod-gql ${fmtSpread(spread(mine), 1)} ms vs graphql-request ${fmtSpread(spread(base), 1)} ms`, '', undefined);
+  row('  ratio', fmtSpread(r, 3), '≤ 1.00', r.median <= 1.0);
 }
 
-// ---- main ----------------------------------------------------------------------------------------
+// ---- main -----------------------------------------------------------------------------------------
 
+// `--only=per-call,startup` runs some sections (for trying a change); the default runs all.
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'bundles-startup': bundlesAndStartup };
 const started = performance.now();
-await overhead();
-await jobWaiting();
-await fanOut();
-await bundleAndStartup();
+const sectionSeconds: Record<string, number> = {};
+for (const [name, section] of Object.entries(sections)) {
+  if (only && !only.includes(name)) continue;
+  const t0 = performance.now();
+  try {
+    await section();
+  } catch (err) {
+    // One section failing (a server that changed under it) still leaves the others' figures.
+    row(`${name}: FAILED`, String((err as Error).message ?? err).split('\n').slice(0, 3).join(' ').slice(0, 300), 'runs', false);
+    process.exitCode = 1;
+  }
+  sectionSeconds[name] = (performance.now() - t0) / 1000;
+}
+results.sectionSeconds = sectionSeconds;
 results.totalSeconds = (performance.now() - started) / 1000;
+results.table = rows;
 
-const widths = [0, 1, 2, 3].map((i) => Math.max(...[['measure', 'figure (client vs baseline)', 'ratio', 'target'], ...rows].map((r) => r[i]!.length)));
+const header = ['measure', 'figure', 'target', 'met'];
+const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i]!.length)));
 const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-console.log(`\nrunpod-gql bench on ${results.machine as string}, ${fmt(results.totalSeconds as number, 0)} s\n`);
-console.log(line(['measure', 'figure (client vs baseline)', 'ratio', 'target']));
-console.log(line(widths.map((w) => '-'.repeat(w))));
-for (const row of rows) console.log(line(row));
-const outFile = `${root}test/bench/latest.json`;
-writeFileSync(outFile, `${JSON.stringify({ ...results, table: rows }, null, 2)}\n`);
-console.log(`\nresults written to test/bench/latest.json`);
+log(`\nrunpod-gql bench${quick ? ' (--quick)' : ''} on ${machine}; load average ${fmt(loadAtStart, 1)} at start; ${fmt(results.totalSeconds as number, 0)} s (${Object.entries(sectionSeconds).map(([k, v]) => `${k} ${fmt(v, 0)} s`).join(', ')})\n`);
+log(line(header));
+log(line(widths.map((w) => '-'.repeat(w))));
+for (const r of rows) log(line(r));
+writeFileSync(`${root}bench-results.json`, `${JSON.stringify(results, null, 2)}\n`);
+log('\nfull results in bench-results.json (git-ignored)');
+if (jsonOnly) process.stdout.write(`${JSON.stringify(results)}\n`);

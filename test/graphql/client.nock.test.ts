@@ -212,7 +212,7 @@ describe('GraphQL failures on the wire', () => {
     nock(API).post('/graphql').query(true).reply(200, '{"data": {', { 'content-type': 'application/json' });
     const err = await captureError(client().pods.list());
     expect(err).toBeInstanceOf(ServerError);
-    expect(err.message).toMatch(/unreadable GraphQL answer/);
+    expect(err.message).toMatch(/unexpected answer: expected a GraphQL answer/);
   });
 
   it('bad input never leaves the machine', async () => {

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { loadGraphQLRuntime } from '../../src/graphql/graphql-client.js';
 import {
   AbortError,
   createRunpodClient,
@@ -19,6 +20,9 @@ const noPorts = podFixture({ runtime: { uptimeInSeconds: 1, gpus: [], container:
 function podSequence(pods: Array<Pod | null>) {
   return recordingFetch((_c, i) => json({ data: { pod: pods[Math.min(i, pods.length - 1)] } }));
 }
+
+// The GraphQL runtime loads on the first call, by real I/O that fake timers cannot advance.
+beforeAll(() => loadGraphQLRuntime());
 
 describe('pods.waitUntilReady', () => {
   beforeEach(() => vi.useFakeTimers());

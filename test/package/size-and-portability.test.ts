@@ -17,17 +17,34 @@ async function gzippedBundle(entry: string): Promise<number> {
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
   ['runpod-gql', 'dist/index.js', 30 * 1024],
-  // The shared core carries client-side pacing (issue 11), about 1.1 KB of every entry.
+  // Room for REST v2's operations and shape checks; pacing (about 1.1 KB of every entry) and status-sync.
   ['runpod-gql/rest', 'dist/rest/index.js', 12 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 8 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 11 * 1024],
 ];
+
+/** The bundle's inputs that come from graphql or graphql-request. */
+async function graphqlInputs(file: string): Promise<string[]> {
+  const result = await build({ entryPoints: [join(root, file)], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
+  return Object.keys(result.metafile.inputs).filter((p) => /node_modules\/(graphql|graphql-request)\//.test(p));
+}
 
 describe('bundle size budgets (esbuild --minify, gzip)', () => {
   it.each(BUDGETS)('%s stays within budget', async (_name, file, budget) => {
     const size = await gzippedBundle(file);
     expect(size).toBeGreaterThan(100);
     expect(size).toBeLessThanOrEqual(budget);
+  });
+
+  it.each([
+    ['runpod-gql/rest', 'dist/rest/index.js'],
+    ['runpod-gql/serverless', 'dist/serverless/index.js'],
+  ])('%s carries no graphql or graphql-request code', async (_name, file) => {
+    expect(await graphqlInputs(file)).toEqual([]);
+  });
+
+  it('the full client does carry the GraphQL runtime (the check above can see it)', async () => {
+    expect((await graphqlInputs('dist/index.js')).length).toBeGreaterThan(0);
   });
 
   it('the graphql entry carries no GraphQL runtime', async () => {

@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { loadGraphQLRuntime } from '../../src/graphql/graphql-client.js';
 import {
   AbortError,
   ConnectionError,
@@ -47,6 +48,9 @@ async function settle<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
+
+// The GraphQL runtime loads on the first call, by real I/O that fake timers cannot advance.
+beforeAll(() => loadGraphQLRuntime());
 describe('HTTP core: retries by idempotency', () => {
   beforeEach(() => {
     vi.useFakeTimers();

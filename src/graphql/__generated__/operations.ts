@@ -276,7 +276,7 @@ export const DeployPodDocument = new TypedDocumentString(`
       type
     }
   }
-}`) as unknown as TypedDocumentString<DeployPodMutation, DeployPodMutationVariables>;
+}`, {"operationName":"DeployPod","operationType":"mutation"}) as unknown as TypedDocumentString<DeployPodMutation, DeployPodMutationVariables>;
 export const DeployCpuPodDocument = new TypedDocumentString(`
     mutation DeployCpuPod($input: deployCpuPodInput!) {
   deployCpuPod(input: $input) {
@@ -315,7 +315,7 @@ export const DeployCpuPodDocument = new TypedDocumentString(`
       type
     }
   }
-}`) as unknown as TypedDocumentString<DeployCpuPodMutation, DeployCpuPodMutationVariables>;
+}`, {"operationName":"DeployCpuPod","operationType":"mutation"}) as unknown as TypedDocumentString<DeployCpuPodMutation, DeployCpuPodMutationVariables>;
 export const GpuTypeCatalogDocument = new TypedDocumentString(`
     query GpuTypeCatalog {
   gpuTypes {
@@ -323,7 +323,7 @@ export const GpuTypeCatalogDocument = new TypedDocumentString(`
     displayName
   }
 }
-    `) as unknown as TypedDocumentString<GpuTypeCatalogQuery, GpuTypeCatalogQueryVariables>;
+    `, {"operationName":"GpuTypeCatalog","operationType":"query"}) as unknown as TypedDocumentString<GpuTypeCatalogQuery, GpuTypeCatalogQueryVariables>;
 export const GpuTypesDocument = new TypedDocumentString(`
     query GpuTypes($input: GpuTypeFilter, $lowestPriceInput: GpuLowestPriceInput!) {
   gpuTypes(input: $input) {
@@ -339,7 +339,7 @@ export const GpuTypesDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<GpuTypesQuery, GpuTypesQueryVariables>;
+    `, {"operationName":"GpuTypes","operationType":"query"}) as unknown as TypedDocumentString<GpuTypesQuery, GpuTypesQueryVariables>;
 export const MyPodsDocument = new TypedDocumentString(`
     query MyPods {
   myself {
@@ -380,7 +380,7 @@ export const MyPodsDocument = new TypedDocumentString(`
       type
     }
   }
-}`) as unknown as TypedDocumentString<MyPodsQuery, MyPodsQueryVariables>;
+}`, {"operationName":"MyPods","operationType":"query"}) as unknown as TypedDocumentString<MyPodsQuery, MyPodsQueryVariables>;
 export const PodDocument = new TypedDocumentString(`
     query Pod($input: PodFilter!) {
   pod(input: $input) {
@@ -419,7 +419,7 @@ export const PodDocument = new TypedDocumentString(`
       type
     }
   }
-}`) as unknown as TypedDocumentString<PodQuery, PodQueryVariables>;
+}`, {"operationName":"Pod","operationType":"query"}) as unknown as TypedDocumentString<PodQuery, PodQueryVariables>;
 export const ResumePodDocument = new TypedDocumentString(`
     mutation ResumePod($input: PodResumeInput!) {
   podResume(input: $input) {
@@ -458,7 +458,7 @@ export const ResumePodDocument = new TypedDocumentString(`
       type
     }
   }
-}`) as unknown as TypedDocumentString<ResumePodMutation, ResumePodMutationVariables>;
+}`, {"operationName":"ResumePod","operationType":"mutation"}) as unknown as TypedDocumentString<ResumePodMutation, ResumePodMutationVariables>;
 export const StopPodDocument = new TypedDocumentString(`
     mutation StopPod($input: PodStopInput!) {
   podStop(input: $input) {
@@ -466,9 +466,9 @@ export const StopPodDocument = new TypedDocumentString(`
     desiredStatus
   }
 }
-    `) as unknown as TypedDocumentString<StopPodMutation, StopPodMutationVariables>;
+    `, {"operationName":"StopPod","operationType":"mutation"}) as unknown as TypedDocumentString<StopPodMutation, StopPodMutationVariables>;
 export const TerminatePodDocument = new TypedDocumentString(`
     mutation TerminatePod($input: PodTerminateInput!) {
   podTerminate(input: $input)
 }
-    `) as unknown as TypedDocumentString<TerminatePodMutation, TerminatePodMutationVariables>;
+    `, {"operationName":"TerminatePod","operationType":"mutation"}) as unknown as TypedDocumentString<TerminatePodMutation, TerminatePodMutationVariables>;

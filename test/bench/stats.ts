@@ -1,0 +1,29 @@
+// Small statistics for the bench: medians with their spread, never a single run's figure.
+
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  const high = Math.ceil(at);
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low);
+}
+
+export const median = (values: readonly number[]): number => quantile(values, 0.5);
+
+export interface Spread {
+  readonly median: number;
+  /** Interquartile range: the middle half of the blocks. */
+  readonly p25: number;
+  readonly p75: number;
+  readonly samples: number;
+}
+
+export function spread(values: readonly number[]): Spread {
+  return { median: median(values), p25: quantile(values, 0.25), p75: quantile(values, 0.75), samples: values.length };
+}
+
+export const fmt = (n: number, digits = 2): string => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+/** `1.04 [1.03–1.05]`: the median and the interquartile range. */
+export const fmtSpread = (s: Spread, digits = 2): string => `${fmt(s.median, digits)} [${fmt(s.p25, digits)}–${fmt(s.p75, digits)}]`;

@@ -1,0 +1,193 @@
+import { parse } from 'graphql';
+import { describe, expect, it, vi } from 'vitest';
+import { createGraphQLClient } from '../../src/graphql/graphql-client.js';
+import { createHttpCoreFromOptions, type HttpCore, type HttpRequest } from '../../src/transport/http-core.js';
+import { createRunpodClient, GraphQLResponseError, PodDocument, ServerError, ValidationError } from '../../src/index.js';
+import { podFixture } from '../fixtures.js';
+import { captureError, json, recordingFetch, TEST_API_KEY } from '../helpers.js';
+
+const constructed = vi.hoisted(() => ({ clients: 0 }));
+vi.mock('graphql-request', async (importOriginal) => {
+  const original = await importOriginal<typeof import('graphql-request')>();
+  class CountingClient extends original.GraphQLClient {
+    constructor(...args: ConstructorParameters<typeof original.GraphQLClient>) {
+      super(...args);
+      constructed.clients += 1;
+    }
+  }
+  return { ...original, GraphQLClient: CountingClient };
+});
+
+const GRAPHQL_URL = 'https://gql.test/graphql';
+
+function clientWith(respond: Parameters<typeof recordingFetch>[0], extra: { graphqlAuth?: 'query' | 'header'; maxRetries?: number } = {}) {
+  const recorder = recordingFetch(respond);
+  const rp = createRunpodClient({ apiKey: TEST_API_KEY, graphqlUrl: GRAPHQL_URL, fetch: recorder.fetch, maxRetries: 0, ...extra });
+  return { rp, calls: recorder.calls };
+}
+
+/** A core double that records what the GraphQL client asks of it. */
+function recordingCore(answer: string): { core: HttpCore; requests: HttpRequest[] } {
+  const real = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, graphqlUrl: GRAPHQL_URL });
+  const requests: HttpRequest[] = [];
+  const core: HttpCore = {
+    ...real,
+    request: async (req) => {
+      requests.push(req);
+      return { status: 200, headers: new Headers({ 'content-type': 'application/json' }), text: answer };
+    },
+  };
+  return { core, requests };
+}
+
+describe('GraphQL client: one structure per client', () => {
+  it('builds one graphql-request client per RunpodClient, on its first call, however many calls it makes', async () => {
+    const before = constructed.clients;
+    const { rp } = clientWith(() => json({ data: { pod: podFixture() } }));
+    expect(constructed.clients - before).toBe(0);
+    await rp.pods.get('pod-1');
+    expect(constructed.clients - before).toBe(1);
+    for (let i = 0; i < 5; i++) await rp.pods.get('pod-1');
+    await rp.graphql.request('query Mine { myself { id } }');
+    expect(constructed.clients - before).toBe(1);
+  });
+
+  it('concurrent calls keep their own variables, options and answers', async () => {
+    const { rp, calls } = clientWith((call) => {
+      const body = JSON.parse(call.body!) as { variables: { input: { podId: string } } };
+      return json({ data: { pod: podFixture({ id: body.variables.input.podId }) } });
+    });
+    const pods = await Promise.all(['a', 'b', 'c'].map((id) => rp.pods.get(`pod-${id}`)));
+    expect(pods.map((p) => p?.id)).toEqual(['pod-a', 'pod-b', 'pod-c']);
+    expect(calls).toHaveLength(3);
+  });
+});
+
+describe('GraphQL client: operation facts', () => {
+  it('sends the generated document with its operation name and variables', async () => {
+    const { rp, calls } = clientWith(() => json({ data: { pod: podFixture() } }));
+    await rp.pods.get('pod-1');
+    const body = JSON.parse(calls[0]!.body!) as Record<string, unknown>;
+    expect(body).toEqual({ query: String(PodDocument), operationName: 'Pod', variables: { input: { podId: 'pod-1' } } });
+  });
+
+  it('takes name and kind from the codegen metadata of a generated document, not from its text', async () => {
+    // The text says query, the metadata says mutation: a mutation is not resent after a 503.
+    const document = Object.assign(new String('query Looks { myself { id } }'), { __meta__: { operationName: 'Renamed', operationType: 'mutation' } });
+    const { rp, calls } = clientWith(() => json({ errors: [{ message: 'busy' }] }, { status: 503 }), { maxRetries: 3 });
+    const err = await captureError(rp.graphql.request(document as unknown as string));
+    expect(calls).toHaveLength(1);
+    expect(err.message).toContain('Renamed');
+    expect((JSON.parse(calls[0]!.body!) as { operationName: string }).operationName).toBe('Renamed');
+  });
+
+  it("parses a user's plain-string document: an anonymous mutation is not resent, a query is", async () => {
+    const { rp, calls } = clientWith(() => json({ errors: [{ message: 'busy' }] }, { status: 503 }), { maxRetries: 1 });
+    await captureError(rp.graphql.request('mutation { podStop(input: {podId: "p"}) { id } }'));
+    expect(calls).toHaveLength(1);
+    expect(JSON.parse(calls[0]!.body!)).not.toHaveProperty('operationName');
+    await captureError(rp.graphql.request('query { myself { id } }', undefined, { maxRetries: 1 }));
+    expect(calls).toHaveLength(3);
+  });
+
+  it('accepts a DocumentNode and sends its printed text', async () => {
+    const { rp, calls } = clientWith(() => json({ data: { myself: { id: 'u' } } }));
+    const data = await rp.graphql.request(parse('query Me { myself { id } }') as unknown as string);
+    expect(data).toEqual({ myself: { id: 'u' } });
+    expect(JSON.parse(calls[0]!.body!)).toMatchObject({ operationName: 'Me', query: expect.stringContaining('myself') as unknown });
+  });
+
+  it('refuses invalid documents, several operations and subscriptions before sending', async () => {
+    const { rp, calls } = clientWith(() => json({ data: {} }));
+    expect((await captureError<ValidationError>(rp.graphql.request('query {'))).field).toBe('document');
+    expect((await captureError<ValidationError>(rp.graphql.request('query A { a } query B { b }'))).message).toContain('exactly one');
+    expect((await captureError<ValidationError>(rp.graphql.request('subscription S { s }'))).message).toContain('subscriptions');
+    expect(calls).toHaveLength(0);
+  });
+});
+
+describe('GraphQL client: request fields', () => {
+  it('asks the core for the graphql rate-limit bucket, with the key in the query by default', async () => {
+    const { core, requests } = recordingCore(JSON.stringify({ data: { myself: { id: 'u' } } }));
+    await createGraphQLClient(core).request('query Me { myself { id } }');
+    expect(requests[0]).toMatchObject({ rateLimitKey: 'graphql', auth: 'api-key-query', method: 'POST', operation: 'Me', idempotent: true });
+  });
+
+  it("graphqlAuth 'query' puts the key in the URL and sends no Authorization header", async () => {
+    const { rp, calls } = clientWith(() => json({ data: { pod: podFixture() } }), { graphqlAuth: 'query' });
+    await rp.pods.get('pod-1');
+    expect(calls[0]!.url.searchParams.get('api_key')).toBe(TEST_API_KEY);
+    expect(calls[0]!.headers.get('authorization')).toBeNull();
+  });
+
+  it("graphqlAuth 'header' sends Authorization: Bearer and keeps the key out of the URL", async () => {
+    const { rp, calls } = clientWith(() => json({ data: { pod: podFixture() } }), { graphqlAuth: 'header' });
+    await rp.pods.get('pod-1');
+    expect(calls[0]!.headers.get('authorization')).toBe(`Bearer ${TEST_API_KEY}`);
+    expect(calls[0]!.url.search).toBe('');
+    expect(calls[0]!.url.href).not.toContain(TEST_API_KEY);
+  });
+
+  it("graphqlAuth 'header' keeps the key out of errors too", async () => {
+    const { rp } = clientWith(() => json({ errors: [{ message: `bad key ${TEST_API_KEY}` }] }), { graphqlAuth: 'header' });
+    const err = await captureError<GraphQLResponseError>(rp.pods.get('pod-1'));
+    expect(err).toBeInstanceOf(GraphQLResponseError);
+    expect(err.request?.url).toBe(GRAPHQL_URL);
+  });
+});
+
+describe('GraphQL client: answers of the wrong shape are ServerErrors, never TypeErrors', () => {
+  const cases: Array<[string, unknown]> = [
+    ['errors: [null]', { errors: [null] }],
+    ['errors: [null] next to data', { data: { pod: null }, errors: [null] }],
+    ['errors entry without a message', { errors: [{ path: ['pod'] }] }],
+    ['errors entry with a numeric message', { errors: [{ message: 42 }] }],
+    ['errors as an object', { errors: { message: 'x' } }],
+    ['errors as a string', { errors: 'boom' }],
+    ['data as a string', { data: 'pod' }],
+    ['data as an array', { data: [1, 2] }],
+    ['data as a number', { data: 7 }],
+    ['data null without errors', { data: null }],
+    ['neither data nor errors', {}],
+    ['an array answer', [{ data: {} }]],
+    ['a bare string answer', 'hello'],
+    ['null', null],
+  ];
+  for (const [name, answer] of cases) {
+    it(name, async () => {
+      const { rp } = clientWith(() => json(answer));
+      const err = await captureError(rp.graphql.request('query Me { myself { id } }'));
+      expect(err).toBeInstanceOf(ServerError);
+      expect(err.message).toContain('Me: unexpected answer');
+    });
+  }
+
+  it('an empty errors list with data is a success', async () => {
+    const { rp } = clientWith(() => json({ data: { myself: { id: 'u' } }, errors: [] }));
+    await expect(rp.graphql.request('query Me { myself { id } }')).resolves.toEqual({ myself: { id: 'u' } });
+  });
+
+  it('real errors still map to GraphQLResponseError with the partial data', async () => {
+    const { rp } = clientWith(() => json({ data: { myself: null }, errors: [{ message: 'nope', extensions: { code: 'RUNPOD' } }] }));
+    const err = await captureError<GraphQLResponseError>(rp.graphql.request('query Me { myself { id } }'));
+    expect(err).toBeInstanceOf(GraphQLResponseError);
+    expect(err.code).toBe('RUNPOD');
+    expect(err.data).toEqual({ myself: null });
+  });
+});
+
+describe('GraphQL client: start-up', () => {
+  it('only graphql-runtime.ts imports graphql or graphql-request at run time, and nothing imports it statically', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const src = new URL('../../src/', import.meta.url).pathname;
+    const files = (readdirSync(src, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.ts') && !/^(emulator|codegen|cli)\//.test(f) && !f.includes('__generated__'))
+      .map((f) => [f, readFileSync(join(src, f), 'utf8')] as const);
+    expect(files.length).toBeGreaterThan(20);
+    const eager = files.filter(([, text]) => /^(import|export)\s+(?!type\b)[^;]*from\s+['"](graphql|graphql-request)['"]/m.test(text)).map(([f]) => f);
+    expect(eager).toEqual(['graphql/graphql-runtime.ts']);
+    const staticRuntime = files.filter(([, text]) => /from\s+['"]\.\/graphql-runtime\.js['"]/.test(text)).map(([f]) => f);
+    expect(staticRuntime).toEqual([]);
+  });
+});
