@@ -13,7 +13,10 @@ const { url, quick, dist } = JSON.parse(process.argv[2]!) as { url: string; quic
 const { createRunpodClient, PodDocument } = (await import(dist)) as Api;
 
 const KEY = 'rpa_bench_key';
-const rp = createRunpodClient({ apiKey: KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v2`, serverlessUrl: `${url}/queue/v2` });
+// Pacing stays on (its bookkeeping is part of each call's cost) with limits no block reaches: the
+// defaults (GraphQL 100 per 10 s) would turn a CPU measurement into a wait.
+const rateLimits = Object.fromEntries(['graphql', 'rest', 'serverless'].map((key) => [key, { requests: Infinity, concurrency: 1e9 }]));
+const rp = createRunpodClient({ apiKey: KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v2`, serverlessUrl: `${url}/queue/v2`, rateLimits });
 const bearer = { accept: 'application/json', authorization: `Bearer ${KEY}` };
 const reference = referenceClient(bearer);
 const referenceQuery = referenceClient({ accept: 'application/json', 'content-type': 'application/json' });
@@ -114,7 +117,7 @@ const fetchDouble = async (input: string | URL | Request, _init?: RequestInit) =
   const href = String(input);
   return new Response(answers.find(([part]) => href.includes(part))![1], { status: 200, headers: jsonHeaders });
 };
-const offline = createRunpodClient({ apiKey: KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v2`, serverlessUrl: `${url}/queue/v2`, fetch: fetchDouble });
+const offline = createRunpodClient({ apiKey: KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v2`, serverlessUrl: `${url}/queue/v2`, rateLimits, fetch: fetchDouble });
 const doubleBare = async (u: string) => (await fetchDouble(u)).json();
 const doubleRef = async (u: string) => {
   const controller = new AbortController();

@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEmulator } from '../../src/emulator/index.js';
 import { listen } from '../../src/emulator/node.js';
+import { DEFAULT_SERVERLESS_LIMITS } from '../../src/emulator/serverless-limits.js';
 import { podFixture } from '../fixtures.js';
 
 export const BENCH_KEY = 'rpa_bench_key';
@@ -82,5 +83,6 @@ if (mode === 'stub') {
   });
   const server = await listen(emulator, { host: '127.0.0.1' });
   const { fetch: _inProcess, ...options } = server.clientOptions(BENCH_KEY) as ReturnType<typeof server.clientOptions> & { fetch?: unknown };
-  console.log(JSON.stringify({ url: server.url, options }));
+  // The limits in force (the defaults: no override above), so the bench computes its minimum from them.
+  console.log(JSON.stringify({ url: server.url, options, limits: DEFAULT_SERVERLESS_LIMITS, timeScale: Number(scaleArg) }));
 }
