@@ -1,3 +1,5 @@
+import { redactText, redactValue, SCRUBBED } from './transport/redact.js';
+
 /**
  * Every error this client throws is a {@link RunpodError}; subclasses say why.
  * No error carries the API key: URLs are held without it, and bodies and messages are scrubbed.
@@ -22,8 +24,26 @@ export class RunpodError extends Error {
   readonly request: RequestSummary | undefined;
 
   constructor(message: string, options: RunpodErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.request = options.request;
+    // Scrubbed here, at the root, so no surface can forget: the message (and so the stack), the
+    // cause and the request; subclasses keep scrubbed copies of what they carry.
+    super(redactText(message), options.cause === undefined ? undefined : { cause: redactValue(options.cause) });
+    this.request = redactValue(options.request);
+  }
+
+  /** Marks errors that scrubbed themselves, so a cause chain is not rebuilt. */
+  get [SCRUBBED](): true {
+    return true;
+  }
+
+  /** `JSON.stringify(err)` gives the name, the message and every public field (scrubbed), not `{}`. */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { name: this.name, message: this.message };
+    for (const [key, value] of Object.entries(this)) out[key] = redactValue(value);
+    const cause: unknown = this.cause;
+    if (cause instanceof RunpodError) out.cause = cause.toJSON();
+    else if (cause instanceof Error) out.cause = { name: cause.name, message: redactText(cause.message) };
+    else if (cause !== undefined) out.cause = redactValue(cause);
+    return out;
   }
 }
 
@@ -48,9 +68,9 @@ export class ValidationError extends RunpodError {
   ) {
     super(`${field}: ${message}`, options);
     this.field = field;
-    this.errors = options.errors ?? [];
+    this.errors = redactValue(options.errors ?? []);
     this.status = options.status;
-    this.body = options.body;
+    this.body = redactValue(options.body);
   }
 }
 
@@ -72,8 +92,8 @@ export class ApiError extends RunpodError {
   constructor(message: string, options: ApiErrorOptions) {
     super(message, options);
     this.status = options.status;
-    this.body = options.body;
-    this.headers = options.headers;
+    this.body = redactValue(options.body);
+    this.headers = redactValue(options.headers);
   }
 }
 
@@ -159,8 +179,8 @@ export class GraphQLResponseError<TData = unknown> extends RunpodError {
     },
   ) {
     super(message, options);
-    this.errors = options.errors;
-    this.data = options.data;
+    this.errors = redactValue(options.errors);
+    this.data = redactValue(options.data);
     this.operationName = options.operationName;
     this.code = options.errors[0]?.extensions?.code;
     this.status = options.status;
@@ -275,9 +295,9 @@ export class JobError extends RunpodError {
 
   constructor(message: string, options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
     super(message, options);
-    this.jobId = options.job.id;
+    this.jobId = redactText(String(options.job.id));
     this.endpointId = options.endpointId;
-    this.job = options.job;
+    this.job = redactValue(options.job);
   }
 }
 
@@ -287,9 +307,10 @@ export class JobFailedError extends JobError {
   readonly error: string;
 
   constructor(options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
-    const error = typeof options.job.error === 'string' ? options.job.error : JSON.stringify(options.job.error ?? 'unknown error');
+    const reported = redactValue(options.job.error);
+    const error = typeof reported === 'string' ? reported : (JSON.stringify(reported ?? 'unknown error') ?? String(reported));
     super(`job ${options.job.id} on endpoint ${options.endpointId} failed: ${error}`, options);
-    this.error = error;
+    this.error = redactText(error);
   }
 }
 

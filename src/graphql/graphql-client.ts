@@ -5,7 +5,8 @@ import { RunpodError, ServerError, ValidationError, type GraphQLErrorEntry } fro
 import { errorFromGraphQLErrors } from './graphql-errors.js';
 import type { HttpCore } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
-import { redactUrl } from '../transport/redact.js';
+import { redactUrl, redactValue } from '../transport/redact.js';
+import { toJsonBody } from '../validation.js';
 
 /** Any typed document: codegen's `TypedDocumentString`, a `TypedDocumentNode`, or a plain string. */
 export type GraphQLDocument<TResult, TVariables> = DocumentTypeDecoration<TResult, TVariables> | string;
@@ -57,7 +58,7 @@ function factsOf(source: string): DocumentFacts {
 }
 
 function scrubErrors(core: HttpCore, errors: readonly unknown[]): GraphQLErrorEntry[] {
-  return JSON.parse(core.scrub(JSON.stringify(errors))) as GraphQLErrorEntry[];
+  return redactValue(errors.map((e) => (e !== null && typeof e === 'object' ? e : { message: String(e) }))) as GraphQLErrorEntry[];
 }
 
 export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
@@ -79,7 +80,7 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
       errorPolicy: 'all',
       jsonSerializer: {
         parse: JSON.parse,
-        stringify: (body: object) => JSON.stringify(operationName ? { ...body, operationName } : body),
+        stringify: (body: object) => toJsonBody('variables', operationName ? { ...body, operationName } : body),
       },
       fetch: async (_input: RequestInfo | URL, init?: RequestInit) => {
         const request = {

@@ -1,6 +1,6 @@
 import type { HttpCore } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
-import { requireId } from '../validation.js';
+import { requireId, toJsonBody } from '../validation.js';
 
 type QueryScalar = string | number | boolean | Date;
 export type QueryValue = QueryScalar | readonly QueryScalar[] | null | undefined;
@@ -52,7 +52,7 @@ export function createRestRequester(core: HttpCore): RestRequester {
     method: call.method,
     url: `${base}${call.path}${toQueryString(call.query)}`,
     auth: 'bearer' as const,
-    body: call.body === undefined ? undefined : JSON.stringify(call.body),
+    body: call.body === undefined ? undefined : toJsonBody('body', call.body),
     operation: call.route,
     idempotent: call.idempotent,
     ...options,

@@ -2,7 +2,7 @@ import type { HttpCore } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { toQueryString } from '../rest/rest-request.js';
 import { ValidationError } from '../errors.js';
-import { requireId } from '../validation.js';
+import { requireId, toJsonBody } from '../validation.js';
 
 export interface LoadBalancedOptions {
   /** Send `Authorization: Bearer KEY`. @default true */
@@ -45,7 +45,7 @@ export function isColdStartAnswer(status: number, text: string): boolean {
 
 /** `https://{id}.api.runpod.ai` for a bare endpoint id; a URL is used as given. */
 export function loadBalancedBaseUrl(endpointUrlOrId: string): string {
-  const value = requireId('endpointUrl', endpointUrlOrId);
+  const value = typeof endpointUrlOrId === 'string' && endpointUrlOrId.includes('://') ? endpointUrlOrId : requireId('endpointUrl', endpointUrlOrId);
   return (value.includes('://') ? value : `https://${encodeURIComponent(value)}.api.runpod.ai`).replace(/\/+$/, '');
 }
 
@@ -72,7 +72,7 @@ export function createLoadBalancedClient(core: HttpCore, endpointUrlOrId: string
   }
 
   async function send<T>(method: string, path: string, options: LoadBalancedRequestOptions = {}): Promise<T> {
-    const request = toRequest(method, path, options, options.json === undefined ? undefined : JSON.stringify(options.json));
+    const request = toRequest(method, path, options, options.json === undefined ? undefined : toJsonBody('json', options.json));
     const result = await core.request(request);
     // The routes are the owner's own: JSON when they say so, text otherwise.
     if (result.text === '') return undefined as T;

@@ -1,8 +1,8 @@
 import { AbortError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { linkAbort, sleep, throwIfAborted } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
-import { resolveOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
-import { redactUrl, scrubSecret } from './redact.js';
+import { resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
+import { redactText, redactUrl, registerSecret, scrubSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
 
 /** Where the API key goes: GraphQL takes it as `?api_key=`, REST and serverless as a Bearer token. */
@@ -88,7 +88,8 @@ function innermostMessage(err: unknown): string {
 }
 
 export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined): HttpCore {
-  const scrub = (text: string) => scrubSecret(text, apiKey);
+  registerSecret(apiKey);
+  const scrub = (text: string) => (apiKey ? scrubSecret(text, apiKey) : text);
 
   function headersFor(req: HttpRequest, withCredentials: boolean, hasBody: boolean): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', ...resolved.headers, ...req.headers };
@@ -129,7 +130,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       const next = new URL(location, url);
       next.searchParams.delete('api_key');
       sameOrigin = next.origin === new URL(req.url).origin;
-      url = next.toString();
+      // A login wall or SSO page often embeds the original URL (`?redirect_url=…api_key%3D…`):
+      // another origin gets the URL with every spelling of the key, in any query value, replaced.
+      url = sameOrigin ? next.toString() : redactText(scrub(next.toString()));
       if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
         method = 'GET';
         body = undefined;
@@ -143,8 +146,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   }
 
   async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>): Promise<T> {
+    validateCallOptions(req, summarise(req));
     if (req.auth !== 'none' && !apiKey) {
-      throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY');
+      throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY', { request: summarise(req) });
     }
     const maxRetries = Math.max(0, req.maxRetries ?? resolved.maxRetries);
     const timeoutMs = req.timeoutMs ?? resolved.timeoutMs;

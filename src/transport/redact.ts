@@ -2,27 +2,158 @@ export const REDACTED = '[REDACTED]';
 
 const SECRET_QUERY_PARAMS = ['api_key', 'apikey', 'token', 'access_token'];
 
-/** A URL string with every credential-like query parameter and userinfo replaced. */
+/** A URL string with every credential-like query parameter, userinfo and known key replaced. */
 export function redactUrl(url: string | URL): string {
   let parsed: URL;
   try {
     parsed = new URL(String(url));
   } catch {
-    return String(url).replace(/(api_key|apikey|token|access_token)=[^&#\s]*/gi, `$1=${REDACTED}`);
+    return redactText(String(url).replace(/(api_key|apikey|token|access_token)=[^&#\s]*/gi, `$1=${REDACTED}`));
   }
   for (const name of [...parsed.searchParams.keys()]) {
     if (SECRET_QUERY_PARAMS.includes(name.toLowerCase())) parsed.searchParams.set(name, REDACTED);
   }
   if (parsed.username) parsed.username = REDACTED;
   if (parsed.password) parsed.password = REDACTED;
-  return parsed.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED);
+  return redactText(parsed.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED));
 }
 
-/** `text` with every occurrence of `secret` (raw and URL-encoded) replaced. */
-export function scrubSecret(text: string, secret: string | undefined): string {
-  if (!secret) return text;
-  let out = text.replaceAll(secret, REDACTED);
-  const encoded = encodeURIComponent(secret);
-  if (encoded !== secret) out = out.replaceAll(encoded, REDACTED);
+// Keys shorter than this are only scrubbed as whole tokens (a letter or digit on neither side, bar
+// a percent escape before), so a one-letter key cannot turn "no workers available" into
+// "no wor[REDACTED]ers available".
+const SHORT_KEY = 8;
+/** Values nested deeper than this are cut: a 50k-deep answer must not overflow the stack later. */
+export const MAX_REDACT_DEPTH = 32;
+
+/** Set on errors that scrubbed themselves when they were built (every RunpodError). */
+export const SCRUBBED: unique symbol = Symbol.for('runpod-gql.scrubbed');
+
+const patterns = new Map<string, RegExp>();
+
+const hexByte = (b: number) => {
+  const h = b.toString(16).padStart(2, '0');
+  return h.replace(/[a-f]/g, (c) => `[${c}${c.toUpperCase()}]`);
+};
+const escapeRe = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+const utf8 = (s: string) => [...new TextEncoder().encode(s)];
+
+function base64(bytes: number[], url: boolean): string {
+  let text = btoa(String.fromCharCode(...bytes));
+  if (url) text = text.replace(/\+/g, '-').replace(/\//g, '_');
+  return text.replace(/=+$/, '');
+}
+
+/**
+ * One character of the key in every spelling a server could echo it in: raw, percent-encoded in
+ * either case and to any depth (`%2527`), `+` for a space, a JSON escape (`\u0027`, `\/`, `\"`)
+ * or an HTML entity.
+ */
+function charPattern(ch: string): string {
+  const code = ch.codePointAt(0)!;
+  const alts = [escapeRe(ch), utf8(ch).map((b) => `%(?:25)*${hexByte(b)}`).join('')];
+  if (code < 0x100) alts.push(`%(?:25)*${hexByte(code)}`);
+  if (ch === ' ') alts.push('\\+');
+  for (let i = 0; i < ch.length; i++) alts.push(`\\\\u${hexByte(ch.charCodeAt(i) >> 8)}${hexByte(ch.charCodeAt(i) & 0xff)}`);
+  if (ch === '/' || ch === '"' || ch === '\\') alts.push(escapeRe(`\\${ch}`));
+  alts.push(`&#(?:[xX]0*${code.toString(16).replace(/[a-f]/g, (c) => `[${c}${c.toUpperCase()}]`)}|0*${code});`);
+  const named: Record<string, string> = { '&': 'amp', '"': 'quot', "'": 'apos', '<': 'lt', '>': 'gt' };
+  if (named[ch]) alts.push(`&${named[ch]};`);
+  return `(?:${alts.join('|')})`;
+}
+
+/**
+ * Base64 of the key as it appears inside a longer base64 text (Basic auth's `user:key`), at each of
+ * the three byte alignments: only whole 3-byte groups of the key, which do not depend on neighbours.
+ */
+function base64Patterns(secret: string): string[] {
+  const bytes = utf8(secret);
+  const out: string[] = [];
+  for (let skip = 0; skip < 3; skip++) {
+    const whole = Math.floor((bytes.length - skip) / 3) * 3;
+    if (whole < 9) continue;
+    const core = bytes.slice(skip, skip + whole);
+    for (const url of [false, true]) out.push(escapeRe(base64(core, url)));
+  }
   return out;
+}
+
+function patternFor(secret: string): RegExp {
+  let re = patterns.get(secret);
+  if (!re) {
+    const spelled = [...secret].map(charPattern).join('');
+    const body = [spelled, ...(secret.length >= SHORT_KEY ? base64Patterns(secret) : [])].join('|');
+    re = secret.length >= SHORT_KEY ? new RegExp(body, 'g') : new RegExp(`(?:(?<![\\p{L}\\p{N}])|(?<=%[0-9A-Fa-f]{2}))(?:${body})(?![\\p{L}\\p{N}])`, 'gu');
+    patterns.set(secret, re);
+  }
+  return re;
+}
+
+// Every key a client of this process was created with. Errors scrub themselves against these, so
+// no surface can forget to; module-private and never exported, like the key inside the core.
+const secrets = new Set<string>();
+
+/** Registers a key to be scrubbed from every error. */
+export function registerSecret(secret: string | undefined): void {
+  if (secret) secrets.add(secret);
+}
+
+/** `text` with every spelling of `secret` (or, by default, of every registered key) replaced. */
+export function scrubSecret(text: string, secret?: string): string {
+  for (const s of secret === undefined ? secrets : [secret]) {
+    if (s) text = text.replace(patternFor(s), REDACTED);
+  }
+  return text;
+}
+
+/** `text` scrubbed of every registered key. */
+export function redactText(text: string): string {
+  return secrets.size === 0 ? text : scrubSecret(text);
+}
+
+/**
+ * A copy of `value` with every registered key scrubbed from every string and property name,
+ * cut at {@link MAX_REDACT_DEPTH}. Errors keep scrubbed copies of what they carry.
+ */
+export function redactValue<T>(value: T): T {
+  return redactAt(value, 0, new WeakMap()) as T;
+}
+
+function redactAt(value: unknown, depth: number, seen: WeakMap<object, unknown>): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value)) return seen.get(value);
+  if (depth >= MAX_REDACT_DEPTH) return '[TOO DEEP]';
+  if (value instanceof Error) return redactError(value, depth, seen);
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    seen.set(value, out);
+    for (const item of value) out.push(redactAt(item, depth + 1, seen));
+    return out;
+  }
+  if (typeof Headers !== 'undefined' && value instanceof Headers) {
+    const out: Record<string, string> = {};
+    value.forEach((v, k) => (out[k] = redactText(v)));
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = Object.create(proto);
+  seen.set(value, out);
+  for (const [k, v] of Object.entries(value)) out[redactText(k)] = redactAt(v, depth + 1, seen);
+  return out;
+}
+
+/** A foreign error (a fetch failure, an abort reason) rebuilt with scrubbed text. */
+function redactError(err: Error, depth: number, seen: WeakMap<object, unknown>): Error {
+  const message = redactText(err.message);
+  const stack = err.stack === undefined ? undefined : redactText(err.stack);
+  const clean = message === err.message && stack === err.stack && err.cause === undefined;
+  if (clean || (err as { [SCRUBBED]?: unknown })[SCRUBBED] === true) return err;
+  const copy = new Error(message, err.cause === undefined ? undefined : { cause: redactAt(err.cause, depth + 1, seen) });
+  copy.name = err.name;
+  if (stack !== undefined) copy.stack = stack;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') Object.assign(copy, { code });
+  seen.set(err, copy);
+  return copy;
 }
