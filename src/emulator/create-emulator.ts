@@ -1,8 +1,8 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { cors } from 'hono/cors';
 import type { GpuTypeSpec, HostSpec } from './catalog.js';
 import { createClock, type EmulatorClock } from './clock.js';
 import { EmulatorHttpError } from './errors.js';
+import { bodyLimit, DEFAULT_MAX_BODY_BYTES, emulatorCors } from './http-guards.js';
 import { FaultInjector, type Fault, type FaultRule } from './faults.js';
 import { createGraphQLExecutor } from './graphql-handler.js';
 import { ENDPOINT_DEFAULTS, Platform, type Account } from './platform.js';
@@ -33,6 +33,13 @@ export interface EmulatorOptions {
   queueDelayMs?: number | undefined;
   /** How long `/stream` holds when nothing is ready. @default 10000 */
   streamHoldMs?: number | undefined;
+  /**
+   * Origins whose pages may call the emulator (CORS): a list, or `'*'` for any.
+   * @default loopback origins only (`http://localhost:*`, `http://127.x.x.x:*`, `http://[::1]:*`)
+   */
+  corsOrigins?: '*' | readonly string[] | undefined;
+  /** Largest request body accepted, in bytes, counted as it arrives. @default 33554432 (32 MiB) */
+  maxBodyBytes?: number | undefined;
 }
 
 /** Options for `createRunpodClient` that point it at this emulator. */
@@ -136,7 +143,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   for (const key of options.apiKeys ?? [EMULATOR_API_KEY]) addAccount(key);
 
   const app = new Hono<EmulatorEnv>();
-  app.use('*', cors({ origin: '*', allowHeaders: ['authorization', 'content-type'], allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], exposeHeaders: ['retry-after'] }));
+  app.use('*', emulatorCors(options.corsOrigins));
+  app.use('*', bodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
 
   app.use('*', async (c, next) => {
     if (!faults.active || c.req.method === 'OPTIONS') return next();
