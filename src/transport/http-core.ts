@@ -88,7 +88,6 @@ function innermostMessage(err: unknown): string {
 }
 
 export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined): HttpCore {
-  registerSecret(apiKey);
   const scrub = (text: string) => (apiKey ? scrubSecret(text, apiKey) : text);
 
   function headersFor(req: HttpRequest, withCredentials: boolean, hasBody: boolean): Record<string, string> {
@@ -228,7 +227,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     return { status: res.status, headers: res.headers, text: await res.text() };
   }
 
-  return {
+  const core: HttpCore = {
     options: resolved,
     scrub,
     request: (req) => run(req, readText),
@@ -245,6 +244,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       }
     },
   };
+  registerSecret(apiKey, core);
+  return core;
 }
 
 /** The core for a client's options; the key stays inside the core's closure. */

@@ -88,18 +88,30 @@ function patternFor(secret: string): RegExp {
   return re;
 }
 
-// Every key a client of this process was created with. Errors scrub themselves against these, so
-// no surface can forget to; module-private and never exported, like the key inside the core.
-const secrets = new Set<string>();
+// Every key a live client of this process holds, counted per client. Errors scrub themselves
+// against these, so no surface can forget to; module-private and never exported, like the key
+// inside the core. A key is forgotten when the last client holding it is collected, so the cost of
+// scrubbing does not grow with every client ever made.
+const secrets = new Map<string, number>();
+const release =
+  typeof FinalizationRegistry === 'undefined'
+    ? undefined
+    : new FinalizationRegistry<string>((secret) => {
+        const left = (secrets.get(secret) ?? 1) - 1;
+        if (left > 0) secrets.set(secret, left);
+        else (secrets.delete(secret), patterns.delete(secret));
+      });
 
-/** Registers a key to be scrubbed from every error. */
-export function registerSecret(secret: string | undefined): void {
-  if (secret) secrets.add(secret);
+/** Registers a key to be scrubbed from every error for as long as `holder` (its client's core) lives. */
+export function registerSecret(secret: string | undefined, holder?: object): void {
+  if (!secret) return;
+  secrets.set(secret, (secrets.get(secret) ?? 0) + 1);
+  if (holder) release?.register(holder, secret);
 }
 
 /** `text` with every spelling of `secret` (or, by default, of every registered key) replaced. */
 export function scrubSecret(text: string, secret?: string): string {
-  for (const s of secret === undefined ? secrets : [secret]) {
+  for (const s of secret === undefined ? secrets.keys() : [secret]) {
     if (s) text = text.replace(patternFor(s), REDACTED);
   }
   return text;
