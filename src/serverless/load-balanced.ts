@@ -94,8 +94,17 @@ export function createLoadBalancedClient(core: HttpCore, endpointUrlOrId: string
     async fetch(path, init = {}) {
       const { method = 'GET', body, headers, signal, query, timeoutMs, maxRetries, retryNonIdempotent } = init;
       if (body !== undefined && body !== null && typeof body !== 'string') throw new ValidationError('body', 'must be a string (serialise it first)');
-      const options = { query, timeoutMs, maxRetries, retryNonIdempotent, signal: signal ?? undefined, headers: Object.fromEntries(new Headers(headers).entries()) };
+      const options = { query, timeoutMs, maxRetries, retryNonIdempotent, signal: signal ?? undefined, headers: headerRecord(headers) };
       return core.requestRaw(toRequest(method.toUpperCase(), path, options, body ?? undefined));
     },
   };
+}
+
+/** `HeadersInit` as a record; one that fetch would refuse (CR, LF, non-Latin-1) is a ValidationError. */
+function headerRecord(headers: HeadersInit | undefined): Record<string, string> {
+  try {
+    return Object.fromEntries(new Headers(headers).entries());
+  } catch (err) {
+    throw new ValidationError('headers', `not valid HTTP headers: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

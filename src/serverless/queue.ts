@@ -2,7 +2,7 @@ import { AbortError, JobCancelledError, ServerError, JobFailedError, JobTimedOut
 import { sleep } from '../transport/abort.js';
 import { pollWithBackoff } from '../transport/poll.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
-import type { CallOptions } from '../transport/options.js';
+import { checkDuration, type CallOptions } from '../transport/options.js';
 import { checkInteger, requireId, requireObject, requireString, toJsonBody } from '../validation.js';
 import { isTerminalJobStatus, type CompletedJob, type EndpointHealth, type JobPolicy, type JobState, type PurgeQueueResult, type S3Config, type StreamChunk } from './types.js';
 
@@ -211,6 +211,9 @@ function openStream<Output>(routes: QueueRoutes, jobId: string, options: StreamO
   const firstInterval = options.pollIntervalMs ?? 250;
 
   async function* chunks(): AsyncGenerator<StreamChunk<Output>, void, undefined> {
+    // Checked here: Math.max below would turn a NaN or negative limit into the default silently.
+    checkDuration('timeoutMs', options.timeoutMs);
+    checkDuration('pollIntervalMs', options.pollIntervalMs);
     let interval = firstInterval;
     try {
       for (;;) {
@@ -317,6 +320,8 @@ export function createEndpointClient<Input = unknown, Output = unknown>(core: Ht
       const body = validateRunBody(input, options, RUNSYNC_BODY_LIMIT_BYTES);
       checkInteger('executionTimeoutMs', options.executionTimeoutMs, 1);
       checkInteger('waitMs', options.waitMs, MIN_RUNSYNC_WAIT_MS, MAX_RUNSYNC_WAIT_MS);
+      checkDuration('timeoutMs', options.timeoutMs);
+      checkDuration('pollIntervalMs', options.pollIntervalMs);
       const deadlineMs = options.timeoutMs ?? options.executionTimeoutMs ?? DEFAULT_RUNSYNC_DEADLINE_MS;
       const waitMs = options.waitMs ?? Math.min(Math.max(deadlineMs, MIN_RUNSYNC_WAIT_MS), MAX_RUNSYNC_WAIT_MS);
       const started = Date.now();

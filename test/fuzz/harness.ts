@@ -3,7 +3,7 @@
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { createRunpodClient, type RunpodClient } from '../../src/client.js';
-import type { RunpodClientOptions } from '../../src/transport/options.js';
+import type { CallOptions, RunpodClientOptions } from '../../src/transport/options.js';
 
 /** `FUZZ_RUNS` multiplies every property's runs (1 in CI; `npm run fuzz` raises it). */
 export const FUZZ_SCALE = Math.max(1, Number(process.env.FUZZ_RUNS ?? 1) || 1);
@@ -31,7 +31,8 @@ export type Client = RunpodClient;
  */
 export interface MethodRow {
   readonly name: string;
-  readonly call: (client: Client, id: string) => Promise<unknown>;
+  /** `options` are the per-call options, merged where the method takes them. */
+  readonly call: (client: Client, id: string, options?: CallOptions) => Promise<unknown>;
   /** Where `id` lands in the path, as a template: `/v1/pods/{id}`; undefined when not in a path. */
   readonly path?: string;
 }
@@ -46,47 +47,49 @@ async function drain(iterable: AsyncIterable<unknown>): Promise<unknown[]> {
 
 export const METHODS: readonly MethodRow[] = [
   // GraphQL
-  { name: 'graphql.request', call: (c) => c.graphql.request('query Me { myself { id } }') },
-  { name: 'graphql.request mutation', call: (c) => c.graphql.request('mutation M { podTerminate(input: { podId: "p" }) }') },
-  { name: 'pods.list', call: (c) => c.pods.list() },
-  { name: 'pods.get', call: (c, id) => c.pods.get(id) },
-  { name: 'pods.deploy', call: (c) => c.pods.deploy({ gpuTypeId: 'NVIDIA GeForce RTX 4090', imageName: 'img', gpuCount: 1, cloudType: 'SECURE' }) },
-  { name: 'pods.resume', call: (c, id) => c.pods.resume({ podId: id, gpuCount: 1 }) },
-  { name: 'pods.stop', call: (c, id) => c.pods.stop(id) },
-  { name: 'pods.terminate', call: (c, id) => c.pods.terminate(id) },
-  { name: 'pods.waitUntilReady', call: (c, id) => c.pods.waitUntilReady(id, WAIT) },
-  { name: 'gpuTypes.list', call: (c) => c.gpuTypes.list() },
-  { name: 'gpuTypes.offers', call: (c) => c.gpuTypes.offers() },
+  { name: 'graphql.request', call: (c, _id, o) => c.graphql.request('query Me { myself { id } }', {}, o) },
+  { name: 'graphql.request mutation', call: (c, _id, o) => c.graphql.request('mutation M { podTerminate(input: { podId: "p" }) }', {}, o) },
+  { name: 'pods.list', call: (c, _id, o) => c.pods.list(o) },
+  { name: 'pods.get', call: (c, id, o) => c.pods.get(id, o) },
+  { name: 'pods.deploy', call: (c, _id, o) => c.pods.deploy({ gpuTypeId: 'NVIDIA GeForce RTX 4090', imageName: 'img', gpuCount: 1, cloudType: 'SECURE' }, o) },
+  { name: 'pods.resume', call: (c, id, o) => c.pods.resume({ podId: id, gpuCount: 1 }, o) },
+  { name: 'pods.stop', call: (c, id, o) => c.pods.stop(id, o) },
+  { name: 'pods.terminate', call: (c, id, o) => c.pods.terminate(id, o) },
+  { name: 'pods.waitUntilReady', call: (c, id, o) => c.pods.waitUntilReady(id, { ...WAIT, ...o }) },
+  { name: 'gpuTypes.list', call: (c, _id, o) => c.gpuTypes.list({}, o) },
+  { name: 'gpuTypes.offers', call: (c, _id, o) => c.gpuTypes.offers({}, o) },
   // REST (v1 today; the table grows with REST v2 after the merge)
-  { name: 'rest.pods.list', call: (c) => c.rest.pods.list() },
-  { name: 'rest.pods.create', call: (c) => c.rest.pods.create({ imageName: 'img', gpuCount: 1 }) },
-  { name: 'rest.pods.get', call: (c, id) => c.rest.pods.get(id), path: '/v1/pods/{id}' },
-  { name: 'rest.pods.update', call: (c, id) => c.rest.pods.update(id, { containerDiskInGb: 20 }), path: '/v1/pods/{id}' },
-  { name: 'rest.pods.delete', call: (c, id) => c.rest.pods.delete(id), path: '/v1/pods/{id}' },
-  { name: 'rest.pods.start', call: (c, id) => c.rest.pods.start(id), path: '/v1/pods/{id}/start' },
-  { name: 'rest.pods.stop', call: (c, id) => c.rest.pods.stop(id), path: '/v1/pods/{id}/stop' },
-  { name: 'rest.endpoints.list', call: (c) => c.rest.endpoints.list() },
-  { name: 'rest.endpoints.get', call: (c, id) => c.rest.endpoints.get(id), path: '/v1/endpoints/{id}' },
-  { name: 'rest.endpoints.delete', call: (c, id) => c.rest.endpoints.delete(id), path: '/v1/endpoints/{id}' },
-  { name: 'rest.templates.list', call: (c) => c.rest.templates.list() },
-  { name: 'rest.templates.get', call: (c, id) => c.rest.templates.get(id), path: '/v1/templates/{id}' },
-  { name: 'rest.networkVolumes.list', call: (c) => c.rest.networkVolumes.list() },
-  { name: 'rest.networkVolumes.get', call: (c, id) => c.rest.networkVolumes.get(id), path: '/v1/networkvolumes/{id}' },
-  { name: 'rest.containerRegistryAuths.get', call: (c, id) => c.rest.containerRegistryAuths.get(id), path: '/v1/containerregistryauth/{id}' },
-  { name: 'rest.billing.pods', call: (c) => c.rest.billing.pods() },
+  { name: 'rest.pods.list', call: (c, _id, o) => c.rest.pods.list({}, o) },
+  { name: 'rest.pods.create', call: (c, _id, o) => c.rest.pods.create({ imageName: 'img', gpuCount: 1 }, o) },
+  { name: 'rest.pods.get', call: (c, id, o) => c.rest.pods.get(id, {}, o), path: '/v1/pods/{id}' },
+  { name: 'rest.pods.update', call: (c, id, o) => c.rest.pods.update(id, { containerDiskInGb: 20 }, o), path: '/v1/pods/{id}' },
+  { name: 'rest.pods.delete', call: (c, id, o) => c.rest.pods.delete(id, o), path: '/v1/pods/{id}' },
+  { name: 'rest.pods.start', call: (c, id, o) => c.rest.pods.start(id, o), path: '/v1/pods/{id}/start' },
+  { name: 'rest.pods.stop', call: (c, id, o) => c.rest.pods.stop(id, o), path: '/v1/pods/{id}/stop' },
+  { name: 'rest.endpoints.list', call: (c, _id, o) => c.rest.endpoints.list({}, o) },
+  { name: 'rest.endpoints.get', call: (c, id, o) => c.rest.endpoints.get(id, {}, o), path: '/v1/endpoints/{id}' },
+  { name: 'rest.endpoints.delete', call: (c, id, o) => c.rest.endpoints.delete(id, o), path: '/v1/endpoints/{id}' },
+  { name: 'rest.templates.list', call: (c, _id, o) => c.rest.templates.list({}, o) },
+  { name: 'rest.templates.get', call: (c, id, o) => c.rest.templates.get(id, {}, o), path: '/v1/templates/{id}' },
+  { name: 'rest.networkVolumes.list', call: (c, _id, o) => c.rest.networkVolumes.list(undefined, o) },
+  { name: 'rest.networkVolumes.get', call: (c, id, o) => c.rest.networkVolumes.get(id, undefined, o), path: '/v1/networkvolumes/{id}' },
+  { name: 'rest.containerRegistryAuths.get', call: (c, id, o) => c.rest.containerRegistryAuths.get(id, undefined, o), path: '/v1/containerregistryauth/{id}' },
+  { name: 'rest.billing.pods', call: (c, _id, o) => c.rest.billing.pods({}, o) },
   // Serverless, queue-based
-  { name: 'endpoint.run', call: (c, id) => c.endpoint(id).run({ x: 1 }), path: '/v2/{id}/run' },
-  { name: 'endpoint.runSync', call: (c) => c.endpoint('ep').runSync({ x: 1 }, { ...WAIT, waitMs: 1_000 }) },
-  { name: 'endpoint.status', call: (c, id) => c.endpoint('ep').status(id), path: '/v2/ep/status/{id}' },
-  { name: 'endpoint.cancel', call: (c, id) => c.endpoint('ep').cancel(id), path: '/v2/ep/cancel/{id}' },
-  { name: 'endpoint.retry', call: (c, id) => c.endpoint('ep').retry(id), path: '/v2/ep/retry/{id}' },
-  { name: 'endpoint.health', call: (c, id) => c.endpoint(id).health(), path: '/v2/{id}/health' },
-  { name: 'endpoint.purgeQueue', call: (c, id) => c.endpoint(id).purgeQueue(), path: '/v2/{id}/purge-queue' },
-  { name: 'job.wait', call: (c) => c.endpoint('ep').job('j').wait(WAIT) },
-  { name: 'job.stream', call: (c) => drain(c.endpoint('ep').job('j').stream({ pollIntervalMs: 2, signal: AbortSignal.timeout(20) })) },
+  { name: 'endpoint.run', call: (c, id, o) => c.endpoint(id).run({ x: 1 }, o), path: '/v2/{id}/run' },
+  { name: 'endpoint.runSync', call: (c, _id, o) => c.endpoint('ep').runSync({ x: 1 }, { ...WAIT, waitMs: 1_000, ...o }) },
+  { name: 'endpoint.status', call: (c, id, o) => c.endpoint('ep').status(id, o), path: '/v2/ep/status/{id}' },
+  { name: 'endpoint.cancel', call: (c, id, o) => c.endpoint('ep').cancel(id, o), path: '/v2/ep/cancel/{id}' },
+  { name: 'endpoint.retry', call: (c, id, o) => c.endpoint('ep').retry(id, o), path: '/v2/ep/retry/{id}' },
+  { name: 'endpoint.health', call: (c, id, o) => c.endpoint(id).health(o), path: '/v2/{id}/health' },
+  { name: 'endpoint.purgeQueue', call: (c, id, o) => c.endpoint(id).purgeQueue(o), path: '/v2/{id}/purge-queue' },
+  { name: 'job.status', call: (c, id, o) => c.endpoint('ep').job(id).status(o), path: '/v2/ep/status/{id}' },
+  { name: 'job.wait', call: (c, _id, o) => c.endpoint('ep').job('j').wait({ ...WAIT, ...o }) },
+  { name: 'job.stream', call: (c, id, o) => drain(c.endpoint('ep').job(id).stream({ pollIntervalMs: 2, signal: AbortSignal.timeout(20), ...o })), path: '/v2/ep/stream/{id}' },
   // Serverless, load-balanced
-  { name: 'loadBalanced.get', call: (c) => c.loadBalanced('https://lb.test', { coldStartTimeoutMs: 30 }).get('/ping') },
-  { name: 'loadBalanced.post', call: (c) => c.loadBalanced('https://lb.test').post('/generate', { json: { x: 1 } }) },
+  { name: 'loadBalanced.get', call: (c, _id, o) => c.loadBalanced('https://lb.test', { coldStartTimeoutMs: 30 }).get('/ping', o) },
+  { name: 'loadBalanced.post', call: (c, _id, o) => c.loadBalanced('https://lb.test').post('/generate', { json: { x: 1 }, ...o }) },
+  { name: 'loadBalanced.fetch', call: (c, _id, o) => c.loadBalanced('https://lb.test').fetch('/raw', { method: 'POST', body: '{}', ...o }) },
 ];
 
 export const TEST_URLS = {
@@ -111,11 +114,13 @@ export function fuzzClient(respond: (url: URL, init: RequestInit) => Response | 
   return { client, sent };
 }
 
-/** Settles `promise`, or reports `hang` after `ms` of real time (a watchdog, not an assertion on speed). */
-export async function settleWithin(promise: Promise<unknown>, ms = 5_000): Promise<{ kind: 'resolved'; value: unknown } | { kind: 'rejected'; error: unknown } | { kind: 'hang' }> {
+/** Runs and settles `run`, or reports `hang` after `ms` of real time (a watchdog, not an assertion on speed). */
+export async function settleWithin(run: () => Promise<unknown>, ms = 5_000): Promise<{ kind: 'resolved'; value: unknown } | { kind: 'rejected'; error: unknown } | { kind: 'hang' }> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watchdog = new Promise<{ kind: 'hang' }>((resolve) => (timer = setTimeout(() => resolve({ kind: 'hang' }), ms)));
   try {
+    // A method may throw before it returns a promise (a bad endpoint id): that counts as a rejection.
+    const promise = Promise.resolve().then(run);
     return await Promise.race([
       promise.then(
         (value) => ({ kind: 'resolved' as const, value }),

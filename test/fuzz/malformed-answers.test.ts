@@ -14,7 +14,7 @@ interface Outcome {
 
 async function drive(method: MethodRow, respond: () => Response): Promise<Outcome> {
   const { client } = fuzzClient(() => respond());
-  const settled = await settleWithin(method.call(client, 'p1'));
+  const settled = await settleWithin(() => method.call(client, 'p1'));
   const base = { method: method.name, answer: '' };
   if (settled.kind === 'hang') return { ...base, kind: 'hang' };
   if (settled.kind === 'resolved') return { ...base, kind: 'resolved' };
