@@ -58,7 +58,9 @@ function charPattern(ch: string): string {
   alts.push(`&#(?:[xX]0*${code.toString(16).replace(/[a-f]/g, (c) => `[${c}${c.toUpperCase()}]`)}|0*${code});`);
   const named: Record<string, string> = { '&': 'amp', '"': 'quot', "'": 'apos', '<': 'lt', '>': 'gt' };
   if (named[ch]) alts.push(`&${named[ch]};`);
-  return `(?:${alts.join('|')})`;
+  // No alternative twice (an ASCII character's UTF-8 and Latin-1 escapes are the same): a
+  // duplicate would make every failed match backtrack 2^length ways.
+  return `(?:${[...new Set(alts)].join('|')})`;
 }
 
 /**

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RunpodError } from '../../src/errors.js';
 import { answersFor, malformedAnswers, toResponse, type MalformedAnswer } from './answers.js';
 import { KNOWN_GAPS } from './known-gaps.js';
-import { fuzzClient, METHODS, params, reportFigures, settleWithin, SOAK, type MethodRow } from './harness.js';
+import { fuzzClient, METHODS, FUZZ_TIMEOUT_MS, params, reportFigures, settleWithin, SOAK, type MethodRow } from './harness.js';
 
 interface Outcome {
   method: string;
@@ -81,5 +81,5 @@ describe('every method × malformed answer → a RunpodError, within its deadlin
       }),
       params(150),
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 });

@@ -4,7 +4,7 @@ import { createRunpodClient } from '../../src/client.js';
 import { ValidationError } from '../../src/errors.js';
 import { parsePodEnv } from '../../src/graphql/pod-env.js';
 import type { CallOptions } from '../../src/transport/options.js';
-import { fuzzClient, METHODS, params, reportFigures, settleWithin } from './harness.js';
+import { fuzzClient, METHODS, FUZZ_TIMEOUT_MS, params, reportFigures, settleWithin } from './harness.js';
 
 /** Not a finite number above 0: each would remove a time limit or spin a poller. */
 const badDuration = fc.oneof(
@@ -59,7 +59,7 @@ describe('invalid options are refused before sending', () => {
       ),
       params(300),
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it('per-call options: every method refuses them, with nothing sent', async () => {
     await fc.assert(
@@ -84,7 +84,7 @@ describe('invalid options are refused before sending', () => {
       ),
       params(200),
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it('waits refuse a deadline or poll interval that is not a finite number above 0', async () => {
     for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100']) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunpodError } from '../../src/errors.js';
-import { echoSpelling, fuzzClient, METHODS, params, reportFigures, settleWithin, spellingsOf, viewsOf } from './harness.js';
+import { echoSpelling, fuzzClient, METHODS, FUZZ_TIMEOUT_MS, params, reportFigures, settleWithin, spellingsOf, viewsOf } from './harness.js';
 
 /** Keys of every character class a header can carry: letters, digits, ASCII punctuation, space, Latin-1. */
 const CLASSES: Record<string, string> = {
@@ -83,5 +83,5 @@ describe('no spelling of the key survives in any field of any error', () => {
       }),
       params(400),
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 });

@@ -50,6 +50,13 @@ describe('scrubbing every spelling of the key', () => {
     expect(scrubSecret('xxabcdefgh1234yy', 'abcdefgh1234')).toBe(`xx${REDACTED}yy`);
   });
 
+  it('a key of one repeated character is scrubbed, and a near miss does not backtrack forever', () => {
+    const key = `k${' '.repeat(40)}z`;
+    expect(scrubSecret(`a ${key} b`, key)).toBe(`a ${REDACTED} b`);
+    expect(scrubSecret(`a k${'+'.repeat(40)}y b`, key)).toBe(`a k${'+'.repeat(40)}y b`);
+    expect(scrubSecret(`a k${'%20'.repeat(40)}z b`, key)).toBe(`a ${REDACTED} b`);
+  });
+
   it('scrubs parsed values: strings, property names, arrays, headers; cuts 50k-deep values', () => {
     let deep: unknown = KEY;
     for (let i = 0; i < 50_000; i++) deep = { e: [deep] };
