@@ -36,14 +36,10 @@ export class RunpodError extends Error {
   }
 
   /** `JSON.stringify(err)` gives the name, the message and every public field (scrubbed), not `{}`. */
-  toJSON(): Record<string, unknown> {
-    const out: Record<string, unknown> = { name: this.name, message: this.message };
-    for (const [key, value] of Object.entries(this)) out[key] = redactValue(value);
+  toJSON(): object {
+    // The fields were scrubbed when the error was built; a foreign cause shows its name and message.
     const cause: unknown = this.cause;
-    if (cause instanceof RunpodError) out.cause = cause.toJSON();
-    else if (cause instanceof Error) out.cause = { name: cause.name, message: redactText(cause.message) };
-    else if (cause !== undefined) out.cause = redactValue(cause);
-    return out;
+    return Object.assign({ name: this.name, message: this.message }, this, { cause: cause instanceof Error && !(cause instanceof RunpodError) ? { name: cause.name, message: cause.message } : cause });
   }
 }
 

@@ -5,11 +5,10 @@ import { ValidationError } from './errors.js';
  * parser collapses into another route), no control characters. Returned as given.
  */
 export function requireId(field: string, value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new ValidationError(field, 'must be a non-empty string');
-  if (value === '.' || value === '..' || /[\u0000-\u001f\u007f-\u009f]/.test(value)) {
-    throw new ValidationError(field, `must be one path segment, got ${JSON.stringify(value.slice(0, 40))}`);
+  if (requireString(field, value) === '.' || value === '..' || /[\u0000-\u001f\u007f-\u009f]/.test(value as string)) {
+    throw new ValidationError(field, `must be one path segment, got ${JSON.stringify(value)}`);
   }
-  return value;
+  return value as string;
 }
 
 /** A non-blank string (free text such as a name; not used in a path). */

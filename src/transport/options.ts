@@ -109,112 +109,57 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/** A time limit or interval: a finite number of milliseconds above 0 (0, NaN or "1" would remove the limit). */
-export function checkDuration(field: string, value: unknown, request?: RequestSummary): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ValidationError(field, `must be a finite number of milliseconds above 0, got ${describe(value)}`, { request });
+type Check = (value: unknown) => boolean;
+
+function check(field: string, value: unknown, ok: Check, what: string, request?: RequestSummary): void {
+  if (value !== undefined && !ok(value)) {
+    // Numbers are shown; text is not (a header value may be a credential).
+    const got = typeof value === 'number' ? value : value === null ? 'null' : typeof value;
+    throw new ValidationError(field, `must be ${what}, got ${got}`, { request });
   }
 }
 
-/** A retry count: an integer from 0. */
-export function checkRetries(field: string, value: unknown, request?: RequestSummary): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new ValidationError(field, `must be an integer ≥ 0, got ${describe(value)}`, { request });
-  }
-}
-
+const isDuration: Check = (v) => typeof v === 'number' && Number.isFinite(v) && v > 0;
+const isCount = (min: number): Check => (v) => Number.isSafeInteger(v) && (v as number) >= min;
+const isObject: Check = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 // Header values are byte strings: fetch refuses anything above U+00FF, and CR, LF or NUL could
 // split the request. Refused here, once, rather than as a ConnectionError after useless retries.
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const isHeaderValue: Check = (v) => typeof v === 'string' && /^[\t\x20-\x7e\x80-\xff]*$/.test(v);
 
-/** A map of header names to values that can travel in an HTTP header. */
-export function checkHeaders(field: string, value: unknown, request?: RequestSummary): void {
-  if (value === undefined) return;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ValidationError(field, 'must be an object of header names to string values', { request });
-  }
-  for (const [name, v] of Object.entries(value)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ValidationError(`${field}`, `"${name}" is not a valid header name`, { request });
-    if (typeof v !== 'string' || !HEADER_VALUE.test(v)) {
-      throw new ValidationError(`${field}.${name}`, 'must be a string of Latin-1 characters without CR, LF or NUL', { request });
-    }
+/** A time limit or interval: a finite number of milliseconds above 0 (0, NaN or "1" would remove the limit). */
+export function checkDuration(field: string, value: unknown, request?: RequestSummary): void {
+  check(field, value, isDuration, 'a finite number of milliseconds above 0', request);
+}
+
+function checkHeaders(value: unknown, request?: RequestSummary): void {
+  check('headers', value, isObject, 'an object of header names to values', request);
+  for (const [name, v] of Object.entries(value ?? {})) {
+    check(`headers.${name}`, v, isHeaderValue, 'a string of Latin-1 characters without CR, LF or NUL', request);
   }
 }
 
-function checkFunction(field: string, value: unknown): void {
-  if (value !== undefined && typeof value !== 'function') throw new ValidationError(field, 'must be a function');
+/**
+ * The client options that would fail silently or on every call, checked at creation: each wrong
+ * one is a ValidationError naming it.
+ */
+export function validateClientOptions(options: RunpodClientOptions): void {
+  check('options', options, isObject, 'an object');
+  validateCallOptions(options);
 }
 
-function checkUrl(field: string, value: unknown): void {
-  if (value === undefined) return;
-  let ok = false;
-  try {
-    ok = typeof value === 'string' && /^https?:$/.test(new URL(value.replace('{endpointId}', 'x')).protocol);
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw new ValidationError(field, `must be an absolute http(s) URL, got ${describe(value)}`);
+/** The per-call options every method takes (and their client-wide defaults), checked before anything is sent. */
+export function validateCallOptions(options: CallOptions, request?: RequestSummary): void {
+  checkDuration('timeoutMs', options.timeoutMs, request);
+  check('maxRetries', options.maxRetries, isCount(0), 'an integer ≥ 0', request);
+  checkHeaders(options.headers, request);
+  check('signal', options.signal, (v) => typeof (v as AbortSignal | null)?.addEventListener === 'function', 'an AbortSignal', request);
 }
 
 /** Refuses a key that cannot travel in an Authorization header (so would fail on every call). */
 function checkApiKey(value: unknown): void {
-  if (value === undefined) return;
-  if (typeof value !== 'string') throw new ValidationError('apiKey', 'must be a string');
-  // No echo of the key in these messages, not even in part.
-  if (!/^[\x20-\x7e\x80-\xff]*$/.test(value)) {
-    throw new ValidationError('apiKey', 'must hold only printable Latin-1 characters (no CR, LF, control or non-Latin-1 characters)');
-  }
-  if (value.trim() !== value) throw new ValidationError('apiKey', 'must not start or end with white space');
-}
-
-function checkRateLimits(value: unknown): void {
-  if (value === undefined || value === false) return;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ValidationError('rateLimits', 'must be false or an object of bucket settings');
-  }
-  for (const [bucket, setting] of Object.entries(value)) {
-    if (setting === null || typeof setting !== 'object') throw new ValidationError(`rateLimits.${bucket}`, 'must be an object');
-    const { requests, intervalMs, concurrency } = setting as RateLimitSetting;
-    for (const [name, n] of [['requests', requests], ['concurrency', concurrency]] as const) {
-      if (n !== undefined && (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1)) {
-        throw new ValidationError(`rateLimits.${bucket}.${name}`, `must be an integer ≥ 1, got ${describe(n)}`);
-      }
-    }
-    checkDuration(`rateLimits.${bucket}.intervalMs`, intervalMs);
-  }
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-  return value === null ? 'null' : typeof value;
-}
-
-/** Every client option checked: a wrong one is a ValidationError naming it, at client creation. */
-export function validateClientOptions(options: RunpodClientOptions): void {
-  if (options === null || typeof options !== 'object') throw new ValidationError('options', 'must be an object');
-  checkApiKey(options.apiKey);
-  for (const field of ['graphqlUrl', 'restUrl', 'serverlessUrl', 'loadBalancedUrl'] as const) checkUrl(field, options[field]);
-  checkDuration('timeoutMs', options.timeoutMs);
-  checkRetries('maxRetries', options.maxRetries);
-  checkHeaders('headers', options.headers);
-  for (const field of ['fetch', 'onRetry', 'onRateLimit'] as const) checkFunction(field, options[field]);
-  if (options.graphqlAuth !== undefined && options.graphqlAuth !== 'query' && options.graphqlAuth !== 'header') {
-    throw new ValidationError('graphqlAuth', `must be 'query' or 'header', got ${describe(options.graphqlAuth)}`);
-  }
-  checkRateLimits(options.rateLimits);
-}
-
-/** The per-call options every method takes, checked before anything is sent. */
-export function validateCallOptions(options: CallOptions, request?: RequestSummary): void {
-  checkDuration('timeoutMs', options.timeoutMs, request);
-  checkRetries('maxRetries', options.maxRetries, request);
-  checkHeaders('headers', options.headers, request);
-  const signal: unknown = options.signal;
-  if (signal !== undefined && (signal === null || typeof signal !== 'object' || typeof (signal as AbortSignal).addEventListener !== 'function')) {
-    throw new ValidationError('signal', 'must be an AbortSignal', { request });
+  // The message never echoes the key, not even in part.
+  if (value !== undefined && value !== '' && (typeof value !== 'string' || !/^[\x21-\x7e\x80-\xff]([\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?$/.test(value))) {
+    throw new ValidationError('apiKey', 'must be printable Latin-1 text, with no CR, LF, control or non-Latin-1 character, nor white space at either end');
   }
 }
 

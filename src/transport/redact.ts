@@ -30,61 +30,48 @@ export const SCRUBBED: unique symbol = Symbol.for('runpod-gql.scrubbed');
 
 const patterns = new Map<string, RegExp>();
 
-const hexByte = (b: number) => {
-  const h = b.toString(16).padStart(2, '0');
-  return h.replace(/[a-f]/g, (c) => `[${c}${c.toUpperCase()}]`);
-};
+const hex = (n: number, width = 2) => n.toString(16).padStart(width, '0');
 const escapeRe = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 const utf8 = (s: string) => [...new TextEncoder().encode(s)];
 
-function base64(bytes: number[], url: boolean): string {
-  let text = btoa(String.fromCharCode(...bytes));
-  if (url) text = text.replace(/\+/g, '-').replace(/\//g, '_');
-  return text.replace(/=+$/, '');
-}
-
 /**
- * One character of the key in every spelling a server could echo it in: raw, percent-encoded in
- * either case and to any depth (`%2527`), `+` for a space, a JSON escape (`\u0027`, `\/`, `\"`)
- * or an HTML entity.
+ * One character of the key in every spelling a server could echo it in: raw, percent-encoded
+ * (UTF-8 or Latin-1, to any depth: `%2527`), `+` for a space, a JSON escape (`\u0027`, `\/`) or an
+ * numeric HTML entity. The pattern is case-insensitive, which only ever scrubs more.
  */
 function charPattern(ch: string): string {
   const code = ch.codePointAt(0)!;
-  const alts = [escapeRe(ch), utf8(ch).map((b) => `%(?:25)*${hexByte(b)}`).join('')];
-  if (code < 0x100) alts.push(`%(?:25)*${hexByte(code)}`);
-  if (ch === ' ') alts.push('\\+');
-  for (let i = 0; i < ch.length; i++) alts.push(`\\\\u${hexByte(ch.charCodeAt(i) >> 8)}${hexByte(ch.charCodeAt(i) & 0xff)}`);
-  if (ch === '/' || ch === '"' || ch === '\\') alts.push(escapeRe(`\\${ch}`));
-  alts.push(`&#(?:[xX]0*${code.toString(16).replace(/[a-f]/g, (c) => `[${c}${c.toUpperCase()}]`)}|0*${code});`);
-  const named: Record<string, string> = { '&': 'amp', '"': 'quot', "'": 'apos', '<': 'lt', '>': 'gt' };
-  if (named[ch]) alts.push(`&${named[ch]};`);
+  const alts = [
+    escapeRe(ch),
+    utf8(ch).map((b) => `%(?:25)*${hex(b)}`).join(''),
+    `%(?:25)*${hex(code)}`,
+    [...ch].length === ch.length ? `\\\\u${hex(code, 4)}` : '',
+    ' /"\\'.includes(ch) ? (ch === ' ' ? '\\+' : escapeRe(`\\${ch}`)) : '',
+    `&#(?:x0*${hex(code, 1)}|0*${code});`,
+  ];
   // No alternative twice (an ASCII character's UTF-8 and Latin-1 escapes are the same): a
   // duplicate would make every failed match backtrack 2^length ways.
-  return `(?:${[...new Set(alts)].join('|')})`;
+  return `(?:${[...new Set(alts.filter(Boolean))].join('|')})`;
 }
 
 /**
- * Base64 of the key as it appears inside a longer base64 text (Basic auth's `user:key`), at each of
- * the three byte alignments: only whole 3-byte groups of the key, which do not depend on neighbours.
+ * Base64 (and base64url) of the key inside a longer base64 text (Basic auth's `user:key`), at each
+ * of the three byte alignments: only whole 3-byte groups of the key, which do not depend on neighbours.
  */
 function base64Patterns(secret: string): string[] {
   const bytes = utf8(secret);
-  const out: string[] = [];
-  for (let skip = 0; skip < 3; skip++) {
+  return [0, 1, 2].flatMap((skip) => {
     const whole = Math.floor((bytes.length - skip) / 3) * 3;
-    if (whole < 9) continue;
-    const core = bytes.slice(skip, skip + whole);
-    for (const url of [false, true]) out.push(escapeRe(base64(core, url)));
-  }
-  return out;
+    const text = btoa(String.fromCharCode(...bytes.slice(skip, skip + whole)));
+    return whole < 9 ? [] : [escapeRe(text), escapeRe(text.replace(/\+/g, '-').replace(/\//g, '_'))];
+  });
 }
 
 function patternFor(secret: string): RegExp {
   let re = patterns.get(secret);
   if (!re) {
-    const spelled = [...secret].map(charPattern).join('');
-    const body = [spelled, ...(secret.length >= SHORT_KEY ? base64Patterns(secret) : [])].join('|');
-    re = secret.length >= SHORT_KEY ? new RegExp(body, 'g') : new RegExp(`(?:(?<![\\p{L}\\p{N}])|(?<=%[0-9A-Fa-f]{2}))(?:${body})(?![\\p{L}\\p{N}])`, 'gu');
+    const body = [[...secret].map(charPattern).join(''), ...(secret.length >= SHORT_KEY ? base64Patterns(secret) : [])].join('|');
+    re = new RegExp(secret.length >= SHORT_KEY ? body : `(?:(?<![\\p{L}\\p{N}])|(?<=%[0-9a-f]{2}))(?:${body})(?![\\p{L}\\p{N}])`, 'giu');
     patterns.set(secret, re);
   }
   return re;
@@ -144,11 +131,6 @@ function redactAt(value: unknown, depth: number, seen: WeakMap<object, unknown>)
     for (const item of value) out.push(redactAt(item, depth + 1, seen));
     return out;
   }
-  if (typeof Headers !== 'undefined' && value instanceof Headers) {
-    const out: Record<string, string> = {};
-    value.forEach((v, k) => (out[k] = redactText(v)));
-    return out;
-  }
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = Object.create(proto);
@@ -157,17 +139,12 @@ function redactAt(value: unknown, depth: number, seen: WeakMap<object, unknown>)
   return out;
 }
 
-/** A foreign error (a fetch failure, an abort reason) rebuilt with scrubbed text. */
+/** A foreign error (a fetch failure, an abort reason) rebuilt with scrubbed text, its `code` kept. */
 function redactError(err: Error, depth: number, seen: WeakMap<object, unknown>): Error {
-  const message = redactText(err.message);
-  const stack = err.stack === undefined ? undefined : redactText(err.stack);
-  const clean = message === err.message && stack === err.stack && err.cause === undefined;
-  if (clean || (err as { [SCRUBBED]?: unknown })[SCRUBBED] === true) return err;
-  const copy = new Error(message, err.cause === undefined ? undefined : { cause: redactAt(err.cause, depth + 1, seen) });
+  if ((err as { [SCRUBBED]?: unknown })[SCRUBBED]) return err;
+  const copy = new Error(redactText(err.message), { cause: redactAt(err.cause, depth + 1, seen) });
   copy.name = err.name;
-  if (stack !== undefined) copy.stack = stack;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string') Object.assign(copy, { code });
-  seen.set(err, copy);
+  copy.stack = redactText(err.stack ?? '');
+  seen.set(err, Object.assign(copy, { code: (err as { code?: unknown }).code }));
   return copy;
 }

@@ -16,7 +16,7 @@ const badKey = fc.oneof(
   fc.constantFrom('key\r\nx-evil: 1', 'key\n', 'ключ-12345678', 'key🙂12345678', 'k\u0000ey12345678', ' leading12345678', 'trailing12345678 ', 'tab\tkey12345678'),
   fc.tuple(fc.string({ minLength: 4, maxLength: 12 }), fc.integer({ min: 0x100, max: 0xffff })).map(([s, code]) => `${s}${String.fromCharCode(code)}x`),
 );
-const badHeaders = fc.constantFrom<unknown>({ 'x-a': 'v\r\nx-b: 1' }, { 'x-a': 'ключ' }, { 'x a': 'v' }, { 'x-a': 5 }, 'x-a: v', ['x-a', 'v']);
+const badHeaders = fc.constantFrom<unknown>({ 'x-a': 'v\r\nx-b: 1' }, { 'x-a': 'ключ' }, { 'x-a': '\u0000' }, { 'x-a': 5 }, 'x-a: v', ['x-a', 'v']);
 
 const WAITS = new Set(['pods.waitUntilReady', 'job.wait']);
 
@@ -39,9 +39,6 @@ describe('invalid options are refused before sending', () => {
           badRetries.map((v) => ['maxRetries', { maxRetries: v }] as const),
           badKey.map((v) => ['apiKey', { apiKey: v }] as const),
           badHeaders.map((v) => ['headers', { headers: v }] as const),
-          fc.constantFrom('ftp://x', 'not a url', '', 5).map((v) => ['graphqlUrl', { graphqlUrl: v }] as const),
-          fc.constantFrom('Bearer', 1).map((v) => ['graphqlAuth', { graphqlAuth: v }] as const),
-          fc.constantFrom<unknown>(0, -1, 1.5, 'x').map((v) => ['rateLimits.rest.requests', { rateLimits: { rest: { requests: v } } }] as const),
         ),
         ([field, options]) => {
           let sent = 0;
