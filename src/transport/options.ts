@@ -112,9 +112,10 @@ function trimSlash(url: string): string {
 type Check = (value: unknown) => boolean;
 
 function check(field: string, value: unknown, ok: Check, what: string, request?: RequestSummary): void {
-  if (value !== undefined && !ok(value)) {
+  // null, like undefined, means the default (every reader uses `??`).
+  if (value != null && !ok(value)) {
     // Numbers are shown; text is not (a header value may be a credential).
-    const got = typeof value === 'number' ? value : value === null ? 'null' : typeof value;
+    const got = typeof value === 'number' ? value : typeof value;
     throw new ValidationError(field, `must be ${what}, got ${got}`, { request });
   }
 }
