@@ -104,6 +104,31 @@ describe('the core', () => {
     expect(JSON.stringify(err.body)).toContain(`api_key=${REDACTED}`);
   });
 
+  it('a refused call option is a ValidationError naming the field, carrying the request, with nothing sent', async () => {
+    const { fetch, calls } = recordingFetch(() => json([]));
+    const client = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
+    const err = await captureError<ValidationError>(client.rest.pods.list({}, { timeoutMs: Number.NaN }));
+    expect(err.field).toBe('timeoutMs');
+    expect(err.request?.operation).toBe('GET /pods');
+    expect(calls).toEqual([]);
+    expect(JSON.parse(JSON.stringify(err))).toMatchObject({ name: 'ValidationError', field: 'timeoutMs', request: { method: 'GET', operation: 'GET /pods' } });
+    expect(JSON.stringify(err)).toContain('must be a finite number');
+  });
+
+  it('refuses a key that cannot travel in a header, at client creation, without echoing it', () => {
+    for (const apiKey of ['rpa_key\r\nx-evil: 1', 'ключ-12345678', ' rpa_key']) {
+      let error: unknown;
+      try {
+        createRunpodClient({ apiKey, fetch: async () => json({}) });
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).field).toBe('apiKey');
+      expect((error as Error).message).not.toContain(apiKey.trim().slice(0, 6));
+    }
+  });
+
   it('drops every spelling of the key from a cross-origin redirect target', async () => {
     const embedded = encodeURIComponent(`https://api.runpod.io/graphql?api_key=${encodeURIComponent(TEST_API_KEY)}`);
     const { fetch, calls } = recordingFetch((call, i) =>
