@@ -1,4 +1,5 @@
 import type { RateLimitWindow } from './transport/rate-limit-headers.js';
+import { redactText, redactValue, SCRUBBED } from './transport/redact.js';
 
 /**
  * Every error this client throws is a {@link RunpodError}; subclasses say why.
@@ -24,8 +25,22 @@ export class RunpodError extends Error {
   readonly request: RequestSummary | undefined;
 
   constructor(message: string, options: RunpodErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.request = options.request;
+    // Scrubbed here, at the root, so no surface can forget: the message (and so the stack), the
+    // cause and the request; subclasses keep scrubbed copies of what they carry.
+    super(redactText(message), options.cause === undefined ? undefined : { cause: redactValue(options.cause) });
+    this.request = redactValue(options.request);
+  }
+
+  /** Marks errors that scrubbed themselves, so a cause chain is not rebuilt. */
+  get [SCRUBBED](): true {
+    return true;
+  }
+
+  /** `JSON.stringify(err)` gives the name, the message and every public field (scrubbed), not `{}`. */
+  toJSON(): object {
+    // The fields were scrubbed when the error was built; a foreign cause shows its name and message.
+    const cause: unknown = this.cause;
+    return Object.assign({ name: this.name, message: this.message }, this, { cause: cause instanceof Error && !(cause instanceof RunpodError) ? { name: cause.name, message: cause.message } : cause });
   }
 }
 
@@ -50,9 +65,9 @@ export class ValidationError extends RunpodError {
   ) {
     super(`${field}: ${message}`, options);
     this.field = field;
-    this.errors = options.errors ?? [];
+    this.errors = redactValue(options.errors ?? []);
     this.status = options.status;
-    this.body = options.body;
+    this.body = redactValue(options.body);
   }
 }
 
@@ -74,8 +89,8 @@ export class ApiError extends RunpodError {
   constructor(message: string, options: ApiErrorOptions) {
     super(message, options);
     this.status = options.status;
-    this.body = options.body;
-    this.headers = options.headers;
+    this.body = redactValue(options.body);
+    this.headers = redactValue(options.headers);
   }
 }
 
@@ -94,8 +109,8 @@ export class ConflictError extends ApiError {
 
   constructor(message: string, options: ApiErrorOptions & { resourceStatus?: string | undefined; validActions?: readonly string[] | undefined }) {
     super(message, options);
-    this.resourceStatus = options.resourceStatus;
-    this.validActions = options.validActions;
+    this.resourceStatus = redactValue(options.resourceStatus);
+    this.validActions = redactValue(options.validActions);
   }
 }
 /** 410: the API answered that this interface is retired. `replacement` names what to use instead. */
@@ -132,7 +147,7 @@ export class RateLimitError extends ApiError {
   constructor(message: string, options: ApiErrorOptions & { retryAfterMs?: number | undefined; rateLimit?: readonly RateLimitWindow[] | undefined }) {
     super(message, options);
     this.retryAfterMs = options.retryAfterMs;
-    this.rateLimit = options.rateLimit;
+    this.rateLimit = redactValue(options.rateLimit);
   }
 }
 /** 5xx after all retries that were allowed, or a 2xx that was not the JSON it should have been. */
@@ -166,8 +181,8 @@ export class GraphQLResponseError<TData = unknown> extends RunpodError {
     },
   ) {
     super(message, options);
-    this.errors = options.errors;
-    this.data = options.data;
+    this.errors = redactValue(options.errors);
+    this.data = redactValue(options.data);
     this.operationName = options.operationName;
     this.code = options.errors[0]?.extensions?.code;
     this.status = options.status;
@@ -264,7 +279,7 @@ export class PodTerminalStateError extends RunpodError {
     super(`pod ${podId} is ${desiredStatus}; it will not become ready${reason ? `: ${reason}` : ''}`);
     this.podId = podId;
     this.desiredStatus = desiredStatus;
-    this.reason = reason ?? undefined;
+    this.reason = reason == null ? undefined : redactText(reason);
   }
 }
 
@@ -287,9 +302,9 @@ export class JobError extends RunpodError {
 
   constructor(message: string, options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
     super(message, options);
-    this.jobId = options.job.id;
+    this.jobId = redactText(String(options.job.id));
     this.endpointId = options.endpointId;
-    this.job = options.job;
+    this.job = redactValue(options.job);
   }
 }
 
@@ -350,7 +365,9 @@ export class JobFailedError extends JobError {
   readonly output: unknown;
 
   constructor(options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
-    const error = typeof options.job.error === 'string' ? options.job.error : JSON.stringify(options.job.error ?? 'unknown error');
+    const reported = redactValue(options.job.error);
+    const error = redactText(typeof reported === 'string' ? reported : (JSON.stringify(reported ?? 'unknown error') ?? String(reported)));
+    // Parsed from the scrubbed text, so every field below is scrubbed too.
     const details = parseJobFailure(error);
     const summary = details ? `${details.errorType ? `${details.errorType}: ` : ''}${details.message}` : error;
     super(`job ${options.job.id} on endpoint ${options.endpointId} failed: ${summary}`, options);
@@ -360,7 +377,7 @@ export class JobFailedError extends JobError {
     this.errorMessage = details ? details.message : error;
     this.traceback = details?.traceback;
     this.workerId = details?.workerId;
-    this.output = options.job.output;
+    this.output = redactValue(options.job.output);
   }
 }
 

@@ -1,5 +1,6 @@
 export { createRunpodClient, type RunpodClient } from './client.js';
 export * from './errors.js';
+export type { MarkerLookupOptions } from './transport/create-marker.js';
 export type { CallOptions, FetchLike, RetryEvent, RunpodClientOptions } from './transport/options.js';
 export {
   DEFAULT_GRAPHQL_URL,
@@ -16,6 +17,7 @@ export {
   type DeployPodInput,
   type Pod,
   type PodEnvInput,
+  type PodCreateCallOptions,
   type PodsApi,
   type ResumePodInput,
   type WaitForPodProgress,

@@ -1,13 +1,32 @@
 import { ValidationError } from './errors.js';
 
-/** A non-blank id; returned trimmed of nothing, so what is sent is what the caller gave. */
+/**
+ * An id that stays one path segment once URL-encoded: not blank, not `.` or `..` (which a URL
+ * parser collapses into another route), no control characters. Returned as given.
+ */
 export function requireId(field: string, value: unknown): string {
+  if (requireString(field, value) === '.' || value === '..' || /[\u0000-\u001f\u007f-\u009f]/.test(value as string)) {
+    throw new ValidationError(field, `must be one path segment, got ${JSON.stringify(value)}`);
+  }
+  return value as string;
+}
+
+/** A non-blank string (free text such as a name; not used in a path). */
+export function requireString(field: string, value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') throw new ValidationError(field, 'must be a non-empty string');
   return value;
 }
 
-export function requireString(field: string, value: unknown): string {
-  return requireId(field, value);
+/**
+ * `value` as JSON text; a value JSON cannot carry (a cycle, a BigInt) is a ValidationError naming
+ * `field`, before anything is sent, instead of a TypeError.
+ */
+export function toJsonBody(field: string, value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    throw new ValidationError(field, `cannot be sent as JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** An integer within [min, max]; `undefined` passes when the field is optional. */

@@ -49,8 +49,11 @@ export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11
       sleep: (ms, signal) =>
         new Promise((resolve, reject) => {
           if (signal?.aborted) return reject(signal.reason);
-          const timer = setTimeout(resolve, Math.max(0, ms / timeScale));
-          signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+          // The abort listener goes when the sleep ends either way: a long-lived signal shared by many
+          // sleeps would otherwise collect one listener per sleep (MaxListenersExceededWarning).
+          const onAbort = () => (clearTimeout(timer), reject(signal!.reason));
+          const timer = setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), Math.max(0, ms / timeScale));
+          signal?.addEventListener('abort', onAbort, { once: true });
         }),
       advance: async () => {
         throw new Error('advance() needs an emulator created with { clock: "manual" }');
@@ -69,16 +72,13 @@ export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11
     sleep: (ms, signal) =>
       new Promise((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason);
-        const sleeper: Sleeper = { at: now + Math.max(0, ms), wake: () => resolve() };
+        const onAbort = () => {
+          sleepers = sleepers.filter((s) => s !== sleeper);
+          reject(signal!.reason);
+        };
+        const sleeper: Sleeper = { at: now + Math.max(0, ms), wake: () => (signal?.removeEventListener('abort', onAbort), resolve()) };
         sleepers.push(sleeper);
-        signal?.addEventListener(
-          'abort',
-          () => {
-            sleepers = sleepers.filter((s) => s !== sleeper);
-            reject(signal.reason);
-          },
-          { once: true },
-        );
+        signal?.addEventListener('abort', onAbort, { once: true });
       }),
     async advance(ms) {
       const target = now + ms;

@@ -1,10 +1,10 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { cors } from 'hono/cors';
 import type { GpuTypeSpec, HostSpec } from './catalog.js';
 import { createEmulatorClock, type EmulatorClock } from './clock.js';
 import { EmulatorHttpError } from './errors.js';
 import { answerAfterCreate, FaultInjector, isAfterCreate, type Fault, type FaultRule } from './faults.js';
 import { bearerKey, FixedWindowLimiter } from './graphql-access.js';
+import { bodyLimit, DEFAULT_MAX_BODY_BYTES, emulatorCors } from './http-guards.js';
 import { createGraphQLExecutor } from './graphql-handler.js';
 import { Platform, type Account, type EmulatedEndpoint } from './platform.js';
 import { handlerEndpoint, ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
@@ -58,6 +58,13 @@ export interface EmulatorOptions {
    * points there. Without it, every `/v1` route answers 410 Gone, as production does. @default false
    */
   legacyRestV1?: boolean | undefined;
+  /**
+   * Origins whose pages may call the emulator (CORS): a list, or `'*'` for any.
+   * @default loopback origins only (`http://localhost:*`, `http://127.x.x.x:*`, `http://[::1]:*`)
+   */
+  corsOrigins?: '*' | readonly string[] | undefined;
+  /** Largest request body accepted, in bytes, counted as it arrives. @default 33554432 (32 MiB) */
+  maxBodyBytes?: number | undefined;
 }
 
 /** Options for `createRunpodClient` that point it at this emulator. */
@@ -196,7 +203,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   for (const key of options.apiKeys ?? [EMULATOR_API_KEY]) addAccount(key);
 
   const app = new Hono<EmulatorEnv>();
-  app.use('*', cors({ origin: '*', allowHeaders: ['authorization', 'content-type'], allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], exposeHeaders: ['retry-after'] }));
+  app.use('*', emulatorCors(options.corsOrigins));
+  app.use('*', bodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
 
   app.use('*', async (c, next) => {
     if (!faults.active || c.req.method === 'OPTIONS') return next();

@@ -75,10 +75,16 @@ export function handlerFor(name: string, template: EmulatedTemplate | undefined,
 export function restRoutes(platform: Platform, handlerNames: () => ReadonlySet<string>): Hono<EmulatorEnv> {
   const app = new Hono<EmulatorEnv>();
   const account = (c: C) => c.get('account');
+  /** A registry-auth id must be the caller's own: another account's id is as unknown as a made-up one. */
+  const ownRegistryAuth = <T extends { containerRegistryAuthId?: string | undefined }>(c: C, body: T): T => {
+    const id = body.containerRegistryAuthId;
+    if (id !== undefined && !account(c).registryAuths.has(id)) throw badRequest(`containerRegistryAuthId: no container registry auth ${id} in this account`);
+    return body;
+  };
 
   // ---- pods
   app.post('/pods', async (c) => {
-    const body = await readBody(c, podCreateSchema);
+    const body = ownRegistryAuth(c, await readBody(c, podCreateSchema));
     const pod = platform.deploy(account(c), { ...body, gpuTypeIds: body.gpuTypeIds ?? [] });
     return c.json(restPod(platform, pod), 201);
   });
@@ -100,7 +106,7 @@ export function restRoutes(platform: Platform, handlerNames: () => ReadonlySet<s
     return c.json(restPod(platform, pod));
   });
   const updatePod = async (c: C) => {
-    const body = await readBody(c, podUpdateSchema);
+    const body = ownRegistryAuth(c, await readBody(c, podUpdateSchema));
     return c.json(restPod(platform, platform.updatePod(account(c), c.req.param('podId')!, body)));
   };
   app.patch('/pods/:podId', updatePod);
@@ -117,7 +123,7 @@ export function restRoutes(platform: Platform, handlerNames: () => ReadonlySet<s
   // ---- templates
   const templateView = (t: EmulatedTemplate) => ({ ...t, isRunpod: false, earned: 0, runtimeInMin: 0 });
   app.post('/templates', async (c) => {
-    const body = await readBody(c, templateCreateSchema);
+    const body = ownRegistryAuth(c, await readBody(c, templateCreateSchema));
     const template: EmulatedTemplate = {
       id: newId(10),
       category: body.category ?? 'NVIDIA',
@@ -151,7 +157,7 @@ export function restRoutes(platform: Platform, handlerNames: () => ReadonlySet<s
   });
   const updateTemplate = async (c: C) => {
     const found = template(c);
-    Object.assign(found, await readBody(c, templateUpdateSchema));
+    Object.assign(found, ownRegistryAuth(c, await readBody(c, templateUpdateSchema)));
     return c.json(templateView(found));
   };
   app.patch('/templates/:templateId', updateTemplate);

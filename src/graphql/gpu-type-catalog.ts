@@ -56,7 +56,9 @@ export function createGpuTypeCatalog(graphql: RunpodGraphQL): GpuTypeCatalog {
   function load(): Promise<CatalogEntry[] | undefined> {
     loading ??= graphql.request(GpuTypeCatalogDocument).then(
       (data) => {
-        const entries = (data?.gpuTypes ?? []).filter((t): t is CatalogEntry => typeof t?.id === 'string' && t.id !== '');
+        // An answer of another shape just leaves the deploy unchecked, as an unreadable catalog does.
+        const types: unknown = data?.gpuTypes;
+        const entries = (Array.isArray(types) ? types : []).filter((t): t is CatalogEntry => typeof t?.id === 'string' && t.id !== '');
         if (entries.length === 0) loading = undefined;
         return entries.length > 0 ? entries : undefined;
       },

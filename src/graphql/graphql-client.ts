@@ -5,7 +5,8 @@ import { RunpodError, ValidationError, type GraphQLErrorEntry } from '../errors.
 import { errorFromGraphQLErrors } from './graphql-errors.js';
 import type { HttpCore, HttpRequest, HttpResult } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
-import { redactUrl } from '../transport/redact.js';
+import { redactUrl, redactValue } from '../transport/redact.js';
+import { toJsonBody } from '../validation.js';
 import { isRecord } from '../transport/shape.js';
 
 /** Any typed document: codegen's `TypedDocumentString`, a `TypedDocumentNode`, or a plain string. */
@@ -171,7 +172,7 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
     const rt = runtime ?? (await loadGraphQLRuntime());
     client ??= makeClient(rt);
     const facts = factsOf(document, rt);
-    const variablesText = variables === undefined ? undefined : JSON.stringify(variables);
+    const variablesText = variables === undefined ? undefined : toJsonBody('variables', variables);
     const httpRequest: HttpRequest = {
       method: 'POST',
       url,
@@ -201,8 +202,7 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
         throw core.wrongShape(httpRequest, '`errors` as a list of objects with a message', call.result?.text ?? errors, status);
       }
       if (errors.length > 0) {
-        const scrubbed = JSON.parse(core.scrub(JSON.stringify(errors))) as GraphQLErrorEntry[];
-        throw errorFromGraphQLErrors<TResult>(scrubbed, data as TResult | null | undefined, {
+        throw errorFromGraphQLErrors<TResult>(redactValue(errors), data as TResult | null | undefined, {
           operationName: facts.operationName,
           status,
           request: { method: 'POST', url: summaryUrl, operation: facts.label },

@@ -11,7 +11,8 @@ import {
   ValidationError,
 } from '../errors.js';
 import { linkAbort, sleep } from '../transport/abort.js';
-import { CREATE_MARKER_ENV, newCreateMarker } from '../transport/create-marker.js';
+import { validateCallOptions } from '../transport/options.js';
+import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from '../transport/create-marker.js';
 import { pollWithBackoff } from '../transport/poll.js';
 import { backoffMs } from '../transport/retry.js';
 import { checkInteger, checkOneOf, checkPortsString, requireId } from '../validation.js';
@@ -113,15 +114,24 @@ export function isPodReady(pod: Pod, requirePorts = true): boolean {
   return !requirePorts || (pod.runtime.ports ?? []).some((p) => p?.publicPort != null);
 }
 
+/** Options of `deploy` and `deployCpu`. */
+export interface PodCreateCallOptions extends GraphQLCallOptions {
+  /**
+   * After an ambiguous failure the pods are listed to find the one carrying this create's marker.
+   * @default { attempts: 3, intervalMs: 1500 }
+   */
+  markerLookup?: MarkerLookupOptions | undefined;
+}
+
 export interface PodsApi {
   /**
    * Finds a machine and deploys a GPU pod on it (`podFindAndDeployOnDemand`). Never sent twice.
    * After an ambiguous failure the pod is looked up by its create marker and returned; when that
    * cannot settle it, a PossiblyCreatedError carries the marker.
    */
-  deploy(input: DeployPodInput, options?: GraphQLCallOptions): Promise<Pod>;
+  deploy(input: DeployPodInput, options?: PodCreateCallOptions): Promise<Pod>;
   /** Deploys a CPU pod (`deployCpuPod`), with the same create-marker guarantee as `deploy`. */
-  deployCpu(input: DeployCpuPodInput, options?: GraphQLCallOptions): Promise<Pod>;
+  deployCpu(input: DeployCpuPodInput, options?: PodCreateCallOptions): Promise<Pod>;
   /**
    * Starts a stopped pod on its host (`podResume`). A host whose GPUs were taken refuses with
    * CapacityUnavailableError; `gpuCount: 0` starts it without GPUs.
@@ -142,10 +152,12 @@ export interface PodsApi {
 }
 
 /** When the pod is looked up after an ambiguous create failure: bounded, and spread out. */
-const MARKER_LOOKUP_DELAYS_MS = [0, 1_000, 3_000] as const;
+const DEFAULT_MARKER_LOOKUP = { attempts: 3, intervalMs: 1_500 } as const;
 
-function validateCommon(input: { imageName?: string | null | undefined; templateId?: string | null | undefined; cloudType?: unknown; ports?: unknown; containerDiskInGb?: unknown; volumeInGb?: unknown }): void {
+function validateCommon(input: { imageName?: string | null | undefined; templateId?: string | null | undefined; cloudType?: unknown; ports?: unknown; containerDiskInGb?: unknown; volumeInGb?: unknown; env?: unknown }): void {
   if (!input.imageName && !input.templateId) throw new ValidationError('input.imageName', 'give an imageName or a templateId');
+  // Checked before anything is sent (the GPU type catalog is read first).
+  if (input.env != null) toEnvironmentInput(input.env as PodEnvInput);
   checkOneOf('input.cloudType', (input.cloudType as string | null | undefined) ?? undefined, ['SECURE', 'COMMUNITY', 'ALL']);
   checkPortsString('input.ports', input.ports);
   checkInteger('input.containerDiskInGb', input.containerDiskInGb, 0);
@@ -213,7 +225,9 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
    * Sends a create once. After an ambiguous failure, looks the pod up by its marker (a bounded
    * number of times, through the core and so paced) and returns it: one call, one pod.
    */
-  async function createOnce(operation: string, env: PodEnvInput | null | undefined, send: (env: EnvironmentVariableInput[]) => Promise<Pod | null>, options: GraphQLCallOptions | undefined): Promise<Pod> {
+  async function createOnce(operation: string, env: PodEnvInput | null | undefined, send: (env: EnvironmentVariableInput[]) => Promise<Pod | null>, options: PodCreateCallOptions | undefined): Promise<Pod> {
+    const attempts = Math.max(1, options?.markerLookup?.attempts ?? DEFAULT_MARKER_LOOKUP.attempts);
+    const intervalMs = options?.markerLookup?.intervalMs ?? DEFAULT_MARKER_LOOKUP.intervalMs;
     const marker = newCreateMarker();
     let failure: unknown;
     try {
@@ -226,9 +240,9 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
     }
     let lookups = 0;
     let lookupFailure: unknown;
-    for (const delayMs of MARKER_LOOKUP_DELAYS_MS) {
+    for (let n = 0; n < attempts; n++) {
       try {
-        if (delayMs > 0) await sleep(delayMs, options?.signal);
+        if (n > 0) await sleep(intervalMs, options?.signal);
         lookups++;
         const pod = await findByMarker(marker, { signal: options?.signal });
         if (pod) return pod;
@@ -248,6 +262,8 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
 
   async function terminate(podId: string, options?: GraphQLCallOptions): Promise<void> {
     requireId('podId', podId);
+    // The first attempt overrides maxRetries, so the caller's options are checked here.
+    if (options) validateCallOptions(options);
     const variables = { input: { podId } };
     // One attempt first, so that a "not found" on a later attempt can be told apart: after an
     // attempt that may have reached the server, the pod being gone is that attempt's success.
@@ -258,7 +274,8 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
     } catch (err) {
       mayHaveTerminated = isAmbiguousFailure(err);
       const refusedUnsent = err instanceof RateLimitError || (err instanceof ConnectionError && err.notSent);
-      if (!mayHaveTerminated && !refusedUnsent) throw err;
+      // `maxRetries: 0` asks for one attempt: the caller settles the outcome.
+      if ((!mayHaveTerminated && !refusedUnsent) || options?.maxRetries === 0) throw err;
     }
     await sleep(backoffMs(0), options?.signal);
     try {
@@ -272,6 +289,8 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
   return {
     async deploy(input, options) {
       validateDeploy(input);
+      // Checked before the catalog is read, so that nothing at all is sent with bad options.
+      if (options) validateCallOptions(options);
       const ids = input.gpuTypeId ? [input.gpuTypeId] : (input.gpuTypeIdList ?? []).filter((id): id is string => !!id);
       await catalog.check(input.gpuTypeId ? 'input.gpuTypeId' : 'input.gpuTypeIdList', ids, options?.signal);
       return createOnce(

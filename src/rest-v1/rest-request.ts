@@ -1,7 +1,7 @@
 import { ApiRetiredError } from '../errors.js';
 import type { HttpCore } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
-import { requireId } from '../validation.js';
+import { requireId, toJsonBody } from '../validation.js';
 import { v2ReplacementFor } from './replacements.js';
 
 type QueryScalar = string | number | boolean | Date;
@@ -54,7 +54,7 @@ export function createRestRequester(core: HttpCore): RestRequester {
     method: call.method,
     url: `${base}${call.path}${toQueryString(call.query)}`,
     auth: 'bearer' as const,
-    body: call.body === undefined ? undefined : JSON.stringify(call.body),
+    body: call.body === undefined ? undefined : toJsonBody('body', call.body),
     operation: call.route,
     idempotent: call.idempotent,
     ...options,

@@ -2,7 +2,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { AbortError, ConnectionError, RunpodError, ValidationError } from '../errors.js';
 import { sleep } from '../transport/abort.js';
-import type { CallOptions } from '../transport/options.js';
+import { validateCallOptions, type CallOptions } from '../transport/options.js';
 import { redactUrl } from '../transport/redact.js';
 import { backoffMs } from '../transport/retry.js';
 import { isRecord, isString } from '../transport/shape.js';
@@ -36,6 +36,8 @@ const MAX_TAIL = 5000;
  * a dropped connection is resumed from the last event seen.
  */
 export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'idempotent'>, options: LogOptions = {}): AsyncIterable<LogLine> {
+  // Checked as a whole here: the headers below are rebuilt, so the core would see only the copy.
+  validateCallOptions(options);
   const { source, tail, since, maxReconnects = DEFAULT_MAX_RECONNECTS, signal, ...callOptions } = options;
   if (tail !== undefined && !(Number.isInteger(tail) && tail >= 0 && tail <= MAX_TAIL)) throw new ValidationError('tail', `must be an integer from 0 to ${MAX_TAIL}; got ${tail}`);
   if (source !== undefined && source !== 'container' && source !== 'system') throw new ValidationError('source', `must be "container" or "system"; got ${JSON.stringify(source)}`);

@@ -7,6 +7,7 @@ import { requestRules } from './__generated__/request-rules.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
 import { checkRequestBody } from './request-check.js';
 import { idSegment, type RestRequester } from './rest-request.js';
+import type { MarkerLookupOptions } from '../transport/create-marker.js';
 import type { CreatePodInput, Pod, PodAction, PodListQuery, UpdatePodInput } from './types.js';
 
 export interface PodCreateOptions extends CallOptions {
@@ -15,7 +16,7 @@ export interface PodCreateOptions extends CallOptions {
    * carrying this create's marker: at most `attempts` lists, `intervalMs` apart.
    * @default { attempts: 3, intervalMs: 2000 }
    */
-  markerLookup?: { attempts?: number | undefined; intervalMs?: number | undefined } | undefined;
+  markerLookup?: MarkerLookupOptions | undefined;
 }
 
 export interface RestPodsApi {

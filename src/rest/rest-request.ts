@@ -1,7 +1,7 @@
-import { ValidationError } from '../errors.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { isRecord } from '../transport/shape.js';
+import { requireId, toJsonBody } from '../validation.js';
 
 type QueryScalar = string | number | boolean | Date;
 type QueryValue = QueryScalar | readonly QueryScalar[] | null | undefined;
@@ -27,9 +27,7 @@ export function toQueryString(query: object | undefined): string {
 
 /** A path segment from an id: non-empty, not `.` or `..` (which would change the route), URL-encoded. */
 export function idSegment(field: string, id: unknown): string {
-  if (typeof id !== 'string' || id.trim() === '') throw new ValidationError(field, 'must be a non-empty string');
-  if (id === '.' || id === '..') throw new ValidationError(field, `must not be "${id}"`);
-  return encodeURIComponent(id);
+  return encodeURIComponent(requireId(field, id));
 }
 
 export interface RestCall {
@@ -61,7 +59,7 @@ export function createRestRequester(core: HttpCore): RestRequester {
     method: call.method,
     url: `${base}${call.path}${toQueryString(call.query)}`,
     auth: 'bearer',
-    body: call.body === undefined ? undefined : JSON.stringify(call.body),
+    body: call.body === undefined ? undefined : toJsonBody('body', call.body),
     operation: call.route,
     idempotent: call.idempotent,
     notFoundOnRetryMeansDone: call.notFoundOnRetryMeansDone,

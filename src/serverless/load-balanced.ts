@@ -2,7 +2,7 @@ import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { toQueryString } from '../rest-v1/rest-request.js';
 import { ValidationError } from '../errors.js';
-import { requireId, requireString } from '../validation.js';
+import { requireId, requireString, toJsonBody } from '../validation.js';
 
 export interface LoadBalancedOptions {
   /** Send `Authorization: Bearer KEY`. @default true */
@@ -100,7 +100,7 @@ export function createLoadBalancedClient(core: HttpCore, endpointUrlOrId: string
   }
 
   async function exchange<T>(method: string, path: string, options: LoadBalancedRequestOptions = {}): Promise<LoadBalancedResponse<T>> {
-    const request = toRequest(method.toUpperCase(), path, options, options.json === undefined ? undefined : JSON.stringify(options.json));
+    const request = toRequest(method.toUpperCase(), path, options, options.json === undefined ? undefined : toJsonBody('json', options.json));
     const result = await core.request(request);
     const answer = { status: result.status, headers: result.headers, workerId: result.headers.get(WORKER_HEADER) ?? undefined };
     // The routes are the owner's own: JSON when they say so, text otherwise.
@@ -126,8 +126,17 @@ export function createLoadBalancedClient(core: HttpCore, endpointUrlOrId: string
     async fetch(path, init = {}) {
       const { method = 'GET', body, headers, signal, query, timeoutMs, maxRetries, retryNonIdempotent, workerId } = init;
       if (body !== undefined && body !== null && typeof body !== 'string') throw new ValidationError('body', 'must be a string (serialise it first)');
-      const options = { query, timeoutMs, maxRetries, retryNonIdempotent, workerId, signal: signal ?? undefined, headers: Object.fromEntries(new Headers(headers).entries()) };
+      const options = { query, timeoutMs, maxRetries, retryNonIdempotent, workerId, signal: signal ?? undefined, headers: headerRecord(headers) };
       return core.requestRaw(toRequest(method.toUpperCase(), path, options, body ?? undefined));
     },
   };
+}
+
+/** `HeadersInit` as a record; one that fetch would refuse (CR, LF, non-Latin-1) is a ValidationError. */
+function headerRecord(headers: HeadersInit | undefined): Record<string, string> {
+  try {
+    return Object.fromEntries(new Headers(headers).entries());
+  } catch (err) {
+    throw new ValidationError('headers', `not valid HTTP headers: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

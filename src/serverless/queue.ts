@@ -3,7 +3,7 @@ import { linkAbort, sleep } from '../transport/abort.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
-import { checkInteger, requireId, requireObject, requireString } from '../validation.js';
+import { checkInteger, requireId, requireObject, requireString, toJsonBody } from '../validation.js';
 import { isTerminalJobStatus, type CompletedJob, type EndpointHealth, type JobPolicy, type JobState, type PurgeQueueResult, type S3Config, type StreamChunk } from './types.js';
 
 export interface RunOptions extends CallOptions {
@@ -118,7 +118,7 @@ function validateRunBody(input: unknown, options: RunOptions, limit: number): st
     const s3 = requireObject('s3Config', options.s3Config);
     for (const field of ['accessId', 'accessSecret', 'bucketName', 'endpointUrl'] as const) requireString(`s3Config.${field}`, s3[field]);
   }
-  const body = JSON.stringify({ input, webhook: options.webhook, policy: options.policy, s3Config: options.s3Config });
+  const body = toJsonBody('input', { input, webhook: options.webhook, policy: options.policy, s3Config: options.s3Config });
   const bytes = new TextEncoder().encode(body).length;
   if (bytes > limit) throw new ValidationError('input', `the request body is ${bytes} bytes; this route accepts at most ${limit}`);
   return body;

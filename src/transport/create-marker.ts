@@ -10,3 +10,12 @@ export function newCreateMarker(): string {
   globalThis.crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
+
+/**
+ * How a create looks for its pod after an ambiguous failure: at most `attempts` lookups,
+ * `intervalMs` apart (the first at once).
+ */
+export interface MarkerLookupOptions {
+  readonly attempts?: number | undefined;
+  readonly intervalMs?: number | undefined;
+}

@@ -1,10 +1,10 @@
 import { AbortError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { linkAbort, sleep, throwIfAborted, type LinkedAbort } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
-import { resolveOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
+import { resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { createPacer, type PaceRelease } from './pacing.js';
 import { parseRateLimitHeaders } from './rate-limit-headers.js';
-import { redactUrl, scrubSecret } from './redact.js';
+import { redactText, redactUrl, registerSecret, scrubSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
 
 /** Where the API key goes: GraphQL takes it as `?api_key=`, REST and serverless as a Bearer token. */
@@ -98,7 +98,7 @@ function innermostMessage(err: unknown): string {
 
 export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined): HttpCore {
   const pacer = createPacer(resolved.rateLimits);
-  const scrub = (text: string) => scrubSecret(text, apiKey);
+  const scrub = (text: string) => (apiKey ? scrubSecret(text, apiKey) : text);
 
   function headersFor(req: HttpRequest, withCredentials: boolean, hasBody: boolean): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', ...resolved.headers, ...req.headers };
@@ -142,7 +142,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       const next = new URL(location, url);
       next.searchParams.delete('api_key');
       sameOrigin = next.origin === new URL(req.url).origin;
-      url = next.toString();
+      // A login wall or SSO page often embeds the original URL (`?redirect_url=…api_key%3D…`):
+      // another origin gets the URL with every spelling of the key, in any query value, replaced.
+      url = sameOrigin ? next.toString() : redactText(scrub(next.toString()));
       if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
         method = 'GET';
         body = undefined;
@@ -156,8 +158,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   }
 
   async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>, raw = false): Promise<T> {
+    validateCallOptions(req, summarise(req));
     if (req.auth !== 'none' && !apiKey) {
-      throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY');
+      throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY', { request: summarise(req) });
     }
     const maxRetries = Math.max(0, req.maxRetries ?? resolved.maxRetries);
     const timeoutMs = req.timeoutMs ?? resolved.timeoutMs;
@@ -325,7 +328,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     return { status: res.status, headers: res.headers, text: await res.text() };
   }
 
-  return {
+  const core: HttpCore = {
     options: resolved,
     scrub,
     request: (req) => run(req, readText),
@@ -342,6 +345,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       }
     },
   };
+  registerSecret(apiKey, core);
+  return core;
 }
 
 /** The core for a client's options; the key stays inside the core's closure. */

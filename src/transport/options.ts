@@ -1,3 +1,4 @@
+import { ValidationError, type RequestSummary } from '../errors.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
 
 /** A `fetch` compatible function: the global one, undici's, a test double or `emulator.fetch`. */
@@ -108,11 +109,69 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
+type Check = (value: unknown) => boolean;
+
+function check(field: string, value: unknown, ok: Check, what: string, request?: RequestSummary): void {
+  // null, like undefined, means the default (every reader uses `??`).
+  if (value != null && !ok(value)) {
+    // Numbers are shown; text is not (a header value may be a credential).
+    const got = typeof value === 'number' ? value : typeof value;
+    throw new ValidationError(field, `must be ${what}, got ${got}`, { request });
+  }
+}
+
+const isDuration: Check = (v) => typeof v === 'number' && Number.isFinite(v) && v > 0;
+const isCount = (min: number): Check => (v) => Number.isSafeInteger(v) && (v as number) >= min;
+const isObject: Check = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+// Header values are byte strings: fetch refuses anything above U+00FF, and CR, LF or NUL could
+// split the request. Refused here, once, rather than as a ConnectionError after useless retries.
+const isHeaderValue: Check = (v) => typeof v === 'string' && /^[\t\x20-\x7e\x80-\xff]*$/.test(v);
+
+/** A time limit or interval: a finite number of milliseconds above 0 (0, NaN or "1" would remove the limit). */
+export function checkDuration(field: string, value: unknown, request?: RequestSummary): void {
+  check(field, value, isDuration, 'a finite number of milliseconds above 0', request);
+}
+
+function checkHeaders(value: unknown, request?: RequestSummary): void {
+  check('headers', value, isObject, 'an object of header names to values', request);
+  for (const [name, v] of Object.entries(value ?? {})) {
+    check(`headers.${name}`, v, isHeaderValue, 'a string of Latin-1 characters without CR, LF or NUL', request);
+  }
+}
+
+/**
+ * The client options that would fail silently or on every call, checked at creation: each wrong
+ * one is a ValidationError naming it.
+ */
+export function validateClientOptions(options: RunpodClientOptions): void {
+  check('options', options, isObject, 'an object');
+  validateCallOptions(options);
+}
+
+/** The per-call options every method takes (and their client-wide defaults), checked before anything is sent. */
+export function validateCallOptions(options: CallOptions, request?: RequestSummary): void {
+  checkDuration('timeoutMs', options.timeoutMs, request);
+  check('maxRetries', options.maxRetries, isCount(0), 'an integer ≥ 0', request);
+  checkHeaders(options.headers, request);
+  check('signal', options.signal, (v) => typeof (v as AbortSignal | null)?.addEventListener === 'function', 'an AbortSignal', request);
+}
+
+/** Refuses a key that cannot travel in an Authorization header (so would fail on every call). */
+function checkApiKey(value: unknown): void {
+  // The message never echoes the key, not even in part.
+  if (value !== undefined && value !== '' && (typeof value !== 'string' || !/^[\x21-\x7e\x80-\xff]([\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?$/.test(value))) {
+    throw new ValidationError('apiKey', 'must be printable Latin-1 text, with no CR, LF, control or non-Latin-1 character, nor white space at either end');
+  }
+}
+
 /** Resolves defaults. The API key is returned apart so it can live only in a closure. */
-export function resolveOptions(options: RunpodClientOptions): { apiKey: string | undefined; resolved: ResolvedOptions } {
+export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: string | undefined; resolved: ResolvedOptions } {
+  validateClientOptions(options);
+  const apiKey = options.apiKey ?? envApiKey();
+  checkApiKey(apiKey);
   const userFetch = options.fetch;
   return {
-    apiKey: options.apiKey ?? envApiKey(),
+    apiKey,
     resolved: {
       graphqlUrl: options.graphqlUrl ?? DEFAULT_GRAPHQL_URL,
       restUrl: trimSlash(options.restUrl ?? DEFAULT_REST_URL),

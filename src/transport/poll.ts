@@ -1,4 +1,5 @@
 import { sleep, throwIfAborted } from './abort.js';
+import { checkDuration } from './options.js';
 
 export interface PollProgress {
   readonly attempt: number;
@@ -28,6 +29,8 @@ export interface PollOptions<State, Result> {
 
 /** Polls with growing intervals until `settle` gives a result, up to a deadline; abortable at any wait. */
 export async function pollWithBackoff<State, Result>(o: PollOptions<State, Result>): Promise<Result> {
+  checkDuration('timeoutMs', o.timeoutMs);
+  checkDuration('pollIntervalMs', o.intervalMs);
   let interval = o.intervalMs;
   const grow = () => (interval = Math.min(interval * 1.5, o.maxIntervalMs));
   const started = Date.now();

@@ -1,0 +1,132 @@
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRunpodClient } from '../../src/client.js';
+import { ValidationError } from '../../src/errors.js';
+import { parsePodEnv } from '../../src/graphql/pod-env.js';
+import type { CallOptions } from '../../src/transport/options.js';
+import { fuzzClient, METHODS, FUZZ_TIMEOUT_MS, params, reportFigures, settleWithin } from './harness.js';
+
+/** Not a finite number above 0: each would remove a time limit or spin a poller. */
+const badDuration = fc.oneof(
+  fc.constantFrom(0, -1, -0.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, '1', '60000', true, {}, [] as unknown, 10n),
+  fc.double({ max: 0, noNaN: true }),
+);
+const badRetries = fc.oneof(fc.constantFrom(-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '2', 2n), fc.integer({ max: -1 }));
+const badKey = fc.oneof(
+  fc.constantFrom('key\r\nx-evil: 1', 'key\n', 'ключ-12345678', 'key🙂12345678', 'k\u0000ey12345678', ' leading12345678', 'trailing12345678 ', 'tab\tkey12345678'),
+  fc.tuple(fc.string({ minLength: 4, maxLength: 12 }), fc.integer({ min: 0x100, max: 0xffff })).map(([s, code]) => `${s}${String.fromCharCode(code)}x`),
+);
+const badHeaders = fc.constantFrom<unknown>({ 'x-a': 'v\r\nx-b: 1' }, { 'x-a': 'ключ' }, { 'x-a': '\u0000' }, { 'x-a': 5 }, 'x-a: v', ['x-a', 'v']);
+
+const WAITS = new Set(['pods.waitUntilReady', 'job.wait']);
+
+let refused = 0;
+let sentWithInvalid = 0;
+
+afterAll(() => reportFigures('invalid options are refused before sending', { 'invalid option sets': refused + sentWithInvalid, refused, 'invalid options sent': sentWithInvalid }));
+
+function record(sent: number): void {
+  if (sent > 0) sentWithInvalid++;
+  else refused++;
+}
+
+describe('invalid options are refused before sending', () => {
+  it('client options: a ValidationError naming the field at creation', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          badDuration.map((v) => ['timeoutMs', { timeoutMs: v }] as const),
+          badRetries.map((v) => ['maxRetries', { maxRetries: v }] as const),
+          badKey.map((v) => ['apiKey', { apiKey: v }] as const),
+          badHeaders.map((v) => ['headers', { headers: v }] as const),
+        ),
+        ([field, options]) => {
+          let sent = 0;
+          let error: unknown;
+          try {
+            createRunpodClient({ apiKey: 'rpa_valid_key_123456', fetch: async () => (sent++, Response.json({})), ...(options as object) });
+          } catch (err) {
+            error = err;
+          }
+          record(sent);
+          expect(error).toBeInstanceOf(ValidationError);
+          expect((error as ValidationError).field.startsWith(field)).toBe(true);
+          expect((error as ValidationError).message).not.toContain('ключ');
+        },
+      ),
+      params(300),
+    );
+  }, FUZZ_TIMEOUT_MS);
+
+  it('per-call options: every method refuses them, with nothing sent', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...METHODS),
+        fc.oneof(
+          badDuration.map((v) => ['timeoutMs', { timeoutMs: v }] as const),
+          badRetries.map((v) => ['maxRetries', { maxRetries: v }] as const),
+          badHeaders.map((v) => ['headers', { headers: v }] as const),
+        ),
+        async (method, [field, bad]) => {
+          // Waits take their own options (a deadline and poll intervals), covered below.
+          if (WAITS.has(method.name) && field !== 'timeoutMs') return;
+          // fetch-style HeadersInit turns numbers into text, as fetch itself does.
+          if (method.name === 'loadBalanced.fetch' && field === 'headers' && Object.values(bad.headers as object).some((v) => typeof v === 'number')) return;
+          const { client, sent } = fuzzClient(() => Response.json({}));
+          const settled = await settleWithin(() => method.call(client, 'p1', bad as CallOptions));
+          record(sent.length);
+          expect(sent.length, method.name).toBe(0);
+          expect(settled.kind === 'rejected' && settled.error instanceof ValidationError && settled.error.field.startsWith(field), method.name).toBe(true);
+        },
+      ),
+      params(200),
+    );
+  }, FUZZ_TIMEOUT_MS);
+
+  it('waits refuse a deadline or poll interval that is not a finite number above 0', async () => {
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100']) {
+      const { client, sent } = fuzzClient(() => Response.json({ id: 'j', status: 'IN_QUEUE' }));
+      for (const [field, run] of [
+        ['timeoutMs', () => client.pods.waitUntilReady('p', { timeoutMs: bad as number })],
+        ['pollIntervalMs', () => client.pods.waitUntilReady('p', { pollIntervalMs: bad as number })],
+        ['timeoutMs', () => client.endpoint('ep').job('j').wait({ timeoutMs: bad as number })],
+        ['pollIntervalMs', () => client.endpoint('ep').job('j').wait({ pollIntervalMs: bad as number })],
+      ] as const) {
+        const settled = await settleWithin(run);
+        expect(settled.kind === 'rejected' && settled.error instanceof ValidationError && settled.error.field === field, `${field}=${String(bad)}`).toBe(true);
+      }
+      record(sent.length);
+      expect(sent).toEqual([]);
+    }
+  });
+
+  it('inputs that cannot be sent: env of the wrong kind, cyclic or BigInt values', async () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const { client, sent } = fuzzClient(() => Response.json({}));
+    const cases: Array<[string, () => Promise<unknown>]> = [
+      ['env', () => client.pods.deploy({ gpuTypeId: 'g', imageName: 'i', env: 'A=1' as never })],
+      ['env.A', () => client.pods.deploy({ gpuTypeId: 'g', imageName: 'i', env: { A: 1 } as never })],
+      ['env[0]', () => client.pods.deploy({ gpuTypeId: 'g', imageName: 'i', env: ['A=1'] as never })],
+      ['variables', () => client.graphql.request('query Q($x: Int) { myself { id } }', { x: 10n } as never)],
+      ['input', () => client.endpoint('ep').run(cyclic)],
+      ['input', () => client.endpoint('ep').run({ n: 1n })],
+      ['json', () => client.loadBalanced('https://lb.test').post('/x', { json: cyclic })],
+      ['body', () => client.restV1.templates.create({ name: 'n', imageName: 'i', big: 1n } as never)],
+      ['body.env.A', () => client.rest.templates.create({ name: 'n', image: 'i', env: { A: 1n } } as never)],
+    ];
+    for (const [field, run] of cases) {
+      const settled = await settleWithin(run);
+      expect(settled.kind === 'rejected' && settled.error instanceof ValidationError && settled.error.field === field, field).toBe(true);
+    }
+    record(sent.length);
+    expect(sent).toEqual([]);
+  });
+
+  it('parsePodEnv keeps a __proto__ variable as a variable', () => {
+    const env = parsePodEnv(['__proto__=x', 'constructor=y', 'A=1']);
+    expect(Object.keys(env)).toEqual(['__proto__', 'constructor', 'A']);
+    expect(env['__proto__']).toBe('x');
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});

@@ -1,0 +1,87 @@
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RunpodError } from '../../src/errors.js';
+import { echoSpelling, fuzzClient, METHODS, FUZZ_TIMEOUT_MS, params, reportFigures, settleWithin, spellingsOf, viewsOf } from './harness.js';
+
+/** Keys of every character class a header can carry: letters, digits, ASCII punctuation, space, Latin-1. */
+const CLASSES: Record<string, string> = {
+  alnum: 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789',
+  punctuation: `!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`,
+  space: ' ',
+  latin1: 'éüßçñøÆÐÞ¡¿£¥§©®±µ¶·»ÿ',
+};
+
+const keyArb = fc
+  .tuple(
+    fc.subarray(Object.keys(CLASSES), { minLength: 1 }),
+    fc.integer({ min: 8, max: 48 }),
+    fc.infiniteStream(fc.nat()),
+  )
+  .map(([classes, length, picks]) => {
+    const alphabet = classes.map((c) => CLASSES[c]).join('');
+    const it = picks[Symbol.iterator]();
+    let key = '';
+    while (key.length < length) key += alphabet[it.next().value % alphabet.length];
+    // A key cannot start or end with white space (it would not survive a header).
+    return `k${key}z`;
+  });
+
+type Echo = (key: string, spelled: string) => Response | Promise<Response> | 'throw';
+
+/** The ways a server, a proxy or the network can hand the key back. */
+const ECHOES: Record<string, Echo> = {
+  'error body': (_k, s) => Response.json({ error: `bad key ${s}`, detail: s, errors: [s], nested: { [s]: [{ v: s }] } }, { status: 400 }),
+  'auth failure': (_k, s) => Response.json({ error: `key ${s} disabled` }, { status: 401, headers: { 'www-authenticate': `Bearer error="invalid_token" token="${s}"` } }),
+  'headers echo URL': (_k, s) => Response.json({ error: 'x' }, { status: 500, headers: { 'content-location': `/graphql?api_key=${s}`, 'x-request-url': `https://x/?k=${s}` } }),
+  'problem 422': (_k, s) => Response.json({ title: 'bad', detail: `key ${s}`, errors: [`$.apiKey: ${s}`] }, { status: 422, headers: { 'content-type': 'application/problem+json' } }),
+  'html page': (_k, s) => new Response(`<html><body>login ${s}</body></html>`, { status: 502, headers: { 'content-type': 'text/html' } }),
+  'graphql errors and data': (_k, s) => Response.json({ errors: [{ message: `no ${s}`, extensions: { code: 'X', echo: s } }], data: { myself: { id: s, pods: [] } } }),
+  'graphql 200 deep partial': (_k, s) => Response.json({ errors: [{ message: 'partial', path: [s] }], data: { pod: { env: [`KEY=${s}`] } } }),
+  'job failed': (_k, s) => Response.json({ id: 'j', status: 'FAILED', error: `worker saw ${s}`, output: { s } }),
+  'wrong shape 200': (_k, s) => Response.json({ unexpected: s, id: 5 }),
+  'not json 200': (_k, s) => new Response(`oops ${s}`, { status: 200, headers: { 'content-type': 'text/plain' } }),
+  'rate limited': (_k, s) => Response.json({ error: `slow down ${s}` }, { status: 429, headers: { 'retry-after': '3600' } }),
+  'connection failure': () => 'throw',
+};
+
+let errorObjects = 0;
+let leaks = 0;
+const keysSeen = new Set<string>();
+
+afterAll(() => {
+  reportFigures('no spelling of the key survives in any field of any error', {
+    'error objects': errorObjects,
+    'distinct keys': keysSeen.size,
+    'spellings checked per key (e.g.)': spellingsOf('rpa_K3y!"é z/\\x').length,
+    'keys leaked': leaks,
+  });
+});
+
+describe('no spelling of the key survives in any field of any error', () => {
+  it('property: any key, any method, any echo, any spelling', async () => {
+    await fc.assert(
+      fc.asyncProperty(keyArb, fc.constantFrom(...METHODS), fc.constantFrom(...Object.keys(ECHOES)), fc.nat(), async (key, method, echoName, spelling) => {
+        keysSeen.add(key);
+        const spelled = echoSpelling(key, spelling);
+        const echo = ECHOES[echoName]!;
+        const { client } = fuzzClient(async (url) => {
+          const answer = await echo(key, spelled);
+          if (answer === 'throw') {
+            throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
+          }
+          return answer;
+        }, { apiKey: key });
+        const settled = await settleWithin(() => method.call(client, 'p1'));
+        if (settled.kind !== 'rejected') return;
+        errorObjects++;
+        const { error } = settled;
+        if (!(error instanceof RunpodError)) return; // counted by the malformed-answer tests
+        const views = viewsOf(error).join('\n');
+        const found = spellingsOf(key).filter((s) => views.includes(s));
+        if (found.length) leaks++;
+        expect(found, `${method.name} × ${echoName}`).toEqual([]);
+      }),
+      params(400),
+    );
+  }, FUZZ_TIMEOUT_MS);
+});
