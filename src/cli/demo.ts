@@ -1,6 +1,6 @@
 // `npm run demo`: a guided session against the local emulator, using only the public client.
 // No account, no network: the emulator listens on 127.0.0.1 and stops at the end.
-import { AbortError, createRunpodClient, JobCancelledError, NotFoundError, type RunpodClient } from '../index.js';
+import { AbortError, createRunpodClient, JobCancelledError, type RunpodClient } from '../index.js';
 import { createEmulator } from '../emulator/index.js';
 import { listen } from '../emulator/node.js';
 
@@ -49,20 +49,7 @@ async function tour(rp: RunpodClient, emulator: ReturnType<typeof createEmulator
   emulator.inspect.writeFile(pod.id, '/tmp/cache', 'scratch');
   show('stop', (await rp.pods.stop(pod.id)).desiredStatus);
   show('files after stop', emulator.inspect.files(pod.id));
-  // Until the emulator serves REST v2 (it answers 404 there), the REST steps are skipped.
-  const restV2 = await rp.rest.catalog.cpus().then(
-    () => true,
-    (err: unknown) => (err instanceof NotFoundError ? false : Promise.reject(err)),
-  );
-  if (!restV2) {
-    show('REST v2', 'not served by this emulator; REST steps skipped');
-    show('resume', (await rp.pods.resume({ podId: pod.id, gpuCount: 1 })).desiredStatus);
-    await rp.pods.terminate(pod.id);
-    step(4, 'Create a template, a network volume and a registry (REST v2: skipped)');
-    step(5, 'Read billing (REST v2: skipped)');
-  } else {
-    await restTour(rp, pod.id, offer.gpuTypeId);
-  }
+  await restTour(rp, pod.id, offer.gpuTypeId);
   await serverlessTour(rp, lbUrl);
 }
 
@@ -138,7 +125,7 @@ async function serverlessTour(rp: RunpodClient, lbUrl: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const emulator = createEmulator({ podStartupMs: 1_200, legacyRestV1: true });
+  const emulator = createEmulator({ podStartupMs: 1_200 });
   emulator.loadBalanced.define({
     id: 'demo-llm',
     coldStartMs: 800,
