@@ -22,7 +22,7 @@ export interface RunpodErrorOptions {
 /** Root of every error thrown by runpod-gql. */
 export class RunpodError extends Error {
   override readonly name: string = 'RunpodError';
-  readonly request: RequestSummary | undefined;
+  declare readonly request: RequestSummary | undefined;
 
   constructor(message: string, options: RunpodErrorOptions = {}) {
     // Scrubbed here, at the root, so no surface can forget: the message (and so the stack), the
@@ -51,12 +51,12 @@ export class RunpodError extends Error {
 export class ValidationError extends RunpodError {
   override readonly name = 'ValidationError';
   /** The offending field, e.g. `gpuCount` or `input.ports`. */
-  readonly field: string;
+  declare readonly field: string;
   /** The server's problems (REST v2 `errors[]`), when the server refused the request. */
-  readonly errors: readonly string[];
+  declare readonly errors: readonly string[];
   /** 422 when the server refused the request; undefined when nothing was sent. */
-  readonly status: number | undefined;
-  readonly body: unknown;
+  declare readonly status: number | undefined;
+  declare readonly body: unknown;
 
   constructor(
     field: string,
@@ -81,10 +81,10 @@ export interface ApiErrorOptions extends RunpodErrorOptions {
 /** The server answered with an HTTP error status. */
 export class ApiError extends RunpodError {
   override readonly name: string = 'ApiError';
-  readonly status: number;
-  readonly body: unknown;
+  declare readonly status: number;
+  declare readonly body: unknown;
   /** Response headers, scrubbed of secrets. */
-  readonly headers: Readonly<Record<string, string>> | undefined;
+  declare readonly headers: Readonly<Record<string, string>> | undefined;
 
   constructor(message: string, options: ApiErrorOptions) {
     super(message, options);
@@ -104,8 +104,8 @@ export class BadRequestError extends ApiError {
  */
 export class ConflictError extends ApiError {
   override readonly name = 'ConflictError';
-  readonly resourceStatus: string | undefined;
-  readonly validActions: readonly string[] | undefined;
+  declare readonly resourceStatus: string | undefined;
+  declare readonly validActions: readonly string[] | undefined;
 
   constructor(message: string, options: ApiErrorOptions & { resourceStatus?: string | undefined; validActions?: readonly string[] | undefined }) {
     super(message, options);
@@ -116,7 +116,7 @@ export class ConflictError extends ApiError {
 /** 410: the API answered that this interface is retired. `replacement` names what to use instead. */
 export class ApiRetiredError extends ApiError {
   override readonly name = 'ApiRetiredError';
-  readonly replacement: string | undefined;
+  declare readonly replacement: string | undefined;
 
   constructor(message: string, options: ApiErrorOptions & { replacement?: string | undefined }) {
     super(message, options);
@@ -141,8 +141,8 @@ export class NotFoundError extends ApiError {
  */
 export class RateLimitError extends ApiError {
   override readonly name = 'RateLimitError';
-  readonly retryAfterMs: number | undefined;
-  readonly rateLimit: readonly RateLimitWindow[] | undefined;
+  declare readonly retryAfterMs: number | undefined;
+  declare readonly rateLimit: readonly RateLimitWindow[] | undefined;
 
   constructor(message: string, options: ApiErrorOptions & { retryAfterMs?: number | undefined; rateLimit?: readonly RateLimitWindow[] | undefined }) {
     super(message, options);
@@ -164,12 +164,12 @@ export interface GraphQLErrorEntry {
 /** The GraphQL response carried `errors`. `data` holds whatever partial data came with them. */
 export class GraphQLResponseError<TData = unknown> extends RunpodError {
   override readonly name: string = 'GraphQLResponseError';
-  readonly errors: readonly GraphQLErrorEntry[];
-  readonly data: TData | null | undefined;
-  readonly operationName: string | undefined;
+  declare readonly errors: readonly GraphQLErrorEntry[];
+  declare readonly data: TData | null | undefined;
+  declare readonly operationName: string | undefined;
   /** `extensions.code` of the first error, e.g. `RUNPOD` or `INTERNAL_SERVER_ERROR`. */
-  readonly code: string | undefined;
-  readonly status: number;
+  declare readonly code: string | undefined;
+  declare readonly status: number;
 
   constructor(
     message: string,
@@ -195,8 +195,8 @@ export class GraphQLResponseError<TData = unknown> extends RunpodError {
  */
 export class CapacityUnavailableError extends RunpodError {
   override readonly name = 'CapacityUnavailableError';
-  readonly status: number | undefined;
-  readonly operationName: string | undefined;
+  declare readonly status: number | undefined;
+  declare readonly operationName: string | undefined;
 
   constructor(message: string, options: RunpodErrorOptions & { status?: number; operationName?: string | undefined }) {
     super(message, options);
@@ -211,7 +211,7 @@ export class CapacityUnavailableError extends RunpodError {
  */
 export class InsufficientBalanceError extends RunpodError {
   override readonly name = 'InsufficientBalanceError';
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
 
   constructor(message: string, options: RunpodErrorOptions & { status?: number | undefined }) {
     super(message, options);
@@ -229,7 +229,7 @@ export class PossiblyCreatedError extends RunpodError {
   override readonly name = 'PossiblyCreatedError';
   readonly possiblyCreated = true;
   /** The marker this client put into the create request; it survives into the resource. */
-  readonly createMarker: string;
+  declare readonly createMarker: string;
 
   constructor(message: string, options: RunpodErrorOptions & { createMarker: string }) {
     super(message, options);
@@ -241,7 +241,7 @@ export class PossiblyCreatedError extends RunpodError {
 export class ConnectionError extends RunpodError {
   override readonly name = 'ConnectionError';
   /** True when the failure proves the request never reached the server (safe to resend). */
-  readonly notSent: boolean;
+  declare readonly notSent: boolean;
 
   constructor(message: string, options: RunpodErrorOptions & { notSent: boolean }) {
     super(message, options);
@@ -252,7 +252,7 @@ export class ConnectionError extends RunpodError {
 /** An attempt, or a wait such as `waitUntilReady`, ran past its time limit. */
 export class TimeoutError extends RunpodError {
   override readonly name = 'TimeoutError';
-  readonly timeoutMs: number;
+  declare readonly timeoutMs: number;
 
   constructor(message: string, options: RunpodErrorOptions & { timeoutMs: number }) {
     super(message, options);
@@ -271,9 +271,9 @@ export class AbortError extends RunpodError {
  */
 export class PodTerminalStateError extends RunpodError {
   override readonly name = 'PodTerminalStateError';
-  readonly podId: string;
-  readonly desiredStatus: string;
-  readonly reason: string | undefined;
+  declare readonly podId: string;
+  declare readonly desiredStatus: string;
+  declare readonly reason: string | undefined;
 
   constructor(podId: string, desiredStatus: string, reason?: string | null) {
     super(`pod ${podId} is ${desiredStatus}; it will not become ready${reason ? `: ${reason}` : ''}`);
@@ -295,10 +295,10 @@ export interface JobSnapshot {
 /** Root of the errors about one serverless job; always carries the job id. */
 export class JobError extends RunpodError {
   override readonly name: string = 'JobError';
-  readonly jobId: string;
-  readonly endpointId: string;
+  declare readonly jobId: string;
+  declare readonly endpointId: string;
   /** The last state seen. */
-  readonly job: JobSnapshot;
+  declare readonly job: JobSnapshot;
 
   constructor(message: string, options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
     super(message, options);
@@ -354,15 +354,15 @@ export function parseJobFailure(error: string): JobFailureDetails | undefined {
 export class JobFailedError extends JobError {
   override readonly name = 'JobFailedError';
   /** The raw `error` string. */
-  readonly error: string;
-  readonly details: JobFailureDetails | undefined;
-  readonly errorType: string | undefined;
+  declare readonly error: string;
+  declare readonly details: JobFailureDetails | undefined;
+  declare readonly errorType: string | undefined;
   /** The handler's message: the parsed `error_message`, or the raw string. */
-  readonly errorMessage: string;
-  readonly traceback: string | undefined;
-  readonly workerId: string | undefined;
+  declare readonly errorMessage: string;
+  declare readonly traceback: string | undefined;
+  declare readonly workerId: string | undefined;
   /** The job's `output`, when the FAILED answer carried one. */
-  readonly output: unknown;
+  declare readonly output: unknown;
 
   constructor(options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
     const reported = redactValue(options.job.error);
@@ -388,8 +388,8 @@ export class JobFailedError extends JobError {
  */
 export class JobTimedOutError extends JobError {
   override readonly name = 'JobTimedOutError';
-  readonly source: 'platform' | 'deadline';
-  readonly timeoutMs: number | undefined;
+  declare readonly source: 'platform' | 'deadline';
+  declare readonly timeoutMs: number | undefined;
 
   constructor(options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot; source: 'platform' | 'deadline'; timeoutMs?: number }) {
     const why =

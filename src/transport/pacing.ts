@@ -13,8 +13,6 @@ export interface Pacer {
   acquire(key: string | undefined, signal?: AbortSignal): Promise<PaceRelease>;
   /** The server refused for rate (429): nobody draws from `key` for `ms`. */
   pause(key: string | undefined, ms: number): void;
-  /** The limits in force for `key` (defaults merged with the client's settings). */
-  settingFor(key: string): Required<RateLimitSetting>;
 }
 
 const SERVERLESS_WINDOW_MS = 10_000;
@@ -202,14 +200,15 @@ const noRelease: PaceRelease = () => undefined;
 
 /** Pacing for one client. `settings === false` turns it off entirely. */
 export function createPacer(settings: false | Readonly<Record<string, RateLimitSetting>> | undefined): Pacer {
-  const buckets = new Map<string, Bucket | null>();
-  const bucketFor = (key: string): Bucket | null => {
+  const buckets = new Map<string, Bucket>();
+  // Only reached with settings on: both callers return first when `settings === false`.
+  const bucketFor = (key: string): Bucket => {
     let bucket = buckets.get(key);
     if (bucket === undefined) {
-      const setting = settings === false ? UNLIMITED : resolveRateLimit(key, settings);
+      const setting = resolveRateLimit(key, settings || undefined);
       const limited = Number.isFinite(setting.requests) || Number.isFinite(setting.concurrency);
       // A bucket is kept even without limits while a 429 may pause it.
-      bucket = settings === false ? null : createBucket(limited ? setting : UNLIMITED);
+      bucket = createBucket(limited ? setting : UNLIMITED);
       buckets.set(key, bucket);
     }
     return bucket;
@@ -217,13 +216,11 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
   return {
     async acquire(key, signal) {
       if (key === undefined || settings === false) return noRelease;
-      const bucket = bucketFor(key);
-      return bucket ? bucket.acquire(signal) : noRelease;
+      return bucketFor(key).acquire(signal);
     },
     pause(key, ms) {
       if (key === undefined || settings === false || !(ms > 0)) return;
-      bucketFor(key)?.pause(ms);
+      bucketFor(key).pause(ms);
     },
-    settingFor: (key) => (settings === false ? UNLIMITED : resolveRateLimit(key, settings)),
   };
 }
