@@ -1,4 +1,5 @@
 // Server-Sent Event log streams (pods and serverless workers), resumed with Last-Event-ID after a drop.
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { AbortError, ConnectionError, RunpodError, ValidationError } from '../errors.js';
 import { sleep } from '../transport/abort.js';
 import { validateCallOptions, type CallOptions } from '../transport/options.js';
@@ -60,17 +61,19 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
         signal?.addEventListener('abort', cancel, { once: true });
         const lines: LogLine[] = [];
         let bad: unknown;
-        const feed = sseReader((text, id) => {
-          if (id !== undefined) lastEventId = id;
-          let data: unknown;
-          try {
-            data = JSON.parse(text);
-          } catch {
-            data = text;
-          }
-          if (isRecord(data) && isString(data.ts) && isString(data.line) && isString(data.source)) {
-            lines.push({ ts: data.ts, source: data.source as LogSource, line: data.line });
-          } else bad ??= data;
+        const parser = createParser({
+          onEvent(event: EventSourceMessage) {
+            if (event.id !== undefined) lastEventId = event.id;
+            let data: unknown;
+            try {
+              data = JSON.parse(event.data);
+            } catch {
+              data = event.data;
+            }
+            if (isRecord(data) && isString(data.ts) && isString(data.line) && isString(data.source)) {
+              lines.push({ ts: data.ts, source: data.source as LogSource, line: data.line });
+            } else bad ??= data;
+          },
         });
         const decoder = new TextDecoder();
         let dropped: unknown;
@@ -85,7 +88,7 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
             }
             if (signal?.aborted) throw new AbortError(`${req.operation} aborted by the caller`, { request: summary(req), cause: signal.reason });
             if (chunk.done) return;
-            feed(decoder.decode(chunk.value, { stream: true }));
+            parser.feed(decoder.decode(chunk.value, { stream: true }));
             if (bad !== undefined) throw rest.core.wrongShape(req, 'log events {ts, source, line}', bad);
             while (lines.length) yield lines.shift()!;
           }
@@ -105,34 +108,6 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
         if (drops > 1) await sleep(backoffMs(drops - 2), signal);
       }
     },
-  };
-}
-
-/**
- * A Server-Sent Events reader fed decoded text, for what a log stream uses: each event's `data`
- * (lines joined with \n) and `id`. Comments and other fields are skipped; an event without a
- * `data` field is not dispatched. Small on purpose: it replaces a parser library in the bundle.
- */
-export function sseReader(onEvent: (data: string, id: string | undefined) => void): (text: string) => void {
-  let pending = '';
-  let data: string | undefined;
-  let id: string | undefined;
-  return (text) => {
-    // A CR at the very end may be the first half of a CRLF: it stays pending with the partial line.
-    const lines = (pending + text).split(/\r\n|\r(?!$)|\n/);
-    pending = lines.pop()!;
-    for (const line of lines) {
-      if (line === '') {
-        if (data !== undefined) onEvent(data, id);
-        data = id = undefined;
-        continue;
-      }
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? '' : line.slice(line.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1);
-      if (field === 'data') data = data === undefined ? value : `${data}\n${value}`;
-      else if (field === 'id' && !value.includes('\0')) id = value;
-    }
   };
 }
 
