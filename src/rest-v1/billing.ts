@@ -13,8 +13,8 @@ const AMOUNT_FIELDS = ['amount', 'highPerformanceStorageAmount'];
 
 export function createRestBillingApi(rest: RestRequester): RestBillingApi {
   const history = async <T>(path: string, query: object | undefined, options?: CallOptions): Promise<T[]> => {
-    const records = await rest.json<T[]>({ method: 'GET', path, route: `GET ${path}`, query, idempotent: true }, options);
-    return (records ?? []).map((r) => numericFields(r, AMOUNT_FIELDS));
+    const records = await rest.list<T>({ method: 'GET', path, route: `GET ${path}`, query, idempotent: true }, options);
+    return records.map((r) => numericFields(r, AMOUNT_FIELDS));
   };
   return {
     pods: (query, options) => history<BillingRecord>('/billing/pods', query, options),

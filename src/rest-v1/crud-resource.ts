@@ -1,5 +1,6 @@
 import type { CallOptions } from '../transport/options.js';
-import { idPath, type RestRequester } from './rest-request.js';
+import { isRecord, isString } from '../transport/shape.js';
+import { idPath, type ItemShape, type RestRequester } from './rest-request.js';
 
 export interface CrudSpec<T> {
   /** `/templates` */
@@ -27,6 +28,9 @@ export interface CrudResource<T, TCreate, TUpdate, TListQuery, TGetQuery> {
   delete(id: string, options?: CallOptions): Promise<void>;
 }
 
+/** Every resource of v1 has a string `id`. */
+const RESOURCE: ItemShape = { is: (value) => isRecord(value) && isString(value.id), expected: 'an object with a string id' };
+
 export function crudResource<T, TCreate, TUpdate, TListQuery extends object | undefined, TGetQuery extends object | undefined>(
   rest: RestRequester,
   spec: CrudSpec<T>,
@@ -37,22 +41,22 @@ export function crudResource<T, TCreate, TUpdate, TListQuery extends object | un
   return {
     async create(body, options) {
       spec.validateCreate?.(body);
-      return normalize(await rest.json<T>({ method: 'POST', path: base, route: `POST ${base}`, body, idempotent: false }, options));
+      return normalize(await rest.object<T>({ method: 'POST', path: base, route: `POST ${base}`, body, idempotent: false }, options, RESOURCE));
     },
     async list(query, options) {
-      const items = await rest.json<T[]>({ method: 'GET', path: base, route: `GET ${base}`, query, idempotent: true }, options);
-      return (items ?? []).map(normalize);
+      const items = await rest.list<T>({ method: 'GET', path: base, route: `GET ${base}`, query, idempotent: true }, options, RESOURCE);
+      return items.map(normalize);
     },
     async get(id, query, options) {
       const path = idPath(base, idField, id);
-      return normalize(await rest.json<T>({ method: 'GET', path, route: `GET ${one}`, query, idempotent: true }, options));
+      return normalize(await rest.object<T>({ method: 'GET', path, route: `GET ${one}`, query, idempotent: true }, options, RESOURCE));
     },
     async update(id, body, options = {}) {
       const { method = 'PATCH', ...callOptions } = options;
       const path = idPath(base, idField, id, method === 'POST' ? '/update' : '');
       spec.validateUpdate?.(body);
       const route = method === 'POST' ? `POST ${one}/update` : `PATCH ${one}`;
-      return normalize(await rest.json<T>({ method, path, route, body, idempotent: spec.updateIdempotent }, callOptions));
+      return normalize(await rest.object<T>({ method, path, route, body, idempotent: spec.updateIdempotent }, callOptions, RESOURCE));
     },
     async delete(id, options) {
       const path = idPath(base, idField, id);
