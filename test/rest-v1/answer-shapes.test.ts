@@ -42,7 +42,7 @@ describe('REST v1: a wrong-shaped answer is a ServerError with its status and bo
       expect(err.status).toBe(status);
       expect(err.body).toBe(body);
       expect(err.request?.operation).toBe(route);
-      expect(err.message).toContain('expected an object with a string id');
+      expect(err.message).toMatch(/expected (an object with a string id|a pod: an object with a string id)/);
     }
   });
 
@@ -56,8 +56,28 @@ describe('REST v1: a wrong-shaped answer is a ServerError with its status and bo
     }
   });
 
-  it('pods are lists of resources with ids: an item without one is refused', async () => {
-    const err = await captureError<ServerError>(() => client(() => json([{ id: 'p1' }, { name: 'no id' }])).rp.pods.list());
+  it.each([
+    ['a price that is not a number', { id: 'p1', costPerHr: 'x' }],
+    ['a price that is an object', { id: 'p1', adjustedCostPerHr: {} }],
+    ['the machine a string', { id: 'p1', machine: 'y' }],
+    ['a machine price that is not a number', { id: 'p1', machine: { costPerHr: 'cheap' } }],
+  ])('a pod with %s is refused (its prices are returned as numbers)', async (_name, pod) => {
+    const asItem = await captureError<ServerError>(() => client(() => json(pod)).rp.pods.get('p1'));
+    const inList = await captureError<ServerError>(() => client(() => json([{ id: 'p0' }, pod])).rp.pods.list());
+    for (const err of [asItem, inList]) {
+      expect(err).toBeInstanceOf(ServerError);
+      expect(err.message).toContain('its prices as numbers');
+    }
+  });
+
+  it('a billing record whose amount is not a number is refused', async () => {
+    const err = await captureError<ServerError>(() => client(() => json([{ amount: 'lots', time: 't' }])).rp.billing.pods());
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err.message).toContain('amounts as numbers');
+  });
+
+  it('lists are of resources with ids: an item without one is refused', async () => {
+    const err = await captureError<ServerError>(() => client(() => json([{ id: 't1' }, { name: 'no id' }])).rp.templates.list());
     expect(err).toBeInstanceOf(ServerError);
     expect(err.message).toContain('each item an object with a string id');
   });
