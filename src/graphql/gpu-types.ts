@@ -1,7 +1,8 @@
 import { ValidationError } from '../errors.js';
 import { checkInteger, checkNumber } from '../validation.js';
 import { GpuTypesDocument, type CloudTypeEnum, type GpuLowestPriceInput, type GpuTypesQuery } from './__generated__/operations.js';
-import type { GraphQLCallOptions, RunpodGraphQL } from './graphql-client.js';
+import { isArrayOf, isRecord } from '../transport/shape.js';
+import { wrongDataShape, type GraphQLCallOptions, type RunpodGraphQL } from './graphql-client.js';
 
 /** A GPU type as `gpuTypes.list` returns it, with its lowest price for the requested count. */
 export type GpuType = NonNullable<NonNullable<GpuTypesQuery['gpuTypes']>[number]>;
@@ -54,13 +55,36 @@ export interface GpuTypesApi {
 
 const STOCKED: ReadonlySet<string> = new Set(['High', 'Medium', 'Low']);
 
+// Nullable fields may also be left out: every reader below treats both alike.
+const nullOr = (value: unknown, type: 'string' | 'number' | 'boolean') => value == null || typeof value === type;
+const isCountOrNull = (value: unknown): value is number | null => value === null || typeof value === 'number';
+
+/** Every field `offers` reads, of the type the query selects. */
+function isGpuType(value: unknown): value is GpuType {
+  if (!isRecord(value) || !nullOr(value.id, 'string') || !nullOr(value.displayName, 'string') || !nullOr(value.memoryInGb, 'number')) return false;
+  if (!nullOr(value.secureCloud, 'boolean') || !nullOr(value.communityCloud, 'boolean')) return false;
+  const price = value.lowestPrice;
+  if (price == null) return true;
+  return (
+    isRecord(price) &&
+    nullOr(price.uninterruptablePrice, 'number') &&
+    nullOr(price.stockStatus, 'string') &&
+    (price.availableGpuCounts == null || isArrayOf(price.availableGpuCounts, isCountOrNull))
+  );
+}
+
+const isGpuTypeOrNull = (value: unknown): value is GpuType | null => value === null || isGpuType(value);
+
 export function createGpuTypesApi(graphql: RunpodGraphQL): GpuTypesApi {
   async function list(input: GpuTypesListInput = {}, options?: GraphQLCallOptions): Promise<GpuType[]> {
     const { id, ids, gpuCount = 1, ...priceFilters } = input;
     checkInteger('gpuCount', gpuCount, 1);
     const filter = id !== undefined || ids !== undefined ? { ...(id !== undefined && { id }), ...(ids !== undefined && { ids }) } : null;
     const data = await graphql.request(GpuTypesDocument, { input: filter, lowestPriceInput: { ...priceFilters, gpuCount } }, options);
-    return (data.gpuTypes ?? []).filter((t): t is GpuType => t !== null);
+    const types: unknown = data.gpuTypes;
+    if (types === null) return [];
+    if (!isArrayOf(types, isGpuTypeOrNull)) throw wrongDataShape(data, '`gpuTypes` as a list of GPU types with numeric prices and counts (GpuTypes)');
+    return types.filter((t): t is GpuType => t !== null);
   }
 
   return {

@@ -1,7 +1,7 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import type { GraphQLClient } from 'graphql-request';
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
-import { RunpodError, ValidationError, type GraphQLErrorEntry } from '../errors.js';
+import { RunpodError, ServerError, ValidationError, type GraphQLErrorEntry } from '../errors.js';
 import { errorFromGraphQLErrors } from './graphql-errors.js';
 import type { HttpCore, HttpRequest, HttpResult } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
@@ -143,6 +143,25 @@ interface GraphQLCall {
   result?: HttpResult;
 }
 
+/** How to report each resolved `data` as wrong-shaped, for the surfaces that read it further. */
+const wrongShapeOf = new WeakMap<object, (expected: string) => ServerError>();
+
+/**
+ * The error for a `data` that a surface cannot read (`pods` not a list, a pod without an id): the
+ * ServerError a wrong-shaped `data` gets in the client, naming the request and carrying the body.
+ */
+export function wrongDataShape(data: unknown, expected: string): ServerError {
+  const make = data !== null && typeof data === 'object' ? wrongShapeOf.get(data) : undefined;
+  if (make) return make(expected);
+  let body: string;
+  try {
+    body = (JSON.stringify(data) ?? String(data)).slice(0, 300);
+  } catch {
+    body = Object.prototype.toString.call(data);
+  }
+  return new ServerError(`unexpected answer: expected ${expected}, got ${body.slice(0, 120)}`, { status: 200, body });
+}
+
 function isErrorEntry(value: unknown): value is GraphQLErrorEntry {
   return isRecord(value) && typeof value.message === 'string';
 }
@@ -212,6 +231,9 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
     if (!isRecord(data)) {
       throw core.wrongShape(httpRequest, 'an object in `data`', call.result?.text ?? data, status);
     }
+    // Only what the error needs is kept (not the request body, not the answer's text).
+    const { method, operation, idempotent } = httpRequest;
+    wrongShapeOf.set(data, (expected) => core.wrongShape({ method, url, auth, operation, idempotent }, expected, data, status));
     return data as TResult;
   }
 

@@ -15,6 +15,7 @@ import { validateCallOptions } from '../transport/options.js';
 import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from '../transport/create-marker.js';
 import { pollWithBackoff } from '../transport/poll.js';
 import { backoffMs } from '../transport/retry.js';
+import { isArrayOf, isRecord, isString } from '../transport/shape.js';
 import { checkInteger, checkOneOf, checkPortsString, requireId } from '../validation.js';
 import {
   DeployCpuPodDocument,
@@ -33,7 +34,7 @@ import {
   type StopPodMutation,
 } from './__generated__/operations.js';
 import { createGpuTypeCatalog } from './gpu-type-catalog.js';
-import type { GraphQLCallOptions, RunpodGraphQL } from './graphql-client.js';
+import { wrongDataShape, type GraphQLCallOptions, type RunpodGraphQL } from './graphql-client.js';
 import { isGenericFailure } from './graphql-errors.js';
 import { parsePodEnv, toEnvironmentInput } from './pod-env.js';
 
@@ -196,6 +197,29 @@ function isAmbiguousFailure(err: unknown): boolean {
   return err instanceof ConnectionError && !err.notSent;
 }
 
+const isNullOrRecord = (value: unknown): value is Record<string, unknown> | null => value === null || isRecord(value);
+
+/** What this module and its callers read of a pod: an id, a status, and lists where lists go. */
+function isPod(value: unknown): value is Pod {
+  if (!isRecord(value) || !isString(value.id) || !isString(value.desiredStatus)) return false;
+  if (value.env != null && !Array.isArray(value.env)) return false;
+  const runtime = value.runtime;
+  if (runtime == null) return true;
+  return isRecord(runtime) && (runtime.ports == null || isArrayOf(runtime.ports, isNullOrRecord));
+}
+
+const isPodOrNull = (value: unknown): value is Pod | null => value === null || isPod(value);
+
+/**
+ * `data[field]`: a pod, or null when the platform says there is none. Missing (a GraphQL server
+ * always answers a selected field) or of another shape, it is a ServerError.
+ */
+function podOf(data: object, field: string, operation: string): Pod | null {
+  const pod: unknown = (data as Record<string, unknown>)[field];
+  if (!isPodOrNull(pod)) throw wrongDataShape(data, `\`${field}\` as a pod with an id and a desiredStatus, or null (${operation})`);
+  return pod;
+}
+
 function describeLastState(pod: Pod | null | undefined): string {
   if (!pod) return 'unknown: no answer yet';
   if (pod.desiredStatus !== 'RUNNING') return pod.desiredStatus;
@@ -207,13 +231,17 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
 
   const get = async (podId: string, options?: GraphQLCallOptions) => {
     requireId('podId', podId);
-    const data = await graphql.request(PodDocument, { input: { podId } }, options);
-    return data.pod;
+    return podOf(await graphql.request(PodDocument, { input: { podId } }, options), 'pod', 'Pod');
   };
 
   const list = async (options?: GraphQLCallOptions) => {
     const data = await graphql.request(MyPodsDocument, {}, options);
-    return (data.myself?.pods ?? []).filter((p): p is Pod => p !== null);
+    const myself: unknown = data.myself;
+    if (myself === null) return [];
+    const pods = isRecord(myself) ? myself.pods : undefined;
+    if (pods === null) return [];
+    if (!isArrayOf(pods, isPodOrNull)) throw wrongDataShape(data, '`myself.pods` as a list of pods with an id and a desiredStatus (MyPods)');
+    return pods.filter((p): p is Pod => p !== null);
   };
 
   const findByMarker = async (marker: string, options?: GraphQLCallOptions) => {
@@ -296,7 +324,7 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
       return createOnce(
         'DeployPod',
         input.env,
-        async (env) => (await graphql.request(DeployPodDocument, { input: { ...input, env } }, options)).podFindAndDeployOnDemand,
+        async (env) => podOf(await graphql.request(DeployPodDocument, { input: { ...input, env } }, options), 'podFindAndDeployOnDemand', 'DeployPod'),
         options,
       );
     },
@@ -306,7 +334,7 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
       return createOnce(
         'DeployCpuPod',
         input.env,
-        async (env) => (await graphql.request(DeployCpuPodDocument, { input: { ...input, env } }, options)).deployCpuPod,
+        async (env) => podOf(await graphql.request(DeployCpuPodDocument, { input: { ...input, env } }, options), 'deployCpuPod', 'DeployCpuPod'),
         options,
       );
     },
@@ -322,7 +350,7 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
       checkInteger('input.gpuCount', input.gpuCount, 0);
       let resumed: Pod | null;
       try {
-        resumed = (await graphql.request(ResumePodDocument, { input }, options)).podResume;
+        resumed = podOf(await graphql.request(ResumePodDocument, { input }, options), 'podResume', 'ResumePod');
       } catch (err) {
         // The platform's generic failure may come after the pod started: if it runs, that is the answer.
         if (!isAmbiguousFailure(err)) throw err;
@@ -337,8 +365,12 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
     async stop(podId, options) {
       requireId('podId', podId);
       const data = await graphql.request(StopPodDocument, { input: { podId } }, { idempotent: true, ...options });
-      if (!data.podStop) throw new NotFoundError(`StopPod: no pod ${podId}`, { status: 200 });
-      return data.podStop;
+      const stopped: unknown = data.podStop;
+      if (stopped === null) throw new NotFoundError(`StopPod: no pod ${podId}`, { status: 200 });
+      if (!isRecord(stopped) || !isString(stopped.id) || !isString(stopped.desiredStatus)) {
+        throw wrongDataShape(data, '`podStop` as a pod with an id and a desiredStatus, or null (StopPod)');
+      }
+      return stopped as NonNullable<StopPodMutation['podStop']>;
     },
 
     terminate,

@@ -1,6 +1,7 @@
 import type { CallOptions } from '../transport/options.js';
-import { numericFields } from './normalize.js';
-import type { RestRequester } from './rest-request.js';
+import { isRecord } from '../transport/shape.js';
+import { numericFields, readableNumbers } from './normalize.js';
+import type { ItemShape, RestRequester } from './rest-request.js';
 import type { BillingRecord, EndpointBillingQuery, NetworkVolumeBillingQuery, NetworkVolumeBillingRecord, PodBillingQuery } from './types.js';
 
 export interface RestBillingApi {
@@ -10,11 +11,12 @@ export interface RestBillingApi {
 }
 
 const AMOUNT_FIELDS = ['amount', 'highPerformanceStorageAmount'];
+const RECORD: ItemShape = { is: (value) => isRecord(value) && readableNumbers(value, AMOUNT_FIELDS), expected: 'an object with its amounts as numbers' };
 
 export function createRestBillingApi(rest: RestRequester): RestBillingApi {
   const history = async <T>(path: string, query: object | undefined, options?: CallOptions): Promise<T[]> => {
-    const records = await rest.json<T[]>({ method: 'GET', path, route: `GET ${path}`, query, idempotent: true }, options);
-    return (records ?? []).map((r) => numericFields(r, AMOUNT_FIELDS));
+    const records = await rest.list<T>({ method: 'GET', path, route: `GET ${path}`, query, idempotent: true }, options, RECORD);
+    return records.map((r) => numericFields(r, AMOUNT_FIELDS));
   };
   return {
     pods: (query, options) => history<BillingRecord>('/billing/pods', query, options),

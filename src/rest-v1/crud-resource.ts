@@ -1,5 +1,6 @@
 import type { CallOptions } from '../transport/options.js';
-import { idPath, type RestRequester } from './rest-request.js';
+import { isRecord, isString } from '../transport/shape.js';
+import { idPath, type ItemShape, type RestRequester } from './rest-request.js';
 
 export interface CrudSpec<T> {
   /** `/templates` */
@@ -8,6 +9,8 @@ export interface CrudSpec<T> {
   readonly idField: string;
   readonly validateCreate?: (body: unknown) => void;
   readonly validateUpdate?: (body: unknown) => void;
+  /** What an item must be (default: an object with a string id). */
+  readonly shape?: ItemShape;
   readonly normalize?: (item: T) => T;
   /** Whether an update may be resent after it may have arrived (false where an edit has side effects). */
   readonly updateIdempotent: boolean;
@@ -27,6 +30,9 @@ export interface CrudResource<T, TCreate, TUpdate, TListQuery, TGetQuery> {
   delete(id: string, options?: CallOptions): Promise<void>;
 }
 
+/** Every resource of v1 has a string `id`. */
+export const RESOURCE: ItemShape = { is: (value) => isRecord(value) && isString(value.id), expected: 'an object with a string id' };
+
 export function crudResource<T, TCreate, TUpdate, TListQuery extends object | undefined, TGetQuery extends object | undefined>(
   rest: RestRequester,
   spec: CrudSpec<T>,
@@ -34,25 +40,26 @@ export function crudResource<T, TCreate, TUpdate, TListQuery extends object | un
   const { base, idField } = spec;
   const one = `${base}/{${idField}}`;
   const normalize = spec.normalize ?? ((item: T) => item);
+  const shape = spec.shape ?? RESOURCE;
   return {
     async create(body, options) {
       spec.validateCreate?.(body);
-      return normalize(await rest.json<T>({ method: 'POST', path: base, route: `POST ${base}`, body, idempotent: false }, options));
+      return normalize(await rest.object<T>({ method: 'POST', path: base, route: `POST ${base}`, body, idempotent: false }, options, shape));
     },
     async list(query, options) {
-      const items = await rest.json<T[]>({ method: 'GET', path: base, route: `GET ${base}`, query, idempotent: true }, options);
-      return (items ?? []).map(normalize);
+      const items = await rest.list<T>({ method: 'GET', path: base, route: `GET ${base}`, query, idempotent: true }, options, shape);
+      return items.map(normalize);
     },
     async get(id, query, options) {
       const path = idPath(base, idField, id);
-      return normalize(await rest.json<T>({ method: 'GET', path, route: `GET ${one}`, query, idempotent: true }, options));
+      return normalize(await rest.object<T>({ method: 'GET', path, route: `GET ${one}`, query, idempotent: true }, options, shape));
     },
     async update(id, body, options = {}) {
       const { method = 'PATCH', ...callOptions } = options;
       const path = idPath(base, idField, id, method === 'POST' ? '/update' : '');
       spec.validateUpdate?.(body);
       const route = method === 'POST' ? `POST ${one}/update` : `PATCH ${one}`;
-      return normalize(await rest.json<T>({ method, path, route, body, idempotent: spec.updateIdempotent }, callOptions));
+      return normalize(await rest.object<T>({ method, path, route, body, idempotent: spec.updateIdempotent }, callOptions, shape));
     },
     async delete(id, options) {
       const path = idPath(base, idField, id);

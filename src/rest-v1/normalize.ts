@@ -14,3 +14,8 @@ export function numericFields<T>(record: T, fields: readonly string[]): T {
   for (const field of fields) if (field in out) out[field] = toNumber(out[field]);
   return out as T;
 }
+
+/** Whether each of `fields` is left out, null, or a number (or text {@link toNumber} reads as one). */
+export function readableNumbers(record: Record<string, unknown>, fields: readonly string[]): boolean {
+  return fields.every((field) => record[field] == null || typeof toNumber(record[field]) === 'number');
+}

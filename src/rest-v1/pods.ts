@@ -1,9 +1,10 @@
 import type { CallOptions } from '../transport/options.js';
 import { checkEnvMap, checkInteger, checkOneOf, checkPortsArray, requireObject } from '../validation.js';
 import { ValidationError } from '../errors.js';
-import { crudResource, type CrudResource } from './crud-resource.js';
-import { numericFields } from './normalize.js';
-import { idPath, type RestRequester } from './rest-request.js';
+import { isRecord } from '../transport/shape.js';
+import { crudResource, RESOURCE, type CrudResource } from './crud-resource.js';
+import { numericFields, readableNumbers } from './normalize.js';
+import { idPath, type ItemShape, type RestRequester } from './rest-request.js';
 import type { PodCreateInput, PodIncludes, PodListQuery, PodUpdateInput, RestPod } from './types.js';
 
 export interface RestPodsApi extends CrudResource<RestPod, PodCreateInput, PodUpdateInput, PodListQuery, PodIncludes> {
@@ -15,9 +16,20 @@ export interface RestPodsApi extends CrudResource<RestPod, PodCreateInput, PodUp
   restart(podId: string, options?: CallOptions): Promise<void>;
 }
 
+const POD_NUMBERS = ['costPerHr', 'adjustedCostPerHr', 'memoryInGb', 'vcpuCount'];
+const MACHINE_NUMBERS = ['costPerHr', 'currentPricePerGpu'];
+
+function isPod(value: unknown): boolean {
+  if (!RESOURCE.is(value) || !isRecord(value) || !readableNumbers(value, POD_NUMBERS)) return false;
+  const machine = value.machine;
+  return machine == null || (isRecord(machine) && readableNumbers(machine, MACHINE_NUMBERS));
+}
+
+const POD: ItemShape = { is: isPod, expected: 'a pod: an object with a string id, its prices as numbers and its machine an object' };
+
 function normalizePod(pod: RestPod): RestPod {
-  const out = numericFields(pod, ['costPerHr', 'adjustedCostPerHr', 'memoryInGb', 'vcpuCount']);
-  if (out.machine) out.machine = numericFields(out.machine, ['costPerHr', 'currentPricePerGpu']);
+  const out = numericFields(pod, POD_NUMBERS);
+  if (out.machine) out.machine = numericFields(out.machine, MACHINE_NUMBERS);
   return out;
 }
 
@@ -50,6 +62,7 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
     idField: 'podId',
     validateCreate,
     validateUpdate,
+    shape: POD,
     normalize: normalizePod,
     // Editing a running pod resets it: a blind resend would reset it again.
     updateIdempotent: false,

@@ -1,6 +1,7 @@
 import { ApiRetiredError } from '../errors.js';
-import type { HttpCore } from '../transport/http-core.js';
+import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
+import { isArrayOf, isRecord } from '../transport/shape.js';
 import { requireId, toJsonBody } from '../validation.js';
 import { v2ReplacementFor } from './replacements.js';
 
@@ -42,18 +43,29 @@ export interface RestCall {
   readonly idempotent: boolean;
 }
 
+/** What an answer (or each item of a list answer) must be, and how errors name it. */
+export interface ItemShape {
+  readonly is: (value: unknown) => boolean;
+  readonly expected: string;
+}
+
+export const ANY_OBJECT: ItemShape = { is: isRecord, expected: 'a JSON object' };
+
 export interface RestRequester {
-  json<T>(call: RestCall, options?: CallOptions): Promise<T>;
+  /** One item; anything else (an empty body included) is a ServerError. */
+  object<T>(call: RestCall, options?: CallOptions, shape?: ItemShape): Promise<T>;
+  /** A JSON array of items; anything else is a ServerError. */
+  list<T>(call: RestCall, options?: CallOptions, shape?: ItemShape): Promise<T[]>;
   /** For routes that answer 204 or 200 without a body schema. */
   send(call: RestCall, options?: CallOptions): Promise<void>;
 }
 
 export function createRestRequester(core: HttpCore): RestRequester {
   const base = core.options.restUrl;
-  const toHttp = (call: RestCall, options: CallOptions = {}) => ({
+  const toHttp = (call: RestCall, options: CallOptions = {}): HttpRequest => ({
     method: call.method,
     url: `${base}${call.path}${toQueryString(call.query)}`,
-    auth: 'bearer' as const,
+    auth: 'bearer',
     body: call.body === undefined ? undefined : toJsonBody('body', call.body),
     operation: call.route,
     idempotent: call.idempotent,
@@ -72,8 +84,25 @@ export function createRestRequester(core: HttpCore): RestRequester {
       cause: err,
     });
   };
+  /** The answer parsed, if it is what `check` accepts; else a ServerError with its status and scrubbed body. */
+  const checked = async (call: RestCall, options: CallOptions | undefined, check: (body: unknown) => boolean, expected: string): Promise<unknown> => {
+    const req = toHttp(call, options);
+    const result = await core.request(req).catch(retired(call));
+    let body: unknown;
+    if (result.text.trim() !== '') {
+      try {
+        body = JSON.parse(result.text);
+      } catch {
+        throw core.notJson(req, result);
+      }
+    }
+    if (!check(body)) throw core.wrongShape(req, expected, result.text, result.status);
+    return body;
+  };
   return {
-    json: <T>(call: RestCall, options?: CallOptions) => core.requestJson<T>(toHttp(call, options)).catch(retired(call)),
+    object: async <T>(call: RestCall, options?: CallOptions, shape = ANY_OBJECT) => (await checked(call, options, shape.is, shape.expected)) as T,
+    list: async <T>(call: RestCall, options?: CallOptions, shape = ANY_OBJECT) =>
+      (await checked(call, options, (body) => isArrayOf(body, (item): item is unknown => shape.is(item)), `a JSON array, each item ${shape.expected}`)) as T[],
     async send(call, options) {
       await core.request(toHttp(call, options)).catch(retired(call));
     },
