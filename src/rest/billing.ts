@@ -32,7 +32,7 @@ export interface RestBillingApi {
 export function createRestBillingApi(rest: RestRequester): RestBillingApi {
   const history = async <T>(path: string, query: object | undefined, options?: CallOptions): Promise<T> => {
     const call = { method: 'GET' as const, path, route: `GET ${path}`, query, idempotent: true };
-    const body = await rest.object<Record<string, unknown>>(call, options);
+    const body = await rest.object<Record<string, unknown>>(call, options, 'object');
     if (!Array.isArray(body.records) || !isRecord(body.metadata)) throw rest.core.wrongShape(rest.http(call, options), 'an object with records[] and metadata', body);
     return { records: body.records, metadata: body.metadata } as T;
   };

@@ -45,9 +45,12 @@ export interface RestRequester {
   readonly core: HttpCore;
   /** The core request for `call` (for streams through `core.requestRaw`). */
   http(call: RestCall, options?: CallOptions): HttpRequest;
-  /** A JSON object answer. */
-  object<T>(call: RestCall, options?: CallOptions): Promise<T>;
-  /** The array under `key` of an envelope answer; other envelope keys are tolerated. */
+  /**
+   * A JSON object answer: a resource with a string `id` (every REST v2 object answer but billing's
+   * and the SSH keys'), or with `shape: 'object'` any object.
+   */
+  object<T>(call: RestCall, options?: CallOptions, shape?: 'resource' | 'object'): Promise<T>;
+  /** The resources under `key` of an envelope answer, each with a string `id`; other envelope keys are tolerated. */
   list<T>(call: RestCall, key: string, options?: CallOptions): Promise<T[]>;
   /** For routes that answer 204. */
   send(call: RestCall, options?: CallOptions): Promise<void>;
@@ -66,10 +69,11 @@ export function createRestRequester(core: HttpCore): RestRequester {
     rateLimitKey: 'rest',
     ...options,
   });
-  const object = async <T>(call: RestCall, options?: CallOptions): Promise<T> => {
+  const isResource = (value: unknown) => isRecord(value) && typeof value.id === 'string';
+  const object = async <T>(call: RestCall, options?: CallOptions, shape: 'resource' | 'object' = 'resource'): Promise<T> => {
     const req = http(call, options);
     const body = await core.requestJson<unknown>(req);
-    if (!isRecord(body)) throw core.wrongShape(req, 'a JSON object', body);
+    if (shape === 'object' ? !isRecord(body) : !isResource(body)) throw core.wrongShape(req, shape === 'object' ? 'a JSON object' : 'an object with a string id', body);
     return body as T;
   };
   return {
@@ -79,7 +83,9 @@ export function createRestRequester(core: HttpCore): RestRequester {
     async list<T>(call: RestCall, key: string, options?: CallOptions): Promise<T[]> {
       const req = http(call, options);
       const body = await core.requestJson<unknown>(req);
-      if (!isRecord(body) || !Array.isArray(body[key])) throw core.wrongShape(req, `an object with an array ${key}`, body);
+      if (!isRecord(body) || !Array.isArray(body[key]) || !body[key].every(isResource)) {
+        throw core.wrongShape(req, `an object with an array ${key} of objects with a string id`, body);
+      }
       return body[key] as T[];
     },
     async send(call, options) {

@@ -12,7 +12,7 @@ export interface RestSshKeysApi {
 
 export function createRestSshKeysApi(rest: RestRequester): RestSshKeysApi {
   const keysOf = async (call: Parameters<RestRequester['object']>[0], options?: CallOptions) => {
-    const body = await rest.object<{ keys?: unknown }>(call, options);
+    const body = await rest.object<{ keys?: unknown }>(call, options, 'object');
     if (!isArrayOf(body.keys, isString)) throw rest.core.wrongShape(rest.http(call, options), 'an object with keys: string[]', body);
     return body.keys;
   };

@@ -69,7 +69,7 @@ const cases: Case[] = [
   { op: 'PATCH /v2/serverless/{id}', call: (rp) => rp.rest.endpoints.update(ID, { workers: { min: 1 }, flashboot: 'FLASHBOOT' }), path: `/serverless/${ENC}`, body: { workers: { min: 1 }, flashboot: 'FLASHBOOT' }, answer: () => json({ id: 'e' }) },
   { op: 'DELETE /v2/serverless/{id}', call: (rp) => rp.rest.endpoints.delete(ID), path: `/serverless/${ENC}`, answer: () => new Response(null, { status: 204 }) },
   { op: 'GET /v2/serverless/{id}/workers', call: (rp) => rp.rest.endpoints.workers(ID), path: `/serverless/${ENC}/workers`, answer: () => json({ workers: [{ id: 'w' }], summary: {} }), result: [{ id: 'w' }] },
-  { op: 'GET /v2/serverless/{id}/releases', call: (rp) => rp.rest.endpoints.releases(ID), path: `/serverless/${ENC}/releases`, answer: () => json({ rollout: {}, releases: [{ version: 1 }] }), result: [{ version: 1 }] },
+  { op: 'GET /v2/serverless/{id}/releases', call: (rp) => rp.rest.endpoints.releases(ID), path: `/serverless/${ENC}/releases`, answer: () => json({ rollout: {}, releases: [{ id: 'rel-1', version: 1 }] }), result: [{ id: 'rel-1', version: 1 }] },
   {
     op: 'GET /v2/serverless/{id}/workers/{workerId}/logs',
     call: (rp) => drain(rp.rest.endpoints.workerLogs(ID, 'w 1', { tail: 0 })),

@@ -3,7 +3,7 @@ import { createRunpodClient, ValidationError, type RunpodClient } from '../../sr
 import { captureError, json, recordingFetch, TEST_API_KEY } from '../helpers.js';
 
 function setup() {
-  const { fetch, calls } = recordingFetch(() => json({}));
+  const { fetch, calls } = recordingFetch(() => json({ id: 'pod-1' }));
   return { rp: createRunpodClient({ apiKey: TEST_API_KEY, fetch }), calls };
 }
 
