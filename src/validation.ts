@@ -1,12 +1,22 @@
 import { ValidationError } from './errors.js';
 
+/** A value as an error message shows it; never throws (BigInt, cycles). */
+export function shown(value: unknown): string {
+  if (typeof value === 'bigint') return `${value}n`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
 /**
  * An id that stays one path segment once URL-encoded: not blank, not `.` or `..` (which a URL
  * parser collapses into another route), no control characters. Returned as given.
  */
 export function requireId(field: string, value: unknown): string {
   if (requireString(field, value) === '.' || value === '..' || /[\u0000-\u001f\u007f-\u009f]/.test(value as string)) {
-    throw new ValidationError(field, `must be one path segment, got ${JSON.stringify(value)}`);
+    throw new ValidationError(field, `must be one path segment, got ${shown(value)}`);
   }
   return value as string;
 }
@@ -37,14 +47,14 @@ export function checkInteger(field: string, value: unknown, min: number, max = N
   }
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `between ${min} and ${max}`;
-    throw new ValidationError(field, `must be an integer ${range}, got ${JSON.stringify(value)}`);
+    throw new ValidationError(field, `must be an integer ${range}, got ${shown(value)}`);
   }
 }
 
 export function checkNumber(field: string, value: unknown, min: number, max: number): void {
   if (value === undefined || value === null) return;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new ValidationError(field, `must be a number between ${min} and ${max}, got ${JSON.stringify(value)}`);
+    throw new ValidationError(field, `must be a number between ${min} and ${max}, got ${shown(value)}`);
   }
 }
 
@@ -95,6 +105,6 @@ export function requireObject(field: string, value: unknown): Record<string, unk
 export function checkOneOf(field: string, value: unknown, allowed: readonly string[], hint = ''): void {
   if (value === undefined) return;
   if (typeof value !== 'string' || !allowed.includes(value)) {
-    throw new ValidationError(field, `must be one of ${allowed.join(', ')}${hint}, got ${JSON.stringify(value)}`);
+    throw new ValidationError(field, `must be one of ${allowed.join(', ')}${hint}, got ${shown(value)}`);
   }
 }

@@ -16,7 +16,7 @@ import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from '..
 import { pollWithBackoff } from '../transport/poll.js';
 import { backoffMs } from '../transport/retry.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
-import { checkInteger, checkOneOf, checkPortsString, requireId } from '../validation.js';
+import { checkInteger, checkOneOf, checkPortsString, requireId, shown } from '../validation.js';
 import {
   DeployCpuPodDocument,
   DeployPodDocument,
@@ -381,7 +381,7 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
     async waitUntilReady(podId, options = {}) {
       requireId('podId', podId);
       const timeoutMs = options.timeoutMs ?? 600_000;
-      if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new ValidationError('timeoutMs', `must be a positive number of milliseconds, got ${JSON.stringify(timeoutMs)}`);
+      if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new ValidationError('timeoutMs', `must be a positive number of milliseconds, got ${shown(timeoutMs)}`);
       const started = Date.now();
       // Fires at the deadline (or when the caller aborts): no poll, retry or wait outlives it.
       const deadline = linkAbort(options.signal, timeoutMs);

@@ -8,6 +8,7 @@ import { backoffMs } from '../transport/retry.js';
 import { isRecord, isString } from '../transport/shape.js';
 import type { RestCall, RestRequester } from './rest-request.js';
 import type { LogSource } from './types.js';
+import { shown } from '../validation.js';
 
 /** One log line. */
 export interface LogLine {
@@ -40,7 +41,7 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
   validateCallOptions(options);
   const { source, tail, since, maxReconnects = DEFAULT_MAX_RECONNECTS, signal, ...callOptions } = options;
   if (tail !== undefined && !(Number.isInteger(tail) && tail >= 0 && tail <= MAX_TAIL)) throw new ValidationError('tail', `must be an integer from 0 to ${MAX_TAIL}; got ${tail}`);
-  if (source !== undefined && source !== 'container' && source !== 'system') throw new ValidationError('source', `must be "container" or "system"; got ${JSON.stringify(source)}`);
+  if (source !== undefined && source !== 'container' && source !== 'system') throw new ValidationError('source', `must be "container" or "system"; got ${shown(source)}`);
   const fullCall: RestCall = {
     ...call,
     query: { source, tail, since: since instanceof Date ? since.toISOString() : since },

@@ -1,13 +1,13 @@
 import { ConflictError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, TimeoutError, ValidationError } from '../errors.js';
 import { sleep } from '../transport/abort.js';
-import { CREATE_MARKER_ENV, newCreateMarker } from '../transport/create-marker.js';
+import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from '../transport/create-marker.js';
 import type { CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
 import { requestRules } from './__generated__/request-rules.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
 import { checkRequestBody } from './request-check.js';
 import { idSegment, type RestRequester } from './rest-request.js';
-import type { MarkerLookupOptions } from '../transport/create-marker.js';
+import { shown } from '../validation.js';
 import type { CreatePodInput, Pod, PodAction, PodListQuery, UpdatePodInput } from './types.js';
 
 export interface PodCreateOptions extends CallOptions {
@@ -87,7 +87,7 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
   }
 
   async function action(id: string, name: PodAction, options?: CallOptions): Promise<Pod | undefined> {
-    if (!ACTIONS.includes(name)) throw new ValidationError('action', `must be one of ${ACTIONS.join(', ')}; got ${JSON.stringify(name)}`);
+    if (!ACTIONS.includes(name)) throw new ValidationError('action', `must be one of ${ACTIONS.join(', ')}; got ${shown(name)}`);
     const call = {
       method: 'POST' as const,
       path: `${one(id)}/action`,

@@ -1,7 +1,7 @@
 import { AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError, ValidationError, type JobSnapshot } from '../errors.js';
 import { linkAbort, sleep } from '../transport/abort.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
-import type { CallOptions } from '../transport/options.js';
+import { checkDuration, type CallOptions } from '../transport/options.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
 import { checkInteger, requireId, requireObject, requireString, toJsonBody } from '../validation.js';
 import { isTerminalJobStatus, type CompletedJob, type EndpointHealth, type JobPolicy, type JobState, type PurgeQueueResult, type S3Config, type StreamChunk } from './types.js';
@@ -89,11 +89,8 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 /** A finite number > 0, when given. */
 function checkPositive(field: string, value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ValidationError(field, `must be a finite number of milliseconds > 0, got ${JSON.stringify(value)}`);
-  }
-  return value;
+  checkDuration(field, value);
+  return (value ?? undefined) as number | undefined;
 }
 
 function validateRunBody(input: unknown, options: RunOptions, limit: number): string {

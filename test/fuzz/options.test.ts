@@ -84,7 +84,7 @@ describe('invalid options are refused before sending', () => {
   }, FUZZ_TIMEOUT_MS);
 
   it('waits refuse a deadline or poll interval that is not a finite number above 0', async () => {
-    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100']) {
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100', 10n]) {
       const { client, sent } = fuzzClient(() => Response.json({ id: 'j', status: 'IN_QUEUE' }));
       for (const [field, run] of [
         ['timeoutMs', () => client.pods.waitUntilReady('p', { timeoutMs: bad as number })],
