@@ -2,31 +2,9 @@ import { ApiRetiredError } from '../errors.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { isArrayOf, isRecord } from '../transport/shape.js';
+import { toQueryString } from '../transport/query-string.js';
 import { requireId, toJsonBody } from '../validation.js';
 import { v2ReplacementFor } from './replacements.js';
-
-type QueryScalar = string | number | boolean | Date;
-export type QueryValue = QueryScalar | readonly QueryScalar[] | null | undefined;
-
-function scalarText(value: QueryScalar): string {
-  return value instanceof Date ? value.toISOString() : String(value);
-}
-
-/**
- * The contract's serialisation (OpenAPI form style, exploded): arrays repeat the name
- * (`gpuTypeId=a&gpuTypeId=b`), booleans are `true`/`false`, dates ISO 8601; unset values are left out.
- */
-export function toQueryString(query: object | undefined): string {
-  if (!query) return '';
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query as Record<string, QueryValue>)) {
-    if (value === undefined || value === null) continue;
-    if (Array.isArray(value)) for (const item of value as QueryScalar[]) params.append(name, scalarText(item));
-    else params.append(name, scalarText(value as QueryScalar));
-  }
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
 
 /** `/pods/{podId}` with the id checked and URL-encoded. */
 export function idPath(base: string, idField: string, id: unknown, suffix = ''): string {

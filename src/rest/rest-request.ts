@@ -1,29 +1,9 @@
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
+import { toQueryString } from '../transport/query-string.js';
 import { isRecord } from '../transport/shape.js';
 import { requireId, toJsonBody } from '../validation.js';
 
-type QueryScalar = string | number | boolean | Date;
-type QueryValue = QueryScalar | readonly QueryScalar[] | null | undefined;
-
-function scalarText(value: QueryScalar): string {
-  return value instanceof Date ? value.toISOString() : String(value);
-}
-
-/**
- * REST v2's serialisation: every array parameter of the contract is `style: form, explode: false`,
- * so arrays are one comma-separated value; dates ISO 8601; unset values are left out.
- */
-export function toQueryString(query: object | undefined): string {
-  if (!query) return '';
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query as Record<string, QueryValue>)) {
-    if (value === undefined || value === null) continue;
-    params.append(name, Array.isArray(value) ? (value as QueryScalar[]).map(scalarText).join(',') : scalarText(value as QueryScalar));
-  }
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
 
 /** A path segment from an id: non-empty, not `.` or `..` (which would change the route), URL-encoded. */
 export function idSegment(field: string, id: unknown): string {
@@ -60,7 +40,7 @@ export function createRestRequester(core: HttpCore): RestRequester {
   const base = core.options.restUrl;
   const http = (call: RestCall, options: CallOptions = {}): HttpRequest => ({
     method: call.method,
-    url: `${base}${call.path}${toQueryString(call.query)}`,
+    url: `${base}${call.path}${toQueryString(call.query, 'comma')}`,
     auth: 'bearer',
     body: call.body === undefined ? undefined : toJsonBody('body', call.body),
     operation: call.route,

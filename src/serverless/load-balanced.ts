@@ -1,6 +1,6 @@
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
-import { toQueryString } from '../rest-v1/rest-request.js';
+import { toQueryString } from '../transport/query-string.js';
 import { ValidationError } from '../errors.js';
 import { requireId, requireString, toJsonBody } from '../validation.js';
 
