@@ -89,7 +89,8 @@ export function podView(platform: Platform, pod: EmulatedPod): Record<string, un
   };
 }
 
-interface ContainerFields {
+/** The container fields create and update bodies share (the contract's BaseContainerConfig). */
+export interface ContainerFields {
   image?: string;
   args?: string;
   disk?: number;

@@ -7,19 +7,14 @@ import { cpuFlavor } from './catalog.js';
 import { readContractBody } from './contract.js';
 import { accountOf, idParam, iso, type RestV2Deps, type V2Context } from './context.js';
 import { sseLogs } from './logs.js';
+import type { ContainerFields } from './pods.js';
 import { problem } from './problem.js';
 
 type Scaling = { type: 'QUEUE_DELAY'; queueDelay: number } | { type: 'REQUEST_COUNT'; requestCount: number };
 
-interface EndpointBody {
+interface EndpointBody extends ContainerFields {
   name?: string;
   type?: 'QUEUE' | 'LOAD_BALANCER';
-  image?: string;
-  args?: string;
-  disk?: number;
-  env?: Record<string, string>;
-  ports?: string[];
-  registry?: string | null;
   templateId?: string;
   gpu?: { pools: string[]; excludedTypes?: string[]; count?: number; allowedCudaVersions?: string[]; minCudaVersion?: string };
   cpu?: Array<{ id: string; vcpuCount: number }>;

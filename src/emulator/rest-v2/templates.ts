@@ -5,6 +5,7 @@ import type { EmulatedTemplate } from '../platform.js';
 import type { EmulatorEnv } from '../rest-routes.js';
 import { readContractBody } from './contract.js';
 import { accountOf, idParam, type RestV2Deps } from './context.js';
+import type { ContainerFields } from './pods.js';
 import { problem } from './problem.js';
 
 /** Template settings only REST v2 has. */
@@ -39,14 +40,8 @@ export function templateView(t: EmulatedTemplate): Record<string, unknown> {
   };
 }
 
-interface TemplateBody {
+interface TemplateBody extends ContainerFields {
   name?: string;
-  image?: string;
-  args?: string;
-  disk?: number;
-  env?: Record<string, string>;
-  ports?: string[];
-  registry?: string | null;
   allowedCudaVersions?: string[];
   category?: string;
   mounts?: { persistent?: { size: number; path: string } };
