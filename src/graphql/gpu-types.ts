@@ -2,7 +2,7 @@ import { ValidationError } from '../errors.js';
 import { checkInteger, checkNumber } from '../validation.js';
 import { GpuTypesDocument, type CloudTypeEnum, type GpuLowestPriceInput, type GpuTypesQuery } from './__generated__/operations.js';
 import { isArrayOf, isRecord } from '../transport/shape.js';
-import { wrongDataShape, type GraphQLCallOptions, type RunpodGraphQL } from './graphql-client.js';
+import { withDataCheck, type DataCheck, type GraphQLCallOptions, type RunpodGraphQL } from './graphql-client.js';
 
 /** A GPU type as `gpuTypes.list` returns it, with its lowest price for the requested count. */
 export type GpuType = NonNullable<NonNullable<GpuTypesQuery['gpuTypes']>[number]>;
@@ -75,16 +75,18 @@ function isGpuType(value: unknown): value is GpuType {
 
 const isGpuTypeOrNull = (value: unknown): value is GpuType | null => value === null || isGpuType(value);
 
+const GPU_TYPES_CHECK: DataCheck = {
+  check: (data) => data.gpuTypes === null || isArrayOf(data.gpuTypes, isGpuTypeOrNull),
+  expected: '`gpuTypes` as a list of GPU types with numeric prices and counts (GpuTypes)',
+};
+
 export function createGpuTypesApi(graphql: RunpodGraphQL): GpuTypesApi {
   async function list(input: GpuTypesListInput = {}, options?: GraphQLCallOptions): Promise<GpuType[]> {
     const { id, ids, gpuCount = 1, ...priceFilters } = input;
     checkInteger('gpuCount', gpuCount, 1);
     const filter = id !== undefined || ids !== undefined ? { ...(id !== undefined && { id }), ...(ids !== undefined && { ids }) } : null;
-    const data = await graphql.request(GpuTypesDocument, { input: filter, lowestPriceInput: { ...priceFilters, gpuCount } }, options);
-    const types: unknown = data.gpuTypes;
-    if (types === null) return [];
-    if (!isArrayOf(types, isGpuTypeOrNull)) throw wrongDataShape(data, '`gpuTypes` as a list of GPU types with numeric prices and counts (GpuTypes)');
-    return types.filter((t): t is GpuType => t !== null);
+    const data = await graphql.request(GpuTypesDocument, { input: filter, lowestPriceInput: { ...priceFilters, gpuCount } }, withDataCheck(options, GPU_TYPES_CHECK));
+    return ((data.gpuTypes ?? []) as Array<GpuType | null>).filter((t): t is GpuType => t !== null);
   }
 
   return {

@@ -143,23 +143,22 @@ interface GraphQLCall {
   result?: HttpResult;
 }
 
-/** How to report each resolved `data` as wrong-shaped, for the surfaces that read it further. */
-const wrongShapeOf = new WeakMap<object, (expected: string) => ServerError>();
-
 /**
- * The error for a `data` that a surface cannot read (`pods` not a list, a pod without an id): the
- * ServerError a wrong-shaped `data` gets in the client, naming the request and carrying the body.
+ * A surface's check of `data` (a pod with an id, a list of GPU types), run inside `request` where
+ * the request is known, so a wrong shape is the same ServerError as a wrong-shaped `data`.
  */
-export function wrongDataShape(data: unknown, expected: string): ServerError {
-  const make = data !== null && typeof data === 'object' ? wrongShapeOf.get(data) : undefined;
-  if (make) return make(expected);
-  let body: string;
-  try {
-    body = (JSON.stringify(data) ?? String(data)).slice(0, 300);
-  } catch {
-    body = Object.prototype.toString.call(data);
-  }
-  return new ServerError(`unexpected answer: expected ${expected}, got ${body.slice(0, 120)}`, { status: 200, body });
+export interface DataCheck {
+  readonly check: (data: Record<string, unknown>) => boolean;
+  /** What was expected, e.g. `myself.pods` as a list of pods. */
+  readonly expected: string;
+}
+
+/** Where a DataCheck travels in the call options: internal, so not part of GraphQLCallOptions. */
+const DATA_CHECK = Symbol('dataCheck');
+
+/** `options` with `check` attached, for the package's own surfaces. */
+export function withDataCheck(options: GraphQLCallOptions | undefined, check: DataCheck): GraphQLCallOptions {
+  return { ...options, [DATA_CHECK]: check } as GraphQLCallOptions;
 }
 
 function isErrorEntry(value: unknown): value is GraphQLErrorEntry {
@@ -231,9 +230,8 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
     if (!isRecord(data)) {
       throw core.wrongShape(httpRequest, 'an object in `data`', call.result?.text ?? data, status);
     }
-    // Only what the error needs is kept (not the request body, not the answer's text).
-    const { method, operation, idempotent } = httpRequest;
-    wrongShapeOf.set(data, (expected) => core.wrongShape({ method, url, auth, operation, idempotent }, expected, data, status));
+    const dataCheck = (options as { [DATA_CHECK]?: DataCheck })[DATA_CHECK];
+    if (dataCheck && !dataCheck.check(data)) throw core.wrongShape(httpRequest, dataCheck.expected, data, status);
     return data as TResult;
   }
 

@@ -34,7 +34,7 @@ import {
   type StopPodMutation,
 } from './__generated__/operations.js';
 import { createGpuTypeCatalog } from './gpu-type-catalog.js';
-import { wrongDataShape, type GraphQLCallOptions, type RunpodGraphQL } from './graphql-client.js';
+import { withDataCheck, type DataCheck, type GraphQLCallOptions, type RunpodGraphQL } from './graphql-client.js';
 import { isGenericFailure } from './graphql-errors.js';
 import { parsePodEnv, toEnvironmentInput } from './pod-env.js';
 
@@ -211,14 +211,28 @@ function isPod(value: unknown): value is Pod {
 const isPodOrNull = (value: unknown): value is Pod | null => value === null || isPod(value);
 
 /**
- * `data[field]`: a pod, or null when the platform says there is none. Missing (a GraphQL server
- * always answers a selected field) or of another shape, it is a ServerError.
+ * `data[field]` must be a pod, or null when the platform says there is none. Missing (a GraphQL
+ * server always answers a selected field) or of another shape, it is a ServerError.
  */
-function podOf(data: object, field: string, operation: string): Pod | null {
-  const pod: unknown = (data as Record<string, unknown>)[field];
-  if (!isPodOrNull(pod)) throw wrongDataShape(data, `\`${field}\` as a pod with an id and a desiredStatus, or null (${operation})`);
-  return pod;
-}
+const podCheck = (field: string, operation: string): DataCheck => ({
+  check: (data) => isPodOrNull(data[field]),
+  expected: `\`${field}\` as a pod with an id and a desiredStatus, or null (${operation})`,
+});
+const POD_CHECKS = {
+  pod: podCheck('pod', 'Pod'),
+  deploy: podCheck('podFindAndDeployOnDemand', 'DeployPod'),
+  deployCpu: podCheck('deployCpuPod', 'DeployCpuPod'),
+  resume: podCheck('podResume', 'ResumePod'),
+  stop: podCheck('podStop', 'StopPod'),
+} as const;
+const MY_PODS_CHECK: DataCheck = {
+  check: (data) => {
+    const myself = data.myself;
+    if (myself === null) return true;
+    return isRecord(myself) && (myself.pods === null || isArrayOf(myself.pods, isPodOrNull));
+  },
+  expected: '`myself.pods` as a list of pods with an id and a desiredStatus (MyPods)',
+};
 
 function describeLastState(pod: Pod | null | undefined): string {
   if (!pod) return 'unknown: no answer yet';
@@ -231,17 +245,12 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
 
   const get = async (podId: string, options?: GraphQLCallOptions) => {
     requireId('podId', podId);
-    return podOf(await graphql.request(PodDocument, { input: { podId } }, options), 'pod', 'Pod');
+    return (await graphql.request(PodDocument, { input: { podId } }, withDataCheck(options, POD_CHECKS.pod))).pod as Pod | null;
   };
 
   const list = async (options?: GraphQLCallOptions) => {
-    const data = await graphql.request(MyPodsDocument, {}, options);
-    const myself: unknown = data.myself;
-    if (myself === null) return [];
-    const pods = isRecord(myself) ? myself.pods : undefined;
-    if (pods === null) return [];
-    if (!isArrayOf(pods, isPodOrNull)) throw wrongDataShape(data, '`myself.pods` as a list of pods with an id and a desiredStatus (MyPods)');
-    return pods.filter((p): p is Pod => p !== null);
+    const { myself } = await graphql.request(MyPodsDocument, {}, withDataCheck(options, MY_PODS_CHECK));
+    return ((myself?.pods ?? []) as Array<Pod | null>).filter((p): p is Pod => p !== null);
   };
 
   const findByMarker = async (marker: string, options?: GraphQLCallOptions) => {
@@ -324,7 +333,7 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
       return createOnce(
         'DeployPod',
         input.env,
-        async (env) => podOf(await graphql.request(DeployPodDocument, { input: { ...input, env } }, options), 'podFindAndDeployOnDemand', 'DeployPod'),
+        async (env) => (await graphql.request(DeployPodDocument, { input: { ...input, env } }, withDataCheck(options, POD_CHECKS.deploy))).podFindAndDeployOnDemand as Pod | null,
         options,
       );
     },
@@ -334,7 +343,7 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
       return createOnce(
         'DeployCpuPod',
         input.env,
-        async (env) => podOf(await graphql.request(DeployCpuPodDocument, { input: { ...input, env } }, options), 'deployCpuPod', 'DeployCpuPod'),
+        async (env) => (await graphql.request(DeployCpuPodDocument, { input: { ...input, env } }, withDataCheck(options, POD_CHECKS.deployCpu))).deployCpuPod as Pod | null,
         options,
       );
     },
@@ -350,7 +359,7 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
       checkInteger('input.gpuCount', input.gpuCount, 0);
       let resumed: Pod | null;
       try {
-        resumed = podOf(await graphql.request(ResumePodDocument, { input }, options), 'podResume', 'ResumePod');
+        resumed = (await graphql.request(ResumePodDocument, { input }, withDataCheck(options, POD_CHECKS.resume))).podResume as Pod | null;
       } catch (err) {
         // The platform's generic failure may come after the pod started: if it runs, that is the answer.
         if (!isAmbiguousFailure(err)) throw err;
@@ -364,13 +373,9 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
 
     async stop(podId, options) {
       requireId('podId', podId);
-      const data = await graphql.request(StopPodDocument, { input: { podId } }, { idempotent: true, ...options });
-      const stopped: unknown = data.podStop;
-      if (stopped === null) throw new NotFoundError(`StopPod: no pod ${podId}`, { status: 200 });
-      if (!isRecord(stopped) || !isString(stopped.id) || !isString(stopped.desiredStatus)) {
-        throw wrongDataShape(data, '`podStop` as a pod with an id and a desiredStatus, or null (StopPod)');
-      }
-      return stopped as NonNullable<StopPodMutation['podStop']>;
+      const { podStop } = await graphql.request(StopPodDocument, { input: { podId } }, withDataCheck({ idempotent: true, ...options }, POD_CHECKS.stop));
+      if (podStop === null) throw new NotFoundError(`StopPod: no pod ${podId}`, { status: 200 });
+      return podStop;
     },
 
     terminate,

@@ -2,7 +2,6 @@
 // ServerError carrying the scrubbed body and naming the request, never a TypeError or a wrong value.
 import { describe, expect, it } from 'vitest';
 import { createRunpodClient, NotFoundError, PossiblyCreatedError, ServerError } from '../../src/index.js';
-import { wrongDataShape } from '../../src/graphql/graphql-client.js';
 import { podFixture } from '../fixtures.js';
 import { captureError, json, recordingFetch, TEST_API_KEY, type RecordedCall } from '../helpers.js';
 
@@ -133,14 +132,5 @@ describe('gpuTypes: a wrong-shaped answer is a ServerError with the body', () =>
     expect(await clientAnswering({ gpuTypes: null }).rp.gpuTypes.list()).toEqual([]);
     const offers = await clientAnswering({ gpuTypes: [null, gpuType] }).rp.gpuTypes.offers();
     expect(offers).toMatchObject([{ gpuTypeId: 'NVIDIA RTX A4000', pricePerHour: 0.25, availableGpuCounts: [1, 2] }]);
-  });
-});
-
-describe('wrongDataShape', () => {
-  it('for data the client did not resolve (a stand-in RunpodGraphQL): a ServerError with the data as body', () => {
-    const err = wrongDataShape({ pods: 'x' }, 'a list');
-    expect(err).toBeInstanceOf(ServerError);
-    expect(err.body).toBe('{"pods":"x"}');
-    expect(err.message).toContain('expected a list');
   });
 });
