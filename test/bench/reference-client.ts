@@ -9,13 +9,13 @@ export class ReferenceError extends Error {
 
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 
-export function referenceClient(headers: Record<string, string>, { timeoutMs = 30_000, maxRetries = 2 } = {}) {
+export function referenceClient(headers: Record<string, string>, { timeoutMs = 30_000, maxRetries = 2, fetch: send = fetch as typeof fetch } = {}) {
   return async function call(url: string, method = 'GET', body?: string, idempotent = true): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), timeoutMs);
       try {
-        const res = await fetch(url, { method, headers, body, signal: controller.signal });
+        const res = await send(url, { method, headers, body, signal: controller.signal });
         const text = await res.text();
         if (res.ok) {
           try {
@@ -37,8 +37,8 @@ export function referenceClient(headers: Record<string, string>, { timeoutMs = 3
 }
 
 /** A GraphQL call on top: the answer must carry an object in `data` and no `errors`. */
-export async function referenceGraphQL(call: ReturnType<typeof referenceClient>, url: string, body: string): Promise<unknown> {
-  const answer = (await call(url, 'POST', body)) as { data?: unknown; errors?: unknown } | null;
+export async function referenceGraphQL(call: ReturnType<typeof referenceClient>, url: string, query: string, operationName: string, variables: unknown): Promise<unknown> {
+  const answer = (await call(url, 'POST', JSON.stringify({ query, operationName, variables }))) as { data?: unknown; errors?: unknown } | null;
   if (answer === null || typeof answer !== 'object') throw new ReferenceError('not a GraphQL answer');
   if (Array.isArray(answer.errors) && answer.errors.length > 0) throw new ReferenceError('GraphQL errors');
   if (answer.data === null || typeof answer.data !== 'object') throw new ReferenceError('no data');

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { fmt, fmtSpread, median, spread, type Spread } from './stats.js';
+import { CALLS, measureCall, type Figure, type PerCallFigures } from './per-call.js';
+import type { CallName } from './per-call-worker.js';
+import { fmt, fmtSpread, median, spread } from './stats.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dist = new URL('../../dist/index.js', import.meta.url).href;
@@ -55,44 +57,52 @@ async function worker<T>(name: string, input: unknown, nodeFlags: string[] = [])
 
 // ---- 1. per-call client CPU -----------------------------------------------------------------------
 
+/** `1.041 [1.02–1.06]`: the whole run's figure and the interquartile range over slices of it. */
+const fmtFigure = (f: Figure) => `${fmt(f.value, 3)} [${fmt(f.groups.p25, 3)}–${fmt(f.groups.p75, 3)}]`;
+
 async function perCall(): Promise<void> {
   const { info, child } = await startServer(['stub']);
+  const rounds = quick ? 16 : 48;
+  const blockSize = 100;
+  const out: Record<string, { network: PerCallFigures; fetchDouble: PerCallFigures }> = {};
   try {
-    const out = await worker<{ rounds: number; slices: number; blockSize: number; ownOverhead: Record<string, Record<string, number>>; calls: Record<string, { cpuUs: Record<string, Spread>; ratios: Record<string, Spread>; lowDecileRatios: Record<string, number> }> }>('per-call.ts', {
-      url: info.url,
-      quick,
-      dist,
-    });
-    results.perCall = out;
-    for (const [name, { cpuUs, ratios, lowDecileRatios }] of Object.entries(out.calls)) {
-      const us = (v: string) => `${fmt(cpuUs[v]!.median, 1)} µs`;
+    for (const [call, { label }] of Object.entries(CALLS) as Array<[CallName, (typeof CALLS)[CallName]]>) {
+      const measure = (fetchDouble: boolean) =>
+        measureCall({
+          command: (args) => command('client', args),
+          cwd: root,
+          input: { url: info.url, dist, call, fetchDouble },
+          rounds,
+          // The double is about 20 times faster per call: longer blocks keep them well above the clock's grain.
+          blockSize: fetchDouble ? blockSize * 20 : blockSize,
+        });
+      const network = await measure(false);
+      const fetchDouble = await measure(true);
+      out[label] = { network, fetchDouble };
+      const { cpuUs, ratios } = network;
+      const us = (v: string) => `${fmt(cpuUs[v]!.value, 1)} µs`;
       const others = Object.keys(cpuUs).filter((v) => v !== 'runpod-gql').map((v) => `${v} ${us(v)}`).join(', ');
-      row(`per-call CPU: ${name}`, `runpod-gql ${us('runpod-gql')}; ${others}`, '', undefined);
+      row(`per-call CPU: ${label}`, `runpod-gql ${us('runpod-gql')}; ${others}`, '', undefined);
       const vsRef = ratios['runpod-gql / reference client']!;
       const vsBare = ratios['runpod-gql / bare fetch']!;
-      row(`  ratio to the reference client`, fmtSpread(vsRef, 3), '≤ 1.03', vsRef.median <= 1.03);
-      row(`  ratio to bare fetch`, fmtSpread(vsBare, 3), '≤ 1.10', vsBare.median <= 1.1);
-      row(
-        `  low-decile ratios (least disturbed slices)`,
-        `to the reference ${fmt(lowDecileRatios['runpod-gql / reference client']!, 3)}, to bare fetch ${fmt(lowDecileRatios['runpod-gql / bare fetch']!, 3)}`,
-        '',
-        undefined,
-      );
-      row(`  reference client / bare fetch (the floor)`, fmtSpread(ratios['reference client / bare fetch']!, 3), '', undefined);
+      row(`  ratio to the reference client`, fmtFigure(vsRef), '≤ 1.03', vsRef.value <= 1.03);
+      row(`  ratio to bare fetch`, fmtFigure(vsBare), '≤ 1.10', vsBare.value <= 1.1);
+      row(`  reference client / bare fetch (the floor)`, fmtFigure(ratios['reference client / bare fetch']!), '', undefined);
       if (ratios['graphql-request / bare fetch']) {
-        row(`  graphql-request alone / bare fetch`, fmtSpread(ratios['graphql-request / bare fetch'], 3), '', undefined);
-        row(`  runpod-gql / graphql-request alone`, fmtSpread(ratios['runpod-gql / graphql-request']!, 3), '', undefined);
+        row(`  graphql-request alone / reference client`, fmtFigure(ratios['graphql-request / reference client']!), '', undefined);
+        row(`  runpod-gql / graphql-request alone`, fmtFigure(ratios['runpod-gql / graphql-request']!), '', undefined);
       }
-    }
-    row('per-call: blocks', `${out.rounds} rounds of ${out.slices} × ${out.blockSize} calls per variant, interleaved; median [IQR] of per-round ratios`, '', undefined);
-    for (const [name, us] of Object.entries(out.ownOverhead)) {
+      const own = fetchDouble.cpuUs;
+      const ownUs = (v: string) => own[v]!.value;
       row(
-        `own JS per call (fetch double): ${name}`,
-        `runpod-gql ${fmt(us['runpod-gql']!, 1)} µs, reference ${fmt(us['reference client']!, 1)} µs, bare ${fmt(us['bare fetch']!, 1)} µs: +${fmt(us['runpod-gql']! - us['reference client']!, 1)} µs over the reference`,
+        `  own JS per call (fetch double)`,
+        `runpod-gql ${fmt(ownUs('runpod-gql'), 1)} µs, reference ${fmt(ownUs('reference client'), 1)} µs, bare ${fmt(ownUs('bare fetch'), 1)} µs${own['graphql-request'] ? `, graphql-request ${fmt(ownUs('graphql-request'), 1)} µs` : ''}: +${fmt(ownUs('runpod-gql') - ownUs('reference client'), 1)} µs over the reference`,
         '',
         undefined,
       );
     }
+    row('per-call: blocks', `${rounds} rounds of one block of ${blockSize} calls (fetch double: ${blockSize * 20}) per variant, each variant in its own process, rotating order; ratio of total CPU [IQR over 8 slices of the rounds]`, '', undefined);
+    results.perCall = { rounds, blockSize, calls: out };
   } finally {
     child.kill();
   }
