@@ -121,14 +121,24 @@ function factsOf(document: unknown, rt: GraphQLRuntime): DocumentFacts {
   return facts;
 }
 
-/** What graphql-request reads from a fetch answer; the core has already read the body. */
+/**
+ * What graphql-request reads from a fetch answer (`ok`, `status`, `text()` and the content type);
+ * the core has already read the body and its content type, so nothing is read twice.
+ */
 class ReadAnswer {
   readonly ok = true;
   constructor(
     readonly status: number,
-    readonly headers: Headers,
+    private readonly contentType: string | null,
     private readonly body: string,
   ) {}
+  /** graphql-request only asks the headers for the content type. */
+  get headers(): Pick<Headers, 'get'> {
+    return this;
+  }
+  get(name: string): string | null {
+    return name.toLowerCase() === 'content-type' ? this.contentType : null;
+  }
   text(): Promise<string> {
     return Promise.resolve(this.body);
   }
@@ -181,8 +191,9 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
       const call = init?.signal as unknown as GraphQLCall;
       const result = await core.request(call.request);
       call.result = result;
-      if (!(result.headers.get('content-type') ?? '').includes('json')) throw core.notJson(call.request, result);
-      return new ReadAnswer(result.status, result.headers, result.text) as unknown as Response;
+      const contentType = result.headers.get('content-type');
+      if (!contentType?.includes('json')) throw core.notJson(call.request, result);
+      return new ReadAnswer(result.status, contentType, result.text) as unknown as Response;
     },
   });
 

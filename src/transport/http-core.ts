@@ -100,11 +100,20 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   const pacer = createPacer(resolved.rateLimits);
   const scrub = (text: string) => (apiKey ? scrubSecret(text, apiKey) : text);
 
-  function headersFor(req: HttpRequest, withCredentials: boolean, hasBody: boolean): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json', ...resolved.headers, ...req.headers };
+  function buildHeaders(bearer: boolean, hasBody: boolean, own?: Record<string, string>): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', ...resolved.headers, ...own };
     if (hasBody) headers['content-type'] ??= 'application/json';
-    if (withCredentials && req.auth === 'bearer' && apiKey) headers.authorization = `Bearer ${apiKey}`;
+    if (bearer && apiKey) headers.authorization = `Bearer ${apiKey}`;
     return headers;
+  }
+  // Built once per client, indexed by (bearer ? 2 : 0) + (body ? 1 : 0); a call with its own
+  // headers (rare) gets a fresh object. Frozen: a caller's `fetch` that edits what it is given
+  // must not change later requests.
+  const commonHeaders = [0, 1, 2, 3].map((i) => Object.freeze(buildHeaders(i > 1, i % 2 === 1)));
+
+  function headersFor(req: HttpRequest, withCredentials: boolean, hasBody: boolean): Record<string, string> {
+    const bearer = withCredentials && req.auth === 'bearer';
+    return req.headers ? buildHeaders(bearer, hasBody, req.headers) : commonHeaders[(bearer ? 2 : 0) + (hasBody ? 1 : 0)]!;
   }
 
   // Encoded once per client, not per request.
@@ -116,20 +125,29 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     return `${url}${url.includes('?') ? '&' : '?'}${keyParam}`;
   }
 
-  async function sendFollowingRedirects(req: HttpRequest, signal: AbortSignal): Promise<Response> {
+  /** One hop; the key goes only to the request's own origin. A plain function: no async layer. */
+  function send(req: HttpRequest, signal: AbortSignal, url = req.url, method = req.method, body = req.body, sameOrigin = true): Promise<Response> {
+    return resolved.fetch(sameOrigin ? withCredentials(url, req) : url, {
+      method,
+      headers: headersFor(req, sameOrigin, body !== undefined),
+      body,
+      signal,
+      redirect: 'manual',
+    });
+  }
+
+  const isRedirect = (res: Response) => res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status);
+
+  /** After a redirect answer to the first hop: follows it, stripping the key off other origins. */
+  async function followRedirects(req: HttpRequest, first: Response, signal: AbortSignal): Promise<Response> {
     // Strings on the common path; URLs are parsed only when the server redirects.
     let url = req.url;
     let sameOrigin = true;
     let method = req.method;
     let body = req.body;
+    let res = first;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const res = await resolved.fetch(sameOrigin ? withCredentials(url, req) : url, {
-        method,
-        headers: headersFor(req, sameOrigin, body !== undefined),
-        body,
-        signal,
-        redirect: 'manual',
-      });
+      if (hop > 0) res = await send(req, signal, url, method, body, sameOrigin);
       if (res.type === 'opaqueredirect') {
         throw new ConnectionError(`${req.operation}: the server redirected, and this runtime hides where to; not followed`, {
           notSent: false,
@@ -158,7 +176,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   }
 
   async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>, raw = false): Promise<T> {
-    validateCallOptions(req, summarise(req));
+    validateCallOptions(req, () => summarise(req));
     if (req.auth !== 'none' && !apiKey) {
       throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY', { request: summarise(req) });
     }
@@ -182,7 +200,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       let delayMs: number;
       let reason: RetryEvent['reason'];
       try {
-        const res = await sendFollowingRedirects(req, link.signal);
+        let res = await send(req, link.signal);
+        if (isRedirect(res)) res = await followRedirects(req, res, link.signal);
         rateLimitFeedback(req, res.headers);
         if (res.ok) {
           const value = await read(res);

@@ -111,12 +111,18 @@ function trimSlash(url: string): string {
 
 type Check = (value: unknown) => boolean;
 
-function check(field: string, value: unknown, ok: Check, what: string, request?: RequestSummary): void {
+/**
+ * The request an error names, or a function that makes it: redacting a URL costs more than the
+ * checks, so the hot path passes a function and pays only when an option is wrong.
+ */
+export type RequestForError = RequestSummary | (() => RequestSummary);
+
+function check(field: string, value: unknown, ok: Check, what: string, request?: RequestForError): void {
   // null, like undefined, means the default (every reader uses `??`).
   if (value != null && !ok(value)) {
     // Numbers are shown; text is not (a header value may be a credential).
     const got = typeof value === 'number' ? value : typeof value;
-    throw new ValidationError(field, `must be ${what}, got ${got}`, { request });
+    throw new ValidationError(field, `must be ${what}, got ${got}`, { request: typeof request === 'function' ? request() : request });
   }
 }
 
@@ -128,13 +134,14 @@ const isObject: Check = (v) => v !== null && typeof v === 'object' && !Array.isA
 const isHeaderValue: Check = (v) => typeof v === 'string' && /^[\t\x20-\x7e\x80-\xff]*$/.test(v);
 
 /** A time limit or interval: a finite number of milliseconds above 0 (0, NaN or "1" would remove the limit). */
-export function checkDuration(field: string, value: unknown, request?: RequestSummary): void {
+export function checkDuration(field: string, value: unknown, request?: RequestForError): void {
   check(field, value, isDuration, 'a finite number of milliseconds above 0', request);
 }
 
-function checkHeaders(value: unknown, request?: RequestSummary): void {
+function checkHeaders(value: unknown, request?: RequestForError): void {
+  if (value == null) return;
   check('headers', value, isObject, 'an object of header names to values', request);
-  for (const [name, v] of Object.entries(value ?? {})) {
+  for (const [name, v] of Object.entries(value)) {
     check(`headers.${name}`, v, isHeaderValue, 'a string of Latin-1 characters without CR, LF or NUL', request);
   }
 }
@@ -149,7 +156,7 @@ export function validateClientOptions(options: RunpodClientOptions): void {
 }
 
 /** The per-call options every method takes (and their client-wide defaults), checked before anything is sent. */
-export function validateCallOptions(options: CallOptions, request?: RequestSummary): void {
+export function validateCallOptions(options: CallOptions, request?: RequestForError): void {
   checkDuration('timeoutMs', options.timeoutMs, request);
   check('maxRetries', options.maxRetries, isCount(0), 'an integer ≥ 0', request);
   checkHeaders(options.headers, request);
