@@ -10,7 +10,7 @@ import { referenceClient, referenceGraphQL } from './reference-client.js';
 type Api = typeof import('../../src/index.js');
 
 export type CallName = 'graphql' | 'rest' | 'status';
-export type VariantName = 'bare fetch' | 'reference client' | 'graphql-request' | 'runpod-gql';
+export type VariantName = 'bare fetch' | 'bare fetch + signal' | 'reference client' | 'graphql-request' | 'runpod-gql';
 
 export interface WorkerInput {
   url: string;
@@ -56,6 +56,14 @@ const makeCall = (): (() => Promise<unknown>) => {
       return call === 'graphql'
         ? async () => (await doFetch(gqlUrl, { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ query: podQuery, operationName: 'Pod', variables: podVariables }) })).json()
         : async () => (await doFetch(target(), { headers: bearer })).json();
+    // What any per-attempt time limit costs in this runtime: the same fetch, handed an AbortSignal.
+    case 'bare fetch + signal': {
+      const init: RequestInit = call === 'graphql' ? { method: 'POST', headers: jsonHeaders } : { headers: bearer };
+      return async () => {
+        const body = call === 'graphql' ? JSON.stringify({ query: podQuery, operationName: 'Pod', variables: podVariables }) : undefined;
+        return (await doFetch(target(), { ...init, body, signal: new AbortController().signal })).json();
+      };
+    }
     case 'reference client': {
       if (call === 'graphql') {
         const reference = referenceClient(jsonHeaders, { fetch: doFetch });

@@ -26,6 +26,7 @@ const RATIOS: ReadonlyArray<readonly [VariantName, VariantName]> = [
   ['runpod-gql', 'reference client'],
   ['runpod-gql', 'bare fetch'],
   ['reference client', 'bare fetch'],
+  ['bare fetch + signal', 'bare fetch'],
   ['graphql-request', 'bare fetch'],
   ['graphql-request', 'reference client'],
   ['runpod-gql', 'graphql-request'],
@@ -50,9 +51,9 @@ function summarise(variants: readonly VariantName[], perRound: ReadonlyArray<Par
 }
 
 export const CALLS: Record<CallName, { label: string; variants: VariantName[] }> = {
-  graphql: { label: 'pods.get (GraphQL)', variants: ['bare fetch', 'reference client', 'graphql-request', 'runpod-gql'] },
-  rest: { label: 'rest.pods.get (REST v2 GET)', variants: ['bare fetch', 'reference client', 'runpod-gql'] },
-  status: { label: 'endpoint(id).status (job status)', variants: ['bare fetch', 'reference client', 'runpod-gql'] },
+  graphql: { label: 'pods.get (GraphQL)', variants: ['bare fetch', 'bare fetch + signal', 'reference client', 'graphql-request', 'runpod-gql'] },
+  rest: { label: 'rest.pods.get (REST v2 GET)', variants: ['bare fetch', 'bare fetch + signal', 'reference client', 'runpod-gql'] },
+  status: { label: 'endpoint(id).status (job status)', variants: ['bare fetch', 'bare fetch + signal', 'reference client', 'runpod-gql'] },
 };
 
 interface Worker {

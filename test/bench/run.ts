@@ -88,6 +88,7 @@ async function perCall(): Promise<void> {
       row(`  ratio to the reference client`, fmtFigure(vsRef), '≤ 1.03', vsRef.value <= 1.03);
       row(`  ratio to bare fetch`, fmtFigure(vsBare), '≤ 1.10', vsBare.value <= 1.1);
       row(`  reference client / bare fetch (the floor)`, fmtFigure(ratios['reference client / bare fetch']!), '', undefined);
+      row(`  of which an AbortSignal handed to fetch`, fmtFigure(ratios['bare fetch + signal / bare fetch']!), '', undefined);
       if (ratios['graphql-request / bare fetch']) {
         row(`  graphql-request alone / reference client`, fmtFigure(ratios['graphql-request / reference client']!), '', undefined);
         row(`  runpod-gql / graphql-request alone`, fmtFigure(ratios['runpod-gql / graphql-request']!), '', undefined);
