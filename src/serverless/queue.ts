@@ -2,6 +2,8 @@ import { AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFou
 import { linkAbort, sleep } from '../transport/abort.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import { checkDuration, type CallOptions } from '../transport/options.js';
+import type { PaceRelease, QueuedCall } from '../transport/pacing.js';
+import { redactUrl } from '../transport/redact.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
 import { checkInteger, requireId, requireObject, requireString, toJsonBody } from '../validation.js';
 import { isTerminalJobStatus, type CompletedJob, type EndpointHealth, type JobPolicy, type JobState, type PurgeQueueResult, type S3Config, type StreamChunk } from './types.js';
@@ -138,7 +140,7 @@ function isStreamPage(body: unknown): body is StreamPage<unknown> {
   return isRecord(body) && isString(body.status) && (body.stream === undefined || body.stream === null || isArrayOf(body.stream, isRecord));
 }
 
-interface RouteCall<T> extends Omit<HttpRequest, 'url' | 'auth' | 'operation' | 'rateLimitKey'> {
+interface RouteCall<T> extends Pick<HttpRequest, 'method' | 'body' | 'idempotent' | 'retryUntil' | 'retryWhen' | 'timeoutMs'> {
   path: string;
   /** Shown in errors: `GET /status/{jobId}`. */
   route: string;
@@ -149,11 +151,17 @@ interface RouteCall<T> extends Omit<HttpRequest, 'url' | 'auth' | 'operation' | 
   expected: string;
 }
 
+const FIXED_PATH = /^\/[a-z-]+$/;
+
 /** Calls of one queue-based endpoint, shared by the endpoint client and its Job handles. */
 class QueueRoutes {
   /** Whether this endpoint's host serves `/status-sync`; learnt from the first answer. */
   statusSync: 'unknown' | 'available' | 'missing' = 'unknown';
   private readonly base: string;
+  /** Per-route strings, made once per endpoint rather than once per call. */
+  private readonly operations = new Map<string, string>();
+  private readonly rateLimitKeys = new Map<string, string>();
+  private readonly fixedUrls = new Map<string, string>();
 
   constructor(
     private readonly core: HttpCore,
@@ -162,21 +170,54 @@ class QueueRoutes {
     this.base = `${core.options.serverlessUrl}/${encodeURIComponent(endpointId)}`;
   }
 
-  async call<T>(req: RouteCall<T>, options: CallOptions = {}): Promise<T> {
-    const { path, route, bucket, check, expected, ...rest } = req;
-    checkPositive('timeoutMs', options.timeoutMs);
-    const request: HttpRequest = {
-      ...rest,
-      ...options,
-      timeoutMs: options.timeoutMs ?? rest.timeoutMs,
-      url: `${this.base}${path}`,
-      auth: 'bearer',
-      operation: `${route} (endpoint ${this.endpointId})`,
-      rateLimitKey: `serverless:${this.endpointId}:${bucket}`,
-    };
-    const body = await this.core.requestJson<unknown>(request);
-    if (!check(body)) throw this.core.wrongShape(request, expected, body);
-    return body;
+  /** Paths without a job id or query (`/run`, `/health`) are few, so their URLs are kept. */
+  private urlFor(path: string): string {
+    if (!FIXED_PATH.test(path)) return `${this.base}${path}`;
+    let url = this.fixedUrls.get(path);
+    if (url === undefined) this.fixedUrls.set(path, (url = `${this.base}${path}`));
+    return url;
+  }
+
+  private operationFor(route: string): string {
+    let operation = this.operations.get(route);
+    if (operation === undefined) this.operations.set(route, (operation = `${route} (endpoint ${this.endpointId})`));
+    return operation;
+  }
+
+  private rateLimitKeyFor(bucket: string): string {
+    let key = this.rateLimitKeys.get(bucket);
+    if (key === undefined) this.rateLimitKeys.set(bucket, (key = `serverless:${this.endpointId}:${bucket}`));
+    return key;
+  }
+
+  /**
+   * Checks the call at once (a ValidationError before anything is sent), then holds it in its
+   * route's bucket as a small record: the request is only started when its turn comes. The answer,
+   * once checked, is passed through `toResult` (a function shared by all calls, unlike a `.then`).
+   */
+  call<T>(req: RouteCall<T>, options?: CallOptions): Promise<T>;
+  call<T, R>(req: RouteCall<T>, options: CallOptions | undefined, toResult: (answer: T) => R): Promise<R>;
+  call<T, R>(req: RouteCall<T>, options: CallOptions = {}, toResult?: (answer: T) => R): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      checkPositive('timeoutMs', options.timeoutMs);
+      // Fixed fields first, so requests of one route share a hidden class.
+      const request: HttpRequest = {
+        method: req.method,
+        url: this.urlFor(req.path),
+        auth: 'bearer',
+        operation: this.operationFor(req.route),
+        rateLimitKey: this.rateLimitKeyFor(req.bucket),
+        body: req.body,
+        idempotent: req.idempotent,
+        retryUntil: req.retryUntil,
+        retryWhen: req.retryWhen,
+        ...options,
+        timeoutMs: options.timeoutMs ?? req.timeoutMs,
+      };
+      this.core.checkBeforeSending(request);
+      const call = new QueuedRouteCall<T, R>(this.core, request, req.check, req.expected, toResult, resolve, reject);
+      this.core.pacer.enqueue(request.rateLimitKey, call, request.signal);
+    });
   }
 
   jobPath(action: string, jobId: string): string {
@@ -217,6 +258,56 @@ class QueueRoutes {
       },
       { signal: options.signal },
     ).then((state) => withId(state, jobId));
+  }
+}
+
+/**
+ * One route call waiting for its pacing turn. A fan-out queues thousands of these at once, so it
+ * holds only what the call needs; its async work (the core's attempt loop) starts in `start`.
+ */
+class QueuedRouteCall<T, R> implements QueuedCall {
+  constructor(
+    private readonly core: HttpCore,
+    private readonly request: HttpRequest,
+    private readonly check: (body: unknown) => body is T,
+    private readonly expected: string,
+    private readonly toResult: ((answer: T) => R) | undefined,
+    private readonly resolve: (value: R) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  start(turn: PaceRelease): void {
+    const { core, request, check, expected, toResult, resolve, reject } = this;
+    core.requestJson<unknown>({ ...request, paceTurn: turn }).then(
+      (body) => {
+        if (!check(body)) reject(core.wrongShape(request, expected, body));
+        else if (toResult === undefined) resolve(body as unknown as R);
+        else {
+          try {
+            resolve(toResult(body));
+          } catch (err) {
+            reject(err);
+          }
+        }
+      },
+      (err: unknown) => {
+        // The core frees the turn after its first attempt; this covers a call that failed before
+        // it (freeing twice is a no-op).
+        turn();
+        reject(err);
+      },
+    );
+  }
+
+  abandon(): void {
+    const { request } = this;
+    // The same error as the core's for a call aborted while waiting for its turn.
+    this.reject(
+      new AbortError(`${request.operation} aborted by the caller`, {
+        request: { method: request.method, url: redactUrl(request.url), operation: request.operation },
+        cause: request.signal?.reason,
+      }),
+    );
   }
 }
 
@@ -510,16 +601,24 @@ function isPurgeResult(body: unknown): body is PurgeQueueResult {
 export function createEndpointClient<Input = unknown, Output = unknown, Chunk = unknown>(core: HttpCore, endpointId: string): EndpointClient<Input, Output, Chunk> {
   const routes = new QueueRoutes(core, requireId('endpointId', endpointId));
   const job = (jobId: string) => new Job<Input, Output, Chunk>(routes, jobId);
+  const jobOf = (submitted: JobState<Output>) => job(submitted.id);
   const isOutputState = isSubmitted as (body: unknown) => body is JobState<Output>;
 
   return {
     endpointId,
     job,
 
-    async run(input, options = {}) {
-      const body = validateRunBody(input, options, RUN_BODY_LIMIT_BYTES);
+    // Not async: a fan-out holds thousands of runs in the pacing queue, and an async frame
+    // suspended for each would cost far more than the queued record.
+    run(input, options = {}) {
+      let body: string;
+      try {
+        body = validateRunBody(input, options, RUN_BODY_LIMIT_BYTES);
+      } catch (err) {
+        return Promise.reject(err);
+      }
       const { webhook: _w, policy: _p, s3Config: _s, ...callOptions } = options;
-      const answer = await routes.call(
+      return routes.call(
         {
           method: 'POST',
           path: '/run',
@@ -532,8 +631,8 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
           expected: 'a job state with an id',
         },
         callOptions,
+        jobOf,
       );
-      return job(answer.id);
     },
 
     async runSync(input, options = {}) {

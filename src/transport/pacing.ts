@@ -4,6 +4,17 @@ import type { RateLimitSetting } from './options.js';
 /** Ends one request's hold on its bucket: frees its concurrency slot. Safe to call twice. */
 export type PaceRelease = () => void;
 
+/**
+ * A call held in a bucket until its turn. A fan-out may queue thousands at once, so the caller
+ * keeps each as a small record and builds the call's async work only in `start`.
+ */
+export interface QueuedCall {
+  /** Its turn has come: send now, and free the slot with `release` once the attempt is over. Never throws. */
+  start(release: PaceRelease): void;
+  /** Its signal fired while it waited: it has left the queue and will not start. */
+  abandon(error: AbortError): void;
+}
+
 export interface Pacer {
   /**
    * Waits until the bucket for `key` allows one more request (rate and concurrency), then takes
@@ -11,6 +22,11 @@ export interface Pacer {
    * `signal` fires while waiting.
    */
   acquire(key: string | undefined, signal?: AbortSignal): Promise<PaceRelease>;
+  /**
+   * `acquire` for a caller that holds its call as a record: `call.start` runs once the bucket for
+   * `key` allows it (synchronously when it allows it now), or `call.abandon` when `signal` fires first.
+   */
+  enqueue(key: string | undefined, call: QueuedCall, signal?: AbortSignal): void;
   /** The server refused for rate (429): nobody draws from `key` for `ms`. */
   pause(key: string | undefined, ms: number): void;
 }
@@ -85,19 +101,35 @@ export function resolveRateLimit(key: string, overrides: Readonly<Record<string,
   };
 }
 
-interface Waiter {
-  readonly resolve: (release: PaceRelease) => void;
-  readonly signal: AbortSignal | undefined;
-  readonly onAbort: () => void;
-  done: boolean;
+const aborted = (signal: AbortSignal | undefined) => new AbortError('request aborted by the caller while waiting for its turn', { cause: signal?.reason });
+
+/**
+ * A queued call and its place in the queue. It listens to the signal itself (`handleEvent`), so a
+ * waiter costs one small object and no closures.
+ */
+class Waiter implements EventListenerObject {
+  /** Served or abandoned: skipped when the queue reaches it. */
+  done = false;
+
+  constructor(
+    readonly call: QueuedCall,
+    readonly signal: AbortSignal | undefined,
+    /** The bucket's `pump`: an abandoned waiter may let the next one go. */
+    private readonly pump: () => void,
+  ) {}
+
+  handleEvent(): void {
+    if (this.done) return;
+    this.done = true;
+    this.call.abandon(aborted(this.signal));
+    this.pump();
+  }
 }
 
 interface Bucket {
-  acquire(signal: AbortSignal | undefined): Promise<PaceRelease> | PaceRelease;
+  enqueue(call: QueuedCall, signal: AbortSignal | undefined): void;
   pause(ms: number): void;
 }
-
-const aborted = (signal: AbortSignal | undefined) => new AbortError('request aborted by the caller while waiting for its turn', { cause: signal?.reason });
 
 /**
  * One bucket. The rate is kept as a sliding window over the last `requests` send times, so no
@@ -158,8 +190,8 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
       if (wait > 0) return schedule(now + wait);
       const waiter = queue[head++]!;
       waiter.done = true;
-      waiter.signal?.removeEventListener('abort', waiter.onAbort);
-      waiter.resolve(take(now));
+      waiter.signal?.removeEventListener('abort', waiter);
+      waiter.call.start(take(now));
       // Drop the served prefix now and then, so a long queue does not keep dead entries.
       if (head > 1024 && head * 2 > queue.length) {
         queue = queue.slice(head);
@@ -169,26 +201,14 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
   }
 
   return {
-    acquire(signal) {
+    enqueue(call, signal) {
       const now = Date.now();
-      if (head === queue.length && inFlight < concurrency && waitMs(now) === 0) return take(now);
-      if (signal?.aborted) return Promise.reject(aborted(signal));
-      return new Promise<PaceRelease>((resolve, reject) => {
-        const waiter: Waiter = {
-          resolve,
-          signal,
-          done: false,
-          onAbort: () => {
-            if (waiter.done) return;
-            waiter.done = true;
-            reject(aborted(signal));
-            pump();
-          },
-        };
-        signal?.addEventListener('abort', waiter.onAbort, { once: true });
-        queue.push(waiter);
-        pump();
-      });
+      if (head === queue.length && inFlight < concurrency && waitMs(now) === 0) return call.start(take(now));
+      if (signal?.aborted) return call.abandon(aborted(signal));
+      const waiter = new Waiter(call, signal, pump);
+      signal?.addEventListener('abort', waiter, { once: true });
+      queue.push(waiter);
+      pump();
     },
     pause(ms) {
       pausedUntil = Math.max(pausedUntil, Date.now() + ms);
@@ -213,10 +233,15 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
     }
     return bucket;
   };
+  const enqueue = (key: string | undefined, call: QueuedCall, signal?: AbortSignal): void => {
+    if (key === undefined || settings === false) call.start(noRelease);
+    else bucketFor(key).enqueue(call, signal);
+  };
   return {
-    async acquire(key, signal) {
-      if (key === undefined || settings === false) return noRelease;
-      return bucketFor(key).acquire(signal);
+    enqueue,
+    acquire(key, signal) {
+      if (key === undefined || settings === false) return Promise.resolve(noRelease);
+      return new Promise((resolve, reject) => enqueue(key, { start: resolve, abandon: reject }, signal));
     },
     pause(key, ms) {
       if (key === undefined || settings === false || !(ms > 0)) return;

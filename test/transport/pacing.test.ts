@@ -82,6 +82,30 @@ describe('the bucket', () => {
   });
 });
 
+describe('queued calls held as records', () => {
+  it('start at once when the bucket allows, else in order of arrival; an aborted one is abandoned and never started', async () => {
+    const pacer = createPacer({ k: { concurrency: 1 } });
+    const events: string[] = [];
+    const releases: Array<() => void> = [];
+    const call = (name: string) => ({
+      start: (release: () => void) => (events.push(`start ${name}`), releases.push(release)),
+      abandon: (error: AbortError) => events.push(`abandon ${name}: ${error.name}`),
+    });
+    pacer.enqueue('k', call('a'));
+    expect(events).toEqual(['start a']);
+    const controller = new AbortController();
+    pacer.enqueue('k', call('b'), controller.signal);
+    pacer.enqueue('k', call('c'));
+    controller.abort();
+    expect(events).toEqual(['start a', 'abandon b: AbortError']);
+    releases[0]!();
+    expect(events).toEqual(['start a', 'abandon b: AbortError', 'start c']);
+    // Not paced (no key): started at once, whatever is queued.
+    pacer.enqueue(undefined, call('d'));
+    expect(events.at(-1)).toBe('start d');
+  });
+});
+
 describe('pacing in the core', () => {
   it('a request waiting for its turn does not time out: the timer starts when it is sent', async () => {
     const { fetch, calls, answerNext } = heldFetch();
