@@ -2,7 +2,7 @@ import { AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFou
 import { linkAbort, sleep } from '../transport/abort.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import { checkDuration, type CallOptions } from '../transport/options.js';
-import type { PaceRelease, QueuedCall } from '../transport/pacing.js';
+import { QueuedCall, type PaceRelease } from '../transport/pacing.js';
 import { redactUrl } from '../transport/redact.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
 import { checkInteger, requireId, requireObject, requireString, toJsonBody } from '../validation.js';
@@ -164,27 +164,27 @@ class QueueRoutes {
   private readonly fixedUrls = new Map<string, string>();
 
   constructor(
-    private readonly core: HttpCore,
+    readonly core: HttpCore,
     readonly endpointId: string,
   ) {
     this.base = `${core.options.serverlessUrl}/${encodeURIComponent(endpointId)}`;
   }
 
   /** Paths without a job id or query (`/run`, `/health`) are few, so their URLs are kept. */
-  private urlFor(path: string): string {
+  urlFor(path: string): string {
     if (!FIXED_PATH.test(path)) return `${this.base}${path}`;
     let url = this.fixedUrls.get(path);
     if (url === undefined) this.fixedUrls.set(path, (url = `${this.base}${path}`));
     return url;
   }
 
-  private operationFor(route: string): string {
+  operationFor(route: string): string {
     let operation = this.operations.get(route);
     if (operation === undefined) this.operations.set(route, (operation = `${route} (endpoint ${this.endpointId})`));
     return operation;
   }
 
-  private rateLimitKeyFor(bucket: string): string {
+  rateLimitKeyFor(bucket: string): string {
     let key = this.rateLimitKeys.get(bucket);
     if (key === undefined) this.rateLimitKeys.set(bucket, (key = `serverless:${this.endpointId}:${bucket}`));
     return key;
@@ -192,32 +192,37 @@ class QueueRoutes {
 
   /**
    * Checks the call at once (a ValidationError before anything is sent), then holds it in its
-   * route's bucket as a small record: the request is only started when its turn comes. The answer,
-   * once checked, is passed through `toResult` (a function shared by all calls, unlike a `.then`).
+   * route's bucket as a small record: the request is only built and started when its turn comes.
+   * The answer, once checked, is passed through `toResult` (a function shared by all calls, where a
+   * `.then` would add a promise per call).
    */
   call<T>(req: RouteCall<T>, options?: CallOptions): Promise<T>;
   call<T, R>(req: RouteCall<T>, options: CallOptions | undefined, toResult: (answer: T) => R): Promise<R>;
   call<T, R>(req: RouteCall<T>, options: CallOptions = {}, toResult?: (answer: T) => R): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       checkPositive('timeoutMs', options.timeoutMs);
-      // Fixed fields first, so requests of one route share a hidden class.
-      const request: HttpRequest = {
-        method: req.method,
-        url: this.urlFor(req.path),
-        auth: 'bearer',
-        operation: this.operationFor(req.route),
-        rateLimitKey: this.rateLimitKeyFor(req.bucket),
-        body: req.body,
-        idempotent: req.idempotent,
-        retryUntil: req.retryUntil,
-        retryWhen: req.retryWhen,
-        ...options,
-        timeoutMs: options.timeoutMs ?? req.timeoutMs,
-      };
-      this.core.checkBeforeSending(request);
-      const call = new QueuedRouteCall<T, R>(this.core, request, req.check, req.expected, toResult, resolve, reject);
-      this.core.pacer.enqueue(request.rateLimitKey, call, request.signal);
+      const call = new QueuedRouteCall<T, R>(this, req, options, toResult, resolve, reject);
+      this.core.checkBeforeSending(call.request(undefined));
+      this.core.pacer.enqueue(this.rateLimitKeyFor(req.bucket), call);
     });
+  }
+
+  /** The request for `req`; fixed fields first, so requests of one route share a hidden class. */
+  httpRequest(req: RouteCall<unknown>, options: CallOptions, paceTurn: PaceRelease | undefined): HttpRequest {
+    return {
+      method: req.method,
+      url: this.urlFor(req.path),
+      auth: 'bearer',
+      operation: this.operationFor(req.route),
+      rateLimitKey: this.rateLimitKeyFor(req.bucket),
+      body: req.body,
+      idempotent: req.idempotent,
+      retryUntil: req.retryUntil,
+      retryWhen: req.retryWhen,
+      ...options,
+      timeoutMs: options.timeoutMs ?? req.timeoutMs,
+      paceTurn,
+    };
   }
 
   jobPath(action: string, jobId: string): string {
@@ -263,24 +268,30 @@ class QueueRoutes {
 
 /**
  * One route call waiting for its pacing turn. A fan-out queues thousands of these at once, so it
- * holds only what the call needs; its async work (the core's attempt loop) starts in `start`.
+ * holds only the call's own description; the request and the core's attempt loop are made in `start`.
  */
-class QueuedRouteCall<T, R> implements QueuedCall {
+class QueuedRouteCall<T, R> extends QueuedCall {
   constructor(
-    private readonly core: HttpCore,
-    private readonly request: HttpRequest,
-    private readonly check: (body: unknown) => body is T,
-    private readonly expected: string,
+    private readonly routes: QueueRoutes,
+    private readonly req: RouteCall<T>,
+    private readonly options: CallOptions,
     private readonly toResult: ((answer: T) => R) | undefined,
     private readonly resolve: (value: R) => void,
     private readonly reject: (error: unknown) => void,
-  ) {}
+  ) {
+    super(options.signal);
+  }
+
+  request(paceTurn: PaceRelease | undefined): HttpRequest {
+    return this.routes.httpRequest(this.req, this.options, paceTurn);
+  }
 
   start(turn: PaceRelease): void {
-    const { core, request, check, expected, toResult, resolve, reject } = this;
-    core.requestJson<unknown>({ ...request, paceTurn: turn }).then(
+    const { routes, req, toResult, resolve, reject } = this;
+    const request = this.request(turn);
+    routes.core.requestJson<unknown>(request).then(
       (body) => {
-        if (!check(body)) reject(core.wrongShape(request, expected, body));
+        if (!req.check(body)) reject(routes.core.wrongShape(request, req.expected, body));
         else if (toResult === undefined) resolve(body as unknown as R);
         else {
           try {
@@ -300,12 +311,13 @@ class QueuedRouteCall<T, R> implements QueuedCall {
   }
 
   abandon(): void {
-    const { request } = this;
+    const { routes, req } = this;
+    const operation = routes.operationFor(req.route);
     // The same error as the core's for a call aborted while waiting for its turn.
     this.reject(
-      new AbortError(`${request.operation} aborted by the caller`, {
-        request: { method: request.method, url: redactUrl(request.url), operation: request.operation },
-        cause: request.signal?.reason,
+      new AbortError(`${operation} aborted by the caller`, {
+        request: { method: req.method, url: redactUrl(routes.urlFor(req.path)), operation },
+        cause: this.signal?.reason,
       }),
     );
   }

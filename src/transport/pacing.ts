@@ -4,15 +4,60 @@ import type { RateLimitSetting } from './options.js';
 /** Ends one request's hold on its bucket: frees its concurrency slot. Safe to call twice. */
 export type PaceRelease = () => void;
 
+const aborted = (signal: AbortSignal | undefined) => new AbortError('request aborted by the caller while waiting for its turn', { cause: signal?.reason });
+
 /**
- * A call held in a bucket until its turn. A fan-out may queue thousands at once, so the caller
- * keeps each as a small record and builds the call's async work only in `start`.
+ * A call held in a bucket until its turn. A fan-out may queue thousands at once, so a subclass
+ * keeps only what its call needs and builds the call's async work in `start`; the pacer keeps its
+ * own bookkeeping on the same object, and it listens to the signal itself (`handleEvent`), so a
+ * queued call costs one small object and no closures.
  */
-export interface QueuedCall {
+export abstract class QueuedCall implements EventListenerObject {
+  /** While queued: the bucket's pump, run when this call leaves the queue by abort. */
+  #wake: (() => void) | undefined;
+
+  constructor(readonly signal: AbortSignal | undefined) {}
+
   /** Its turn has come: send now, and free the slot with `release` once the attempt is over. Never throws. */
-  start(release: PaceRelease): void;
+  abstract start(release: PaceRelease): void;
   /** Its signal fired while it waited: it has left the queue and will not start. */
-  abandon(error: AbortError): void;
+  abstract abandon(error: AbortError): void;
+
+  /** The pacer's: the call joins a queue. */
+  enterQueue(wake: () => void): void {
+    this.#wake = wake;
+    this.signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The pacer's: false once it was abandoned. */
+  get waiting(): boolean {
+    return this.#wake !== undefined;
+  }
+
+  /** The pacer's: its turn has come; it stops listening to its signal. */
+  leaveQueue(): void {
+    this.#wake = undefined;
+    this.signal?.removeEventListener('abort', this);
+  }
+
+  handleEvent(): void {
+    const wake = this.#wake;
+    if (wake === undefined) return;
+    this.#wake = undefined;
+    this.abandon(aborted(this.signal));
+    wake();
+  }
+}
+
+/** `acquire`'s queued call: the turn resolves a promise. */
+class PromisedTurn extends QueuedCall {
+  constructor(
+    signal: AbortSignal | undefined,
+    readonly start: (release: PaceRelease) => void,
+    readonly abandon: (error: AbortError) => void,
+  ) {
+    super(signal);
+  }
 }
 
 export interface Pacer {
@@ -24,9 +69,9 @@ export interface Pacer {
   acquire(key: string | undefined, signal?: AbortSignal): Promise<PaceRelease>;
   /**
    * `acquire` for a caller that holds its call as a record: `call.start` runs once the bucket for
-   * `key` allows it (synchronously when it allows it now), or `call.abandon` when `signal` fires first.
+   * `key` allows it (synchronously when it allows it now), or `call.abandon` when its signal fires first.
    */
-  enqueue(key: string | undefined, call: QueuedCall, signal?: AbortSignal): void;
+  enqueue(key: string | undefined, call: QueuedCall): void;
   /** The server refused for rate (429): nobody draws from `key` for `ms`. */
   pause(key: string | undefined, ms: number): void;
 }
@@ -101,33 +146,8 @@ export function resolveRateLimit(key: string, overrides: Readonly<Record<string,
   };
 }
 
-const aborted = (signal: AbortSignal | undefined) => new AbortError('request aborted by the caller while waiting for its turn', { cause: signal?.reason });
-
-/**
- * A queued call and its place in the queue. It listens to the signal itself (`handleEvent`), so a
- * waiter costs one small object and no closures.
- */
-class Waiter implements EventListenerObject {
-  /** Served or abandoned: skipped when the queue reaches it. */
-  done = false;
-
-  constructor(
-    readonly call: QueuedCall,
-    readonly signal: AbortSignal | undefined,
-    /** The bucket's `pump`: an abandoned waiter may let the next one go. */
-    private readonly pump: () => void,
-  ) {}
-
-  handleEvent(): void {
-    if (this.done) return;
-    this.done = true;
-    this.call.abandon(aborted(this.signal));
-    this.pump();
-  }
-}
-
 interface Bucket {
-  enqueue(call: QueuedCall, signal: AbortSignal | undefined): void;
+  enqueue(call: QueuedCall): void;
   pause(ms: number): void;
 }
 
@@ -143,7 +163,8 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
   let next = 0;
   let inFlight = 0;
   let pausedUntil = 0;
-  let queue: Waiter[] = [];
+  /** Waiting calls, first come first served; a served or abandoned slot is cleared. */
+  let queue: Array<QueuedCall | undefined> = [];
   let head = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timerAt = 0;
@@ -178,7 +199,8 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
 
   function pump(): void {
     for (;;) {
-      while (head < queue.length && queue[head]!.done) head++;
+      // Abandoned calls stay in place until the queue reaches them.
+      while (head < queue.length && !queue[head]!.waiting) queue[head++] = undefined;
       if (head >= queue.length) {
         queue = [];
         head = 0;
@@ -188,10 +210,11 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
       const now = Date.now();
       const wait = waitMs(now);
       if (wait > 0) return schedule(now + wait);
-      const waiter = queue[head++]!;
-      waiter.done = true;
-      waiter.signal?.removeEventListener('abort', waiter);
-      waiter.call.start(take(now));
+      const call = queue[head]!;
+      // Cleared at once, so a long queue does not keep served calls alive until it is compacted.
+      queue[head++] = undefined;
+      call.leaveQueue();
+      call.start(take(now));
       // Drop the served prefix now and then, so a long queue does not keep dead entries.
       if (head > 1024 && head * 2 > queue.length) {
         queue = queue.slice(head);
@@ -201,13 +224,12 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
   }
 
   return {
-    enqueue(call, signal) {
+    enqueue(call) {
       const now = Date.now();
       if (head === queue.length && inFlight < concurrency && waitMs(now) === 0) return call.start(take(now));
-      if (signal?.aborted) return call.abandon(aborted(signal));
-      const waiter = new Waiter(call, signal, pump);
-      signal?.addEventListener('abort', waiter, { once: true });
-      queue.push(waiter);
+      if (call.signal?.aborted) return call.abandon(aborted(call.signal));
+      call.enterQueue(pump);
+      queue.push(call);
       pump();
     },
     pause(ms) {
@@ -233,15 +255,15 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
     }
     return bucket;
   };
-  const enqueue = (key: string | undefined, call: QueuedCall, signal?: AbortSignal): void => {
+  const enqueue = (key: string | undefined, call: QueuedCall): void => {
     if (key === undefined || settings === false) call.start(noRelease);
-    else bucketFor(key).enqueue(call, signal);
+    else bucketFor(key).enqueue(call);
   };
   return {
     enqueue,
     acquire(key, signal) {
       if (key === undefined || settings === false) return Promise.resolve(noRelease);
-      return new Promise((resolve, reject) => enqueue(key, { start: resolve, abandon: reject }, signal));
+      return new Promise((resolve, reject) => enqueue(key, new PromisedTurn(signal, resolve, reject)));
     },
     pause(key, ms) {
       if (key === undefined || settings === false || !(ms > 0)) return;
