@@ -123,6 +123,16 @@ function validateRunBody(input: unknown, options: RunOptions, limit: number): st
   return body;
 }
 
+/** The default for `run`: a queued run keeps its options, so none are made for a call without. */
+const NO_RUN_OPTIONS: RunOptions = Object.freeze({});
+
+/** What of `options` goes to the core: all but the fields sent in the body (only copied when present). */
+function callOptionsOf(options: RunOptions): CallOptions {
+  if (options.webhook === undefined && options.policy === undefined && options.s3Config === undefined) return options;
+  const { webhook: _w, policy: _p, s3Config: _s, ...callOptions } = options;
+  return callOptions;
+}
+
 function isJobState(body: unknown): body is JobState {
   return isRecord(body) && isString(body.status) && (body.id === undefined || isString(body.id));
 }
@@ -622,14 +632,13 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
 
     // Not async: a fan-out holds thousands of runs in the pacing queue, and an async frame
     // suspended for each would cost far more than the queued record.
-    run(input, options = {}) {
+    run(input, options = NO_RUN_OPTIONS) {
       let body: string;
       try {
         body = validateRunBody(input, options, RUN_BODY_LIMIT_BYTES);
       } catch (err) {
         return Promise.reject(err);
       }
-      const { webhook: _w, policy: _p, s3Config: _s, ...callOptions } = options;
       return routes.call(
         {
           method: 'POST',
@@ -642,7 +651,7 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
           check: isOutputState,
           expected: 'a job state with an id',
         },
-        callOptions,
+        callOptionsOf(options),
         jobOf,
       );
     },
