@@ -161,43 +161,17 @@ interface RouteCall<T> extends Pick<HttpRequest, 'method' | 'body' | 'idempotent
   expected: string;
 }
 
-const FIXED_PATH = /^\/[a-z-]+$/;
-
 /** Calls of one queue-based endpoint, shared by the endpoint client and its Job handles. */
 class QueueRoutes {
   /** Whether this endpoint's host serves `/status-sync`; learnt from the first answer. */
   statusSync: 'unknown' | 'available' | 'missing' = 'unknown';
-  private readonly base: string;
-  /** Per-route strings, made once per endpoint rather than once per call. */
-  private readonly operations = new Map<string, string>();
-  private readonly rateLimitKeys = new Map<string, string>();
-  private readonly fixedUrls = new Map<string, string>();
+  readonly base: string;
 
   constructor(
     readonly core: HttpCore,
     readonly endpointId: string,
   ) {
     this.base = `${core.options.serverlessUrl}/${encodeURIComponent(endpointId)}`;
-  }
-
-  /** Paths without a job id or query (`/run`, `/health`) are few, so their URLs are kept. */
-  urlFor(path: string): string {
-    if (!FIXED_PATH.test(path)) return `${this.base}${path}`;
-    let url = this.fixedUrls.get(path);
-    if (url === undefined) this.fixedUrls.set(path, (url = `${this.base}${path}`));
-    return url;
-  }
-
-  operationFor(route: string): string {
-    let operation = this.operations.get(route);
-    if (operation === undefined) this.operations.set(route, (operation = `${route} (endpoint ${this.endpointId})`));
-    return operation;
-  }
-
-  rateLimitKeyFor(bucket: string): string {
-    let key = this.rateLimitKeys.get(bucket);
-    if (key === undefined) this.rateLimitKeys.set(bucket, (key = `serverless:${this.endpointId}:${bucket}`));
-    return key;
   }
 
   /**
@@ -213,26 +187,16 @@ class QueueRoutes {
       checkPositive('timeoutMs', options.timeoutMs);
       const call = new QueuedRouteCall<T, R>(this, req, options, toResult, resolve, reject);
       this.core.checkBeforeSending(call.request(undefined));
-      this.core.pacer.enqueue(this.rateLimitKeyFor(req.bucket), call);
+      this.core.pacer.enqueue(this.rateLimitKey(req.bucket), call);
     });
   }
 
-  /** The request for `req`; fixed fields first, so requests of one route share a hidden class. */
-  httpRequest(req: RouteCall<unknown>, options: CallOptions, paceTurn: PaceRelease | undefined): HttpRequest {
-    return {
-      method: req.method,
-      url: this.urlFor(req.path),
-      auth: 'bearer',
-      operation: this.operationFor(req.route),
-      rateLimitKey: this.rateLimitKeyFor(req.bucket),
-      body: req.body,
-      idempotent: req.idempotent,
-      retryUntil: req.retryUntil,
-      retryWhen: req.retryWhen,
-      ...options,
-      timeoutMs: options.timeoutMs ?? req.timeoutMs,
-      paceTurn,
-    };
+  operation(route: string): string {
+    return `${route} (endpoint ${this.endpointId})`;
+  }
+
+  rateLimitKey(bucket: string): string {
+    return `serverless:${this.endpointId}:${bucket}`;
   }
 
   jobPath(action: string, jobId: string): string {
@@ -292,8 +256,23 @@ class QueuedRouteCall<T, R> extends QueuedCall {
     super(options.signal);
   }
 
+  /** Fixed fields first, so requests of one route share a hidden class. */
   request(paceTurn: PaceRelease | undefined): HttpRequest {
-    return this.routes.httpRequest(this.req, this.options, paceTurn);
+    const { routes, req, options } = this;
+    return {
+      method: req.method,
+      url: `${routes.base}${req.path}`,
+      auth: 'bearer',
+      operation: routes.operation(req.route),
+      rateLimitKey: routes.rateLimitKey(req.bucket),
+      body: req.body,
+      idempotent: req.idempotent,
+      retryUntil: req.retryUntil,
+      retryWhen: req.retryWhen,
+      ...options,
+      timeoutMs: options.timeoutMs ?? req.timeoutMs,
+      paceTurn,
+    };
   }
 
   start(turn: PaceRelease): void {
@@ -321,15 +300,9 @@ class QueuedRouteCall<T, R> extends QueuedCall {
   }
 
   abandon(): void {
-    const { routes, req } = this;
-    const operation = routes.operationFor(req.route);
+    const { method, url, operation } = this.request(undefined);
     // The same error as the core's for a call aborted while waiting for its turn.
-    this.reject(
-      new AbortError(`${operation} aborted by the caller`, {
-        request: { method: req.method, url: redactUrl(routes.urlFor(req.path)), operation },
-        cause: this.signal?.reason,
-      }),
-    );
+    this.reject(new AbortError(`${operation} aborted by the caller`, { request: { method, url: redactUrl(url), operation }, cause: this.signal?.reason }));
   }
 }
 

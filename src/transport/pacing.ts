@@ -13,8 +13,8 @@ const aborted = (signal: AbortSignal | undefined) => new AbortError('request abo
  * queued call costs one small object and no closures.
  */
 export abstract class QueuedCall implements EventListenerObject {
-  /** While queued: the bucket's pump, run when this call leaves the queue by abort. */
-  #wake: (() => void) | undefined;
+  /** Set by the pacer while the call waits: its bucket's pump, run when the call leaves by abort. */
+  waitingFor: (() => void) | undefined = undefined;
 
   constructor(readonly signal: AbortSignal | undefined) {}
 
@@ -23,29 +23,12 @@ export abstract class QueuedCall implements EventListenerObject {
   /** Its signal fired while it waited: it has left the queue and will not start. */
   abstract abandon(error: AbortError): void;
 
-  /** The pacer's: the call joins a queue. */
-  enterQueue(wake: () => void): void {
-    this.#wake = wake;
-    this.signal?.addEventListener('abort', this, { once: true });
-  }
-
-  /** The pacer's: false once it was abandoned. */
-  get waiting(): boolean {
-    return this.#wake !== undefined;
-  }
-
-  /** The pacer's: its turn has come; it stops listening to its signal. */
-  leaveQueue(): void {
-    this.#wake = undefined;
-    this.signal?.removeEventListener('abort', this);
-  }
-
   handleEvent(): void {
-    const wake = this.#wake;
-    if (wake === undefined) return;
-    this.#wake = undefined;
+    const pump = this.waitingFor;
+    if (!pump) return;
+    this.waitingFor = undefined;
     this.abandon(aborted(this.signal));
-    wake();
+    pump();
   }
 }
 
@@ -200,7 +183,7 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
   function pump(): void {
     for (;;) {
       // Abandoned calls stay in place until the queue reaches them.
-      while (head < queue.length && !queue[head]!.waiting) queue[head++] = undefined;
+      while (head < queue.length && !queue[head]!.waitingFor) queue[head++] = undefined;
       if (head >= queue.length) {
         queue = [];
         head = 0;
@@ -213,7 +196,8 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
       const call = queue[head]!;
       // Cleared at once, so a long queue does not keep served calls alive until it is compacted.
       queue[head++] = undefined;
-      call.leaveQueue();
+      call.waitingFor = undefined;
+      call.signal?.removeEventListener('abort', call);
       call.start(take(now));
       // Drop the served prefix now and then, so a long queue does not keep dead entries.
       if (head > 1024 && head * 2 > queue.length) {
@@ -228,7 +212,8 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
       const now = Date.now();
       if (head === queue.length && inFlight < concurrency && waitMs(now) === 0) return call.start(take(now));
       if (call.signal?.aborted) return call.abandon(aborted(call.signal));
-      call.enterQueue(pump);
+      call.waitingFor = pump;
+      call.signal?.addEventListener('abort', call, { once: true });
       queue.push(call);
       pump();
     },
@@ -261,10 +246,7 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
   };
   return {
     enqueue,
-    acquire(key, signal) {
-      if (key === undefined || settings === false) return Promise.resolve(noRelease);
-      return new Promise((resolve, reject) => enqueue(key, new PromisedTurn(signal, resolve, reject)));
-    },
+    acquire: (key, signal) => new Promise((resolve, reject) => enqueue(key, new PromisedTurn(signal, resolve, reject))),
     pause(key, ms) {
       if (key === undefined || settings === false || !(ms > 0)) return;
       bucketFor(key).pause(ms);
