@@ -2,6 +2,8 @@ import { AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFou
 import { linkAbort, sleep } from '../transport/abort.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import { checkDuration, type CallOptions } from '../transport/options.js';
+import { QueuedCall, type PaceRelease } from '../transport/pacing.js';
+import { redactUrl } from '../transport/redact.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
 import { checkInteger, requireId, requireObject, requireString, toJsonBody } from '../validation.js';
 import { isTerminalJobStatus, type CompletedJob, type EndpointHealth, type JobPolicy, type JobState, type PurgeQueueResult, type S3Config, type StreamChunk } from './types.js';
@@ -121,6 +123,16 @@ function validateRunBody(input: unknown, options: RunOptions, limit: number): st
   return body;
 }
 
+/** The default for `run`: a queued run keeps its options, so none are made for a call without. */
+const NO_RUN_OPTIONS: RunOptions = Object.freeze({});
+
+/** What of `options` goes to the core: all but the fields sent in the body (only copied when present). */
+function callOptionsOf(options: RunOptions): CallOptions {
+  if (options.webhook === undefined && options.policy === undefined && options.s3Config === undefined) return options;
+  const { webhook: _w, policy: _p, s3Config: _s, ...callOptions } = options;
+  return callOptions;
+}
+
 function isJobState(body: unknown): body is JobState {
   return isRecord(body) && isString(body.status) && (body.id === undefined || isString(body.id));
 }
@@ -138,7 +150,7 @@ function isStreamPage(body: unknown): body is StreamPage<unknown> {
   return isRecord(body) && isString(body.status) && (body.stream === undefined || body.stream === null || isArrayOf(body.stream, isRecord));
 }
 
-interface RouteCall<T> extends Omit<HttpRequest, 'url' | 'auth' | 'operation' | 'rateLimitKey'> {
+interface RouteCall<T> extends Pick<HttpRequest, 'method' | 'body' | 'idempotent' | 'retryUntil' | 'retryWhen' | 'timeoutMs'> {
   path: string;
   /** Shown in errors: `GET /status/{jobId}`. */
   route: string;
@@ -153,30 +165,38 @@ interface RouteCall<T> extends Omit<HttpRequest, 'url' | 'auth' | 'operation' | 
 class QueueRoutes {
   /** Whether this endpoint's host serves `/status-sync`; learnt from the first answer. */
   statusSync: 'unknown' | 'available' | 'missing' = 'unknown';
-  private readonly base: string;
+  readonly base: string;
 
   constructor(
-    private readonly core: HttpCore,
+    readonly core: HttpCore,
     readonly endpointId: string,
   ) {
     this.base = `${core.options.serverlessUrl}/${encodeURIComponent(endpointId)}`;
   }
 
-  async call<T>(req: RouteCall<T>, options: CallOptions = {}): Promise<T> {
-    const { path, route, bucket, check, expected, ...rest } = req;
-    checkPositive('timeoutMs', options.timeoutMs);
-    const request: HttpRequest = {
-      ...rest,
-      ...options,
-      timeoutMs: options.timeoutMs ?? rest.timeoutMs,
-      url: `${this.base}${path}`,
-      auth: 'bearer',
-      operation: `${route} (endpoint ${this.endpointId})`,
-      rateLimitKey: `serverless:${this.endpointId}:${bucket}`,
-    };
-    const body = await this.core.requestJson<unknown>(request);
-    if (!check(body)) throw this.core.wrongShape(request, expected, body);
-    return body;
+  /**
+   * Checks the call at once (a ValidationError before anything is sent), then holds it in its
+   * route's bucket as a small record: the request is only built and started when its turn comes.
+   * The answer, once checked, is passed through `toResult` (a function shared by all calls, where a
+   * `.then` would add a promise per call).
+   */
+  call<T>(req: RouteCall<T>, options?: CallOptions): Promise<T>;
+  call<T, R>(req: RouteCall<T>, options: CallOptions | undefined, toResult: (answer: T) => R): Promise<R>;
+  call<T, R>(req: RouteCall<T>, options: CallOptions = {}, toResult?: (answer: T) => R): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      checkPositive('timeoutMs', options.timeoutMs);
+      const call = new QueuedRouteCall<T, R>(this, req, options, toResult, resolve, reject);
+      this.core.checkBeforeSending(call.request(undefined));
+      this.core.pacer.enqueue(this.rateLimitKey(req.bucket), call);
+    });
+  }
+
+  operation(route: string): string {
+    return `${route} (endpoint ${this.endpointId})`;
+  }
+
+  rateLimitKey(bucket: string): string {
+    return `serverless:${this.endpointId}:${bucket}`;
   }
 
   jobPath(action: string, jobId: string): string {
@@ -217,6 +237,72 @@ class QueueRoutes {
       },
       { signal: options.signal },
     ).then((state) => withId(state, jobId));
+  }
+}
+
+/**
+ * One route call waiting for its pacing turn. A fan-out queues thousands of these at once, so it
+ * holds only the call's own description; the request and the core's attempt loop are made in `start`.
+ */
+class QueuedRouteCall<T, R> extends QueuedCall {
+  constructor(
+    private readonly routes: QueueRoutes,
+    private readonly req: RouteCall<T>,
+    private readonly options: CallOptions,
+    private readonly toResult: ((answer: T) => R) | undefined,
+    private readonly resolve: (value: R) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    super(options.signal);
+  }
+
+  /** Fixed fields first, so requests of one route share a hidden class. */
+  request(paceTurn: PaceRelease | undefined): HttpRequest {
+    const { routes, req, options } = this;
+    return {
+      method: req.method,
+      url: `${routes.base}${req.path}`,
+      auth: 'bearer',
+      operation: routes.operation(req.route),
+      rateLimitKey: routes.rateLimitKey(req.bucket),
+      body: req.body,
+      idempotent: req.idempotent,
+      retryUntil: req.retryUntil,
+      retryWhen: req.retryWhen,
+      ...options,
+      timeoutMs: options.timeoutMs ?? req.timeoutMs,
+      paceTurn,
+    };
+  }
+
+  start(turn: PaceRelease): void {
+    const { routes, req, toResult, resolve, reject } = this;
+    const request = this.request(turn);
+    routes.core.requestJson<unknown>(request).then(
+      (body) => {
+        if (!req.check(body)) reject(routes.core.wrongShape(request, req.expected, body));
+        else if (toResult === undefined) resolve(body as unknown as R);
+        else {
+          try {
+            resolve(toResult(body));
+          } catch (err) {
+            reject(err);
+          }
+        }
+      },
+      (err: unknown) => {
+        // The core frees the turn after its first attempt; this covers a call that failed before
+        // it (freeing twice is a no-op).
+        turn();
+        reject(err);
+      },
+    );
+  }
+
+  abandon(): void {
+    const { method, url, operation } = this.request(undefined);
+    // The same error as the core's for a call aborted while waiting for its turn.
+    this.reject(new AbortError(`${operation} aborted by the caller`, { request: { method, url: redactUrl(url), operation }, cause: this.signal?.reason }));
   }
 }
 
@@ -510,16 +596,23 @@ function isPurgeResult(body: unknown): body is PurgeQueueResult {
 export function createEndpointClient<Input = unknown, Output = unknown, Chunk = unknown>(core: HttpCore, endpointId: string): EndpointClient<Input, Output, Chunk> {
   const routes = new QueueRoutes(core, requireId('endpointId', endpointId));
   const job = (jobId: string) => new Job<Input, Output, Chunk>(routes, jobId);
+  const jobOf = (submitted: JobState<Output>) => job(submitted.id);
   const isOutputState = isSubmitted as (body: unknown) => body is JobState<Output>;
 
   return {
     endpointId,
     job,
 
-    async run(input, options = {}) {
-      const body = validateRunBody(input, options, RUN_BODY_LIMIT_BYTES);
-      const { webhook: _w, policy: _p, s3Config: _s, ...callOptions } = options;
-      const answer = await routes.call(
+    // Not async: a fan-out holds thousands of runs in the pacing queue, and an async frame
+    // suspended for each would cost far more than the queued record.
+    run(input, options = NO_RUN_OPTIONS) {
+      let body: string;
+      try {
+        body = validateRunBody(input, options, RUN_BODY_LIMIT_BYTES);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return routes.call(
         {
           method: 'POST',
           path: '/run',
@@ -531,9 +624,9 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
           check: isOutputState,
           expected: 'a job state with an id',
         },
-        callOptions,
+        callOptionsOf(options),
+        jobOf,
       );
-      return job(answer.id);
     },
 
     async runSync(input, options = {}) {

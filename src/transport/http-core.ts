@@ -2,7 +2,7 @@ import { AbortError, ConnectionError, RunpodError, ServerError, TimeoutError, Va
 import { linkAbort, sleep, throwIfAborted, type LinkedAbort } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
 import { resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
-import { createPacer, type PaceRelease } from './pacing.js';
+import { createPacer, type PaceRelease, type Pacer } from './pacing.js';
 import { parseRateLimitHeaders } from './rate-limit-headers.js';
 import { redactText, redactUrl, registerSecret, scrubSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
@@ -44,6 +44,11 @@ export interface HttpRequest extends CallOptions {
    * the call resolves as a 204.
    */
   readonly notFoundOnRetryMeansDone?: boolean | undefined;
+  /**
+   * The first attempt's pacing turn, already taken from this core's `pacer` by a caller that held
+   * the call as a small queued record until then (serverless). The core frees it after the attempt.
+   */
+  readonly paceTurn?: PaceRelease | undefined;
 }
 
 /** A 2xx answer, read in full within the attempt's time limit. */
@@ -55,6 +60,10 @@ export interface HttpResult {
 
 export interface HttpCore {
   readonly options: ResolvedOptions;
+  /** This client's pacing, per `rateLimitKey`. */
+  readonly pacer: Pacer;
+  /** Throws the ValidationError `request` would meet before anything is sent, so a caller can check before queueing it. */
+  checkBeforeSending(req: HttpRequest): void;
   /** Sends with timeouts, retries and redirect handling; resolves with a 2xx answer or throws a RunpodError. */
   request(req: HttpRequest): Promise<HttpResult>;
   /** `request`, then the body parsed as JSON (`undefined` for an empty body). */
@@ -175,11 +184,15 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     return { method: req.method, url: redactUrl(req.url), operation: req.operation };
   }
 
-  async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>, raw = false): Promise<T> {
+  function checkBeforeSending(req: HttpRequest): void {
     validateCallOptions(req, () => summarise(req));
     if (req.auth !== 'none' && !apiKey) {
       throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY', { request: summarise(req) });
     }
+  }
+
+  async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>, raw = false): Promise<T> {
+    checkBeforeSending(req);
     const maxRetries = Math.max(0, req.maxRetries ?? resolved.maxRetries);
     const timeoutMs = req.timeoutMs ?? resolved.timeoutMs;
     // Retries counted against maxRetries; those allowed by `retryUntil` are not counted.
@@ -190,7 +203,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       let release: PaceRelease;
       try {
         // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
-        release = await pacer.acquire(req.rateLimitKey, req.signal);
+        release = attempt === 0 && req.paceTurn ? req.paceTurn : await pacer.acquire(req.rateLimitKey, req.signal);
       } catch (err) {
         if (err instanceof AbortError) throw new AbortError(`${req.operation} aborted by the caller`, { request: summarise(req), cause: req.signal?.reason });
         throw err;
@@ -349,6 +362,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
 
   const core: HttpCore = {
     options: resolved,
+    pacer,
+    checkBeforeSending,
     scrub,
     request: (req) => run(req, readText),
     requestRaw: (req) => run(req, async (res) => res, true),

@@ -4,6 +4,45 @@ import type { RateLimitSetting } from './options.js';
 /** Ends one request's hold on its bucket: frees its concurrency slot. Safe to call twice. */
 export type PaceRelease = () => void;
 
+const aborted = (signal: AbortSignal | undefined) => new AbortError('request aborted by the caller while waiting for its turn', { cause: signal?.reason });
+
+/**
+ * A call held in a bucket until its turn. A fan-out may queue thousands at once, so a subclass
+ * keeps only what its call needs and builds the call's async work in `start`; the pacer keeps its
+ * own bookkeeping on the same object, and it listens to the signal itself (`handleEvent`), so a
+ * queued call costs one small object and no closures.
+ */
+export abstract class QueuedCall implements EventListenerObject {
+  /** Set by the pacer while the call waits: its bucket's pump, run when the call leaves by abort. */
+  waitingFor: (() => void) | undefined = undefined;
+
+  constructor(readonly signal: AbortSignal | undefined) {}
+
+  /** Its turn has come: send now, and free the slot with `release` once the attempt is over. Never throws. */
+  abstract start(release: PaceRelease): void;
+  /** Its signal fired while it waited: it has left the queue and will not start. */
+  abstract abandon(error: AbortError): void;
+
+  handleEvent(): void {
+    const pump = this.waitingFor;
+    if (!pump) return;
+    this.waitingFor = undefined;
+    this.abandon(aborted(this.signal));
+    pump();
+  }
+}
+
+/** `acquire`'s queued call: the turn resolves a promise. */
+class PromisedTurn extends QueuedCall {
+  constructor(
+    signal: AbortSignal | undefined,
+    readonly start: (release: PaceRelease) => void,
+    readonly abandon: (error: AbortError) => void,
+  ) {
+    super(signal);
+  }
+}
+
 export interface Pacer {
   /**
    * Waits until the bucket for `key` allows one more request (rate and concurrency), then takes
@@ -11,6 +50,11 @@ export interface Pacer {
    * `signal` fires while waiting.
    */
   acquire(key: string | undefined, signal?: AbortSignal): Promise<PaceRelease>;
+  /**
+   * `acquire` for a caller that holds its call as a record: `call.start` runs once the bucket for
+   * `key` allows it (synchronously when it allows it now), or `call.abandon` when its signal fires first.
+   */
+  enqueue(key: string | undefined, call: QueuedCall): void;
   /** The server refused for rate (429): nobody draws from `key` for `ms`. */
   pause(key: string | undefined, ms: number): void;
 }
@@ -85,19 +129,10 @@ export function resolveRateLimit(key: string, overrides: Readonly<Record<string,
   };
 }
 
-interface Waiter {
-  readonly resolve: (release: PaceRelease) => void;
-  readonly signal: AbortSignal | undefined;
-  readonly onAbort: () => void;
-  done: boolean;
-}
-
 interface Bucket {
-  acquire(signal: AbortSignal | undefined): Promise<PaceRelease> | PaceRelease;
+  enqueue(call: QueuedCall): void;
   pause(ms: number): void;
 }
-
-const aborted = (signal: AbortSignal | undefined) => new AbortError('request aborted by the caller while waiting for its turn', { cause: signal?.reason });
 
 /**
  * One bucket. The rate is kept as a sliding window over the last `requests` send times, so no
@@ -111,7 +146,8 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
   let next = 0;
   let inFlight = 0;
   let pausedUntil = 0;
-  let queue: Waiter[] = [];
+  /** Waiting calls, first come first served; a served or abandoned slot is cleared. */
+  let queue: Array<QueuedCall | undefined> = [];
   let head = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timerAt = 0;
@@ -146,7 +182,8 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
 
   function pump(): void {
     for (;;) {
-      while (head < queue.length && queue[head]!.done) head++;
+      // Abandoned calls stay in place until the queue reaches them.
+      while (head < queue.length && !queue[head]!.waitingFor) queue[head++] = undefined;
       if (head >= queue.length) {
         queue = [];
         head = 0;
@@ -156,10 +193,12 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
       const now = Date.now();
       const wait = waitMs(now);
       if (wait > 0) return schedule(now + wait);
-      const waiter = queue[head++]!;
-      waiter.done = true;
-      waiter.signal?.removeEventListener('abort', waiter.onAbort);
-      waiter.resolve(take(now));
+      const call = queue[head]!;
+      // Cleared at once, so a long queue does not keep served calls alive until it is compacted.
+      queue[head++] = undefined;
+      call.waitingFor = undefined;
+      call.signal?.removeEventListener('abort', call);
+      call.start(take(now));
       // Drop the served prefix now and then, so a long queue does not keep dead entries.
       if (head > 1024 && head * 2 > queue.length) {
         queue = queue.slice(head);
@@ -169,26 +208,14 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
   }
 
   return {
-    acquire(signal) {
+    enqueue(call) {
       const now = Date.now();
-      if (head === queue.length && inFlight < concurrency && waitMs(now) === 0) return take(now);
-      if (signal?.aborted) return Promise.reject(aborted(signal));
-      return new Promise<PaceRelease>((resolve, reject) => {
-        const waiter: Waiter = {
-          resolve,
-          signal,
-          done: false,
-          onAbort: () => {
-            if (waiter.done) return;
-            waiter.done = true;
-            reject(aborted(signal));
-            pump();
-          },
-        };
-        signal?.addEventListener('abort', waiter.onAbort, { once: true });
-        queue.push(waiter);
-        pump();
-      });
+      if (head === queue.length && inFlight < concurrency && waitMs(now) === 0) return call.start(take(now));
+      if (call.signal?.aborted) return call.abandon(aborted(call.signal));
+      call.waitingFor = pump;
+      call.signal?.addEventListener('abort', call, { once: true });
+      queue.push(call);
+      pump();
     },
     pause(ms) {
       pausedUntil = Math.max(pausedUntil, Date.now() + ms);
@@ -213,11 +240,13 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
     }
     return bucket;
   };
+  const enqueue = (key: string | undefined, call: QueuedCall): void => {
+    if (key === undefined || settings === false) call.start(noRelease);
+    else bucketFor(key).enqueue(call);
+  };
   return {
-    async acquire(key, signal) {
-      if (key === undefined || settings === false) return noRelease;
-      return bucketFor(key).acquire(signal);
-    },
+    enqueue,
+    acquire: (key, signal) => new Promise((resolve, reject) => enqueue(key, new PromisedTurn(signal, resolve, reject))),
     pause(key, ms) {
       if (key === undefined || settings === false || !(ms > 0)) return;
       bucketFor(key).pause(ms);

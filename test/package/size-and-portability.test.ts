@@ -15,15 +15,15 @@ async function gzippedBundle(entry: string): Promise<number> {
 
 /**
  * Budgets in bytes (gzipped): the measured sizes rounded up to the next 0.5 KB. The README quotes these.
- * Issue 15 asks 30 KB for the full client; it measures 38,815 B, of which graphql-request with the
+ * Issue 15 asks 30 KB for the full client; it measures 39,358 B (38,616 B before waiting serverless calls became records and the hot-path trims), of which graphql-request with the
  * graphql parse/print it imports is 13.7 KB, so this budget holds the line rather than meeting that goal.
  */
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 38 * 1024],
+  ['runpod-gql', 'dist/index.js', 38.5 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 15 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 11 * 1024],
-  ['runpod-gql/serverless', 'dist/serverless/index.js', 12 * 1024],
+  ['runpod-gql/serverless', 'dist/serverless/index.js', 12.5 * 1024],
 ];
 
 /** The bundle's inputs that come from graphql or graphql-request. */

@@ -348,3 +348,75 @@ describe('validation before sending', () => {
     expect(() => createRunpodClient({ apiKey: TEST_API_KEY }).endpoint('')).toThrow(ValidationError);
   });
 });
+
+describe('runs waiting for their pacing turn', () => {
+  /** One run in flight at a time; each answer is released by the test. */
+  function oneAtATime(extra: { apiKey?: string } = {}) {
+    const pending: Array<(res: Response) => void> = [];
+    const recorder = recordingFetch(() => new Promise<Response>((resolve) => pending.push(resolve)));
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, ...extra, fetch: recorder.fetch, rateLimits: { 'serverless:ep-1:run': { concurrency: 1 } } });
+    const answerNext = (id: string) => pending.shift()!(json({ id, status: 'IN_QUEUE' }));
+    return { endpoint: rp.endpoint<{ n: number }>('ep-1'), calls: recorder.calls, answerNext };
+  }
+
+  it('are sent one by one in the order they were called, each resolving to its own job', async () => {
+    const { endpoint, calls, answerNext } = oneAtATime();
+    const runs = Array.from({ length: 50 }, (_, n) => endpoint.run({ n }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls).toHaveLength(1);
+    for (let n = 0; n < 50; n++) {
+      answerNext(`job-${n}`);
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    expect(calls.map((c) => (JSON.parse(c.body!) as { input: { n: number } }).input.n)).toEqual(Array.from({ length: 50 }, (_, n) => n));
+    expect((await Promise.all(runs)).map((job) => job.id)).toEqual(Array.from({ length: 50 }, (_, n) => `job-${n}`));
+  });
+
+  it('a queued run aborted by its signal rejects with AbortError naming the route, and is never sent', async () => {
+    const { endpoint, calls, answerNext } = oneAtATime();
+    const first = endpoint.run({ n: 0 });
+    const controller = new AbortController();
+    const queued = endpoint.run({ n: 1 }, { signal: controller.signal });
+    const after = endpoint.run({ n: 2 });
+    await vi.advanceTimersByTimeAsync(0);
+    controller.abort(new Error('changed my mind'));
+    const err = await captureError(queued);
+    expect(err).toBeInstanceOf(AbortError);
+    expect(err.message).toBe('POST /run (endpoint ep-1) aborted by the caller');
+    expect(err.request).toEqual({ method: 'POST', url: `${BASE}/run`, operation: 'POST /run (endpoint ep-1)' });
+    expect((err.cause as Error).message).toBe('changed my mind');
+    answerNext('job-0');
+    await first;
+    await vi.advanceTimersByTimeAsync(0);
+    answerNext('job-2');
+    expect((await after).id).toBe('job-2');
+    expect(calls.map((c) => (JSON.parse(c.body!) as { input: { n: number } }).input.n)).toEqual([0, 2]);
+  });
+
+  it("a queued run's time limit starts when it is sent, not while it waits", async () => {
+    const { endpoint, calls, answerNext } = oneAtATime();
+    const first = endpoint.run({ n: 0 });
+    const second = endpoint.run({ n: 1 }, { timeoutMs: 1000 });
+    second.catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(5000);
+    answerNext('job-0');
+    await first;
+    await vi.advanceTimersByTimeAsync(900);
+    expect(calls).toHaveLength(2);
+    answerNext('job-1');
+    expect((await second).id).toBe('job-1');
+  });
+
+  it('bad call options and a missing API key are refused at once, not after the queue', async () => {
+    const { endpoint, calls } = oneAtATime();
+    void endpoint.run({ n: 0 });
+    const badRetries = await captureError<ValidationError>(endpoint.run({ n: 1 }, { maxRetries: -1 }));
+    expect(badRetries.field).toBe('maxRetries');
+    const keyless = oneAtATime({ apiKey: '' });
+    void keyless.endpoint.run({ n: 0 }).catch(() => undefined);
+    const noKey = await captureError<ValidationError>(keyless.endpoint.run({ n: 1 }));
+    expect(noKey.field).toBe('apiKey');
+    expect(calls).toHaveLength(1);
+    expect(keyless.calls).toHaveLength(0);
+  });
+});

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AbortError, RateLimitError } from '../../src/errors.js';
 import { createHttpCoreFromOptions, type HttpRequest } from '../../src/transport/http-core.js';
-import { createPacer, resolveRateLimit } from '../../src/transport/pacing.js';
+import { createPacer, QueuedCall, resolveRateLimit } from '../../src/transport/pacing.js';
 import { captureError, json, recordingFetch, TEST_API_KEY } from '../helpers.js';
 
 beforeEach(() => vi.useFakeTimers());
@@ -79,6 +79,42 @@ describe('the bucket', () => {
     await expect(waiting).rejects.toBeInstanceOf(AbortError);
     first();
     await expect(after).resolves.toBeTypeOf('function');
+  });
+});
+
+describe('queued calls held as records', () => {
+  it('start at once when the bucket allows, else in order of arrival; an aborted one is abandoned and never started', async () => {
+    const pacer = createPacer({ k: { concurrency: 1 } });
+    const events: string[] = [];
+    const releases: Array<() => void> = [];
+    class Recorded extends QueuedCall {
+      constructor(
+        readonly name: string,
+        signal?: AbortSignal,
+      ) {
+        super(signal);
+      }
+      start(release: () => void): void {
+        events.push(`start ${this.name}`);
+        releases.push(release);
+      }
+      abandon(error: AbortError): void {
+        events.push(`abandon ${this.name}: ${error.name}`);
+      }
+    }
+    const call = (name: string, signal?: AbortSignal) => new Recorded(name, signal);
+    pacer.enqueue('k', call('a'));
+    expect(events).toEqual(['start a']);
+    const controller = new AbortController();
+    pacer.enqueue('k', call('b', controller.signal));
+    pacer.enqueue('k', call('c'));
+    controller.abort();
+    expect(events).toEqual(['start a', 'abandon b: AbortError']);
+    releases[0]!();
+    expect(events).toEqual(['start a', 'abandon b: AbortError', 'start c']);
+    // Not paced (no key): started at once, whatever is queued.
+    pacer.enqueue(undefined, call('d'));
+    expect(events.at(-1)).toBe('start d');
   });
 });
 
