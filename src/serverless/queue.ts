@@ -186,25 +186,32 @@ class QueueRoutes {
     return new Promise<R>((resolve, reject) => {
       checkPositive('timeoutMs', options.timeoutMs);
       const call = new QueuedRouteCall<T, R>(this, req, options, toResult, resolve, reject);
-      this.core.checkBeforeSending(call.request(undefined));
+      this.core.checkBeforeSending(options, 'bearer', () => call.request(undefined));
       this.core.pacer.enqueue(this.rateLimitKey(req.bucket), call);
     });
   }
 
+  // Made once per route and endpoint, not per call: a fresh key string would also be hashed anew
+  // by the pacer's bucket lookup on every call.
+  private readonly strings = new Map<string, string>();
+
   operation(route: string): string {
-    return `${route} (endpoint ${this.endpointId})`;
+    let text = this.strings.get(route);
+    if (text === undefined) this.strings.set(route, (text = `${route} (endpoint ${this.endpointId})`));
+    return text;
   }
 
   rateLimitKey(bucket: string): string {
-    return `serverless:${this.endpointId}:${bucket}`;
+    let key = this.strings.get(bucket);
+    if (key === undefined) this.strings.set(bucket, (key = `serverless:${this.endpointId}:${bucket}`));
+    return key;
   }
 
   jobPath(action: string, jobId: string): string {
     return `/${action}/${encodeURIComponent(requireId('jobId', jobId))}`;
   }
 
-  status<Output>(jobId: string, options: CallOptions & { retryUntil?: number | undefined } = {}): Promise<JobState<Output>> {
-    const { retryUntil, ...callOptions } = options;
+  status<Output>(jobId: string, options?: CallOptions, retryUntil?: number): Promise<JobState<Output>> {
     return this.call(
       {
         method: 'GET',
@@ -216,8 +223,9 @@ class QueueRoutes {
         check: isJobState as (body: unknown) => body is JobState<Output>,
         expected: 'a job state with a status',
       },
-      callOptions,
-    ).then((state) => withId(state, jobId));
+      options,
+      (state) => withId(state, jobId),
+    );
   }
 
   /** The job's state, held by the server up to `holdMs` while it is not terminal. */
@@ -376,11 +384,11 @@ async function waitForJob<Output>(routes: QueueRoutes, jobId: string, plan: Wait
           if (!(err instanceof NotFoundError) || routes.statusSync === 'available') throw err;
           // A 404 means either "no such route here" or "no such job": /status tells which
           // (it answers NotFoundError itself when the job is gone).
-          state = await routes.status<Output>(jobId, { signal: link.signal, retryUntil: deadline });
+          state = await routes.status<Output>(jobId, { signal: link.signal }, deadline);
           routes.statusSync = 'missing';
         }
       } else {
-        state = await routes.status<Output>(jobId, { signal: link.signal, retryUntil: deadline, timeoutMs: Math.max(1, deadline - askedAt) + HOLD_MARGIN_MS });
+        state = await routes.status<Output>(jobId, { signal: link.signal, timeoutMs: Math.max(1, deadline - askedAt) + HOLD_MARGIN_MS }, deadline);
       }
       last = state;
       if (isTerminalJobStatus(state.status)) return settle(routes.endpointId, state);
@@ -513,7 +521,7 @@ function openStream<Chunk>(routes: QueueRoutes, jobId: string, options: StreamOp
         if (isTerminalJobStatus(page.status)) {
           if (page.status === 'COMPLETED') return;
           // The stream page has no error text: read the job's state so the error carries it.
-          const state = await routes.status(jobId, { signal: link.signal, retryUntil: deadline });
+          const state = await routes.status(jobId, { signal: link.signal }, deadline);
           settle(routes.endpointId, { ...state, status: page.status });
         }
         if (items.length > 0) {

@@ -18,8 +18,12 @@ const ENDPOINT_CACHE_SIZE = 256;
 
 export function createServerlessClient(core: HttpCore): RunpodServerless {
   const endpoints = new Map<string, EndpointClient>();
+  // The one asked for last is already last in the map's order: nothing to move.
+  let lastId: string | undefined;
+  let last: EndpointClient | undefined;
   return {
     endpoint<Input, Output, Chunk>(endpointId: string): EndpointClient<Input, Output, Chunk> {
+      if (endpointId === lastId) return last as unknown as EndpointClient<Input, Output, Chunk>;
       let client = endpoints.get(endpointId);
       if (client) {
         // Re-inserted so the map's order is least recently used first.
@@ -29,6 +33,8 @@ export function createServerlessClient(core: HttpCore): RunpodServerless {
         if (endpoints.size >= ENDPOINT_CACHE_SIZE) endpoints.delete(endpoints.keys().next().value!);
       }
       endpoints.set(endpointId, client);
+      lastId = endpointId;
+      last = client;
       // The types are the caller's view of the same endpoint; nothing at run time depends on them.
       return client as unknown as EndpointClient<Input, Output, Chunk>;
     },

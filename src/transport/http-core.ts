@@ -62,8 +62,11 @@ export interface HttpCore {
   readonly options: ResolvedOptions;
   /** This client's pacing, per `rateLimitKey`. */
   readonly pacer: Pacer;
-  /** Throws the ValidationError `request` would meet before anything is sent, so a caller can check before queueing it. */
-  checkBeforeSending(req: HttpRequest): void;
+  /**
+   * Throws the ValidationError a request with these options would meet before anything is sent,
+   * so a caller can check before queueing it; `describe` is called only to name the request in it.
+   */
+  checkBeforeSending(options: CallOptions, auth: AuthPlacement, describe: () => HttpRequest): void;
   /** Sends with timeouts, retries and redirect handling; resolves with a 2xx answer or throws a RunpodError. */
   request(req: HttpRequest): Promise<HttpResult>;
   /** `request`, then the body parsed as JSON (`undefined` for an empty body). */
@@ -184,15 +187,15 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     return { method: req.method, url: redactUrl(req.url), operation: req.operation };
   }
 
-  function checkBeforeSending(req: HttpRequest): void {
-    validateCallOptions(req, () => summarise(req));
-    if (req.auth !== 'none' && !apiKey) {
-      throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY', { request: summarise(req) });
+  function checkBeforeSending(options: CallOptions, auth: AuthPlacement, describe: () => HttpRequest): void {
+    validateCallOptions(options, () => summarise(describe()));
+    if (auth !== 'none' && !apiKey) {
+      throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY', { request: summarise(describe()) });
     }
   }
 
   async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>, raw = false): Promise<T> {
-    checkBeforeSending(req);
+    checkBeforeSending(req, req.auth, () => req);
     const maxRetries = Math.max(0, req.maxRetries ?? resolved.maxRetries);
     const timeoutMs = req.timeoutMs ?? resolved.timeoutMs;
     // Retries counted against maxRetries; those allowed by `retryUntil` are not counted.
