@@ -96,7 +96,7 @@ async function block(size: number): Promise<number> {
 
 // Warm-up: the JIT settles and connections open before anything is measured. A wrong answer
 // stops the bench here instead of timing an error path.
-await block(1_000);
+await block(2_000);
 process.stdout.write('ready\n');
 for await (const line of createInterface({ input: process.stdin })) {
   const [command, n] = line.split(' ');

@@ -74,33 +74,25 @@ export async function measureCall(options: {
   readonly input: Omit<WorkerInput, 'variant'>;
   readonly rounds: number;
   readonly blockSize: number;
-  /**
-   * Processes per variant, taking the rounds in turn: a process keeps its own luck (heap layout,
-   * JIT decisions, collector sizing) for its whole life, which no number of rounds in one
-   * process averages out.
-   */
-  readonly processes: number;
 }): Promise<PerCallFigures> {
   const { variants } = CALLS[options.input.call];
-  const workers = new Map<VariantName, Worker[]>();
+  const workers = new Map<VariantName, Worker>();
   try {
-    for (let copy = 0; copy < options.processes; copy++) {
-      for (const variant of variants) {
-        const [file, argv] = options.command(['--import', 'tsx', new URL('./per-call-worker.ts', import.meta.url).pathname, JSON.stringify({ ...options.input, variant })]);
-        const child = spawn(file, argv, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'inherit'] });
-        const reader = createInterface({ input: child.stdout! });
-        const worker = { child, reader, lines: reader[Symbol.asyncIterator]() };
-        workers.set(variant, [...(workers.get(variant) ?? []), worker]);
-        // One at a time: warm-ups running side by side would disturb each other's JIT.
-        if ((await nextLine(worker, variant)) !== 'ready') throw new Error(`per-call worker (${variant}) did not start`);
-      }
+    for (const variant of variants) {
+      const [file, argv] = options.command(['--import', 'tsx', new URL('./per-call-worker.ts', import.meta.url).pathname, JSON.stringify({ ...options.input, variant })]);
+      const child = spawn(file, argv, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'inherit'] });
+      const reader = createInterface({ input: child.stdout! });
+      const worker = { child, reader, lines: reader[Symbol.asyncIterator]() };
+      workers.set(variant, worker);
+      // One at a time: warm-ups running side by side would disturb each other's JIT.
+      if ((await nextLine(worker, variant)) !== 'ready') throw new Error(`per-call worker (${variant}) did not start`);
     }
     const perRound: Array<Partial<Record<VariantName, number>>> = [];
     for (let round = 0; round < options.rounds; round++) {
       const cpu: Partial<Record<VariantName, number>> = {};
       for (let i = 0; i < variants.length; i++) {
         const variant = variants[(round + i) % variants.length]!;
-        const worker = workers.get(variant)![round % options.processes]!;
+        const worker = workers.get(variant)!;
         worker.child.stdin!.write(`block ${options.blockSize}\n`);
         cpu[variant] = Number(await nextLine(worker, variant));
       }
@@ -108,7 +100,7 @@ export async function measureCall(options: {
     }
     return summarise(variants, perRound, options.blockSize);
   } finally {
-    for (const { child, reader } of [...workers.values()].flat()) {
+    for (const { child, reader } of workers.values()) {
       reader.close();
       child.stdin?.end('exit\n');
       child.kill();

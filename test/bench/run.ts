@@ -63,7 +63,6 @@ const fmtFigure = (f: Figure) => `${fmt(f.value, 3)} [${fmt(f.groups.p25, 3)}–
 async function perCall(): Promise<void> {
   const { info, child } = await startServer(['stub']);
   const rounds = quick ? 16 : 48;
-  const processes = quick ? 2 : 3;
   const blockSize = 100;
   const out: Record<string, { network: PerCallFigures; fetchDouble: PerCallFigures }> = {};
   try {
@@ -74,7 +73,6 @@ async function perCall(): Promise<void> {
           cwd: root,
           input: { url: info.url, dist, call, fetchDouble },
           rounds,
-          processes,
           // The double is about 20 times faster per call: longer blocks keep them well above the clock's grain.
           blockSize: fetchDouble ? blockSize * 20 : blockSize,
         });
@@ -104,8 +102,8 @@ async function perCall(): Promise<void> {
         undefined,
       );
     }
-    row('per-call: blocks', `${rounds} rounds of one block of ${blockSize} calls (fetch double: ${blockSize * 20}) per variant, each variant in ${processes} processes taking the rounds in turn, rotating order; ratio of total CPU [IQR over 8 slices of the rounds]`, '', undefined);
-    results.perCall = { rounds, processes, blockSize, calls: out };
+    row('per-call: blocks', `${rounds} rounds of one block of ${blockSize} calls (fetch double: ${blockSize * 20}) per variant, each variant in its own process, rotating order; ratio of total CPU [IQR over 8 slices of the rounds]`, '', undefined);
+    results.perCall = { rounds, blockSize, calls: out };
   } finally {
     child.kill();
   }
