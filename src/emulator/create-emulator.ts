@@ -206,6 +206,16 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   app.use('*', emulatorCors(options.corsOrigins));
   app.use('*', bodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
 
+  // Latency is real time (it stands for the network): `dispose()` ends the waits still pending,
+  // and the requests they held go on at once.
+  const latencyTimers = new Map<ReturnType<typeof setTimeout>, () => void>();
+  disposers.push(() => {
+    for (const [timer, resume] of latencyTimers) {
+      clearTimeout(timer);
+      resume();
+    }
+    latencyTimers.clear();
+  });
   app.use('*', async (c, next) => {
     if (!faults.active || c.req.method === 'OPTIONS') return next();
     let operationName: string | undefined;
@@ -216,7 +226,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const fault = faults.take(c.req.method, c.req.path, operationName);
     if (!fault) return next();
     if (fault.type === 'latency') {
-      await new Promise((resolve) => setTimeout(resolve, fault.ms));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          latencyTimers.delete(timer);
+          resolve();
+        }, fault.ms);
+        latencyTimers.set(timer, resolve);
+      });
       return next();
     }
     if (isAfterCreate(fault)) {

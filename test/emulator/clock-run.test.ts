@@ -87,6 +87,20 @@ describe('dispose()', () => {
     emulator.dispose();
   });
 
+  it('ends a pending latency fault (real time): the request it held goes on at once', async () => {
+    const emulator = createEmulator({ apiKeys: ['rpa_k'] });
+    emulator.faults.inject({ match: 'GET /v2/pods', fault: { type: 'latency', ms: 3_600_000 } });
+    let settled = false;
+    const answer = emulator.fetch(new Request('http://emulator.test/v2/pods', { headers: { authorization: 'Bearer rpa_k' } })).then((res) => {
+      settled = true;
+      return res;
+    });
+    await macrotasks();
+    expect(settled).toBe(false);
+    emulator.dispose();
+    expect((await answer).status).toBe(200);
+  });
+
   it('ends an auto clock too, so it no longer advances', async () => {
     const emulator = createEmulator({ clock: 'auto' });
     emulator.dispose();
