@@ -1,5 +1,5 @@
 import { AbortError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
-import { linkAbort, sleep, throwIfAborted, type LinkedAbort } from './abort.js';
+import { linkAbort, sleep, type LinkedAbort } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
 import { resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { createPacer, type PaceRelease, type Pacer } from './pacing.js';
@@ -202,7 +202,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     let counted = 0;
     let earlierMayHaveActed = false;
     for (let attempt = 0; ; attempt++) {
-      throwIfAborted(req.signal, req.operation);
+      if (req.signal?.aborted) throw new AbortError(`${req.operation} aborted by the caller`, { request: summarise(req), cause: req.signal.reason });
       let release: PaceRelease;
       try {
         // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.

@@ -184,10 +184,14 @@ describe('HTTP core: retries by idempotency', () => {
     expect(calls).toHaveLength(1);
   });
 
-  it('an already-aborted signal sends nothing', async () => {
+  it('an already-aborted signal sends nothing, and the error names the request like any other abort', async () => {
     const { fetch, calls } = recordingFetch(ok);
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
-    expect(await captureError(rp.pods.get('p', { signal: AbortSignal.abort() }))).toBeInstanceOf(AbortError);
+    const reason = new Error('user left');
+    const err = await captureError(rp.pods.get('p', { signal: AbortSignal.abort(reason) }));
+    expect(err).toBeInstanceOf(AbortError);
+    expect((err as AbortError).request).toMatchObject({ method: 'POST', operation: 'Pod' });
+    expect(((err as AbortError).cause as Error).message).toBe(reason.message);
     expect(calls).toHaveLength(0);
   });
 });
