@@ -17,28 +17,41 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler {
     const tooLarge = () => c.json({ error: `request body exceeds ${maxBytes} bytes`, status: 413 }, 413);
     const declared = Number(raw.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
-    const reader = raw.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return tooLarge();
-      }
-      chunks.push(value);
-    }
-    const body = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) (body.set(chunk, offset), (offset += chunk.byteLength));
+    const body = await readWithin(raw.body, maxBytes);
+    if (!body) return tooLarge();
     const headers = new Headers(raw.headers);
     headers.delete('transfer-encoding');
-    headers.set('content-length', String(size));
+    headers.set('content-length', String(body.byteLength));
     c.req.raw = new Request(raw.url, { method: raw.method, headers, body, signal: raw.signal });
     return next();
   };
+}
+
+/**
+ * Reads a body, counting the bytes that arrive; past `limit` it stops reading, cancels the stream
+ * and returns undefined.
+ */
+export async function readWithin(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
 }
 
 const LOOPBACK_ORIGIN = /^https?:\/\/(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;

@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { EmulatorClock } from './clock.js';
 import { badRequest, EmulatorHttpError, notFound } from './errors.js';
+import { readWithin } from './http-guards.js';
 import { newId } from './ids.js';
 import type { Account, EmulatedEndpoint, Platform } from './platform.js';
 import { handlerEndpoint, type JobSubmission, type ServerlessQueue } from './queue.js';
@@ -67,25 +68,8 @@ async function readLimitedText(c: C, limit: number): Promise<string> {
     if (buffered.byteLength > limit) throw tooLarge(limit);
     return new TextDecoder().decode(buffered);
   }
-  const reader = raw.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(limit);
-    }
-    parts.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.byteLength;
-  }
+  const bytes = await readWithin(raw.body, limit);
+  if (!bytes) throw tooLarge(limit);
   return new TextDecoder().decode(bytes);
 }
 
