@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { RunpodError } from '../src/errors.js';
 
 /** The key every test uses; no error, log or inspected object may ever contain it. */
@@ -69,4 +69,11 @@ export function json(body: unknown, init: ResponseInit = {}): Response {
     ...init,
     headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
   });
+}
+
+/** Awaits `run` with every pending fake timer (retry and poll waits) played out; needs `vi.useFakeTimers()`. */
+export async function settle<T>(run: Promise<T>): Promise<T> {
+  run.catch(() => undefined);
+  await vi.runAllTimersAsync();
+  return run;
 }

@@ -15,7 +15,7 @@ import {
   type RunpodClientOptions,
 } from '../../src/index.js';
 import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
-import { captureError, json, recordingFetch, TEST_API_KEY, type RecordedCall } from '../helpers.js';
+import { captureError, json, recordingFetch, TEST_API_KEY, settle, type RecordedCall } from '../helpers.js';
 
 const problem = (status: number, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   json({ title: 'Problem', status, detail, ...extra }, { status, headers: { 'content-type': 'application/problem+json', ...headers } });
@@ -30,12 +30,6 @@ function client(respond: (call: RecordedCall, index: number) => Response | Promi
   return { rp: createRunpodClient({ apiKey: TEST_API_KEY, fetch, maxRetries: 2, ...options }), calls };
 }
 
-/** Runs the call with the retry waits played out on the fake clock. */
-async function settle<T>(run: Promise<T>): Promise<T> {
-  run.catch(() => undefined);
-  await vi.runAllTimersAsync();
-  return run;
-}
 const fail = async (run: Promise<unknown>) => captureError(settle(run));
 
 describe('REST v2 errors from problem bodies', () => {

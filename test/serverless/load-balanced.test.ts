@@ -1,15 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AbortError, BadRequestError, ConnectionError, createRunpodClient, ServerError, TimeoutError, ValidationError, type RetryEvent } from '../../src/index.js';
-import { captureError, json, recordingFetch, TEST_API_KEY } from '../helpers.js';
+import { captureError, json, recordingFetch, TEST_API_KEY, settle } from '../helpers.js';
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
-async function settle<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  await vi.runAllTimersAsync();
-  return promise;
-}
 
 describe('load-balanced endpoints', () => {
   it.each(['get', 'post', 'put', 'patch', 'delete'] as const)('%s sends the method, path, query, JSON body and Bearer auth', async (method) => {

@@ -1,15 +1,10 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { AbortError, BadRequestError, createRunpodClient, JobFailedError, JobTimedOutError, NotFoundError, ServerError, type JobProgress, type JobStream } from '../../src/index.js';
-import { captureError, json, recordingFetch, TEST_API_KEY, type RecordedCall } from '../helpers.js';
+import { captureError, json, recordingFetch, TEST_API_KEY, settle, type RecordedCall } from '../helpers.js';
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
-async function settle<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  await vi.runAllTimersAsync();
-  return promise;
-}
 
 type Route = (call: RecordedCall, signal: AbortSignal | undefined) => Response | Promise<Response>;
 
