@@ -193,17 +193,18 @@ class QueueRoutes {
 
   // Made once per route and endpoint, not per call: a fresh key string would also be hashed anew
   // by the pacer's bucket lookup on every call.
-  private readonly strings = new Map<string, string>();
+  private readonly operations = new Map<string, string>();
+  private readonly rateLimitKeys = new Map<string, string>();
 
   operation(route: string): string {
-    let text = this.strings.get(route);
-    if (text === undefined) this.strings.set(route, (text = `${route} (endpoint ${this.endpointId})`));
+    let text = this.operations.get(route);
+    if (text === undefined) this.operations.set(route, (text = `${route} (endpoint ${this.endpointId})`));
     return text;
   }
 
   rateLimitKey(bucket: string): string {
-    let key = this.strings.get(bucket);
-    if (key === undefined) this.strings.set(bucket, (key = `serverless:${this.endpointId}:${bucket}`));
+    let key = this.rateLimitKeys.get(bucket);
+    if (key === undefined) this.rateLimitKeys.set(bucket, (key = `serverless:${this.endpointId}:${bucket}`));
     return key;
   }
 
