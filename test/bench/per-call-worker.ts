@@ -57,13 +57,11 @@ const makeCall = (): (() => Promise<unknown>) => {
         ? async () => (await doFetch(gqlUrl, { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ query: podQuery, operationName: 'Pod', variables: podVariables }) })).json()
         : async () => (await doFetch(target(), { headers: bearer })).json();
     // What any per-attempt time limit costs in this runtime: the same fetch, handed an AbortSignal.
-    case 'bare fetch + signal': {
-      const init: RequestInit = call === 'graphql' ? { method: 'POST', headers: jsonHeaders } : { headers: bearer };
-      return async () => {
-        const body = call === 'graphql' ? JSON.stringify({ query: podQuery, operationName: 'Pod', variables: podVariables }) : undefined;
-        return (await doFetch(target(), { ...init, body, signal: new AbortController().signal })).json();
-      };
-    }
+    case 'bare fetch + signal':
+      // Written as the bare fetch is, so the signal is the only difference.
+      return call === 'graphql'
+        ? async () => (await doFetch(gqlUrl, { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ query: podQuery, operationName: 'Pod', variables: podVariables }), signal: new AbortController().signal })).json()
+        : async () => (await doFetch(target(), { headers: bearer, signal: new AbortController().signal })).json();
     case 'reference client': {
       if (call === 'graphql') {
         const reference = referenceClient(jsonHeaders, { fetch: doFetch });
