@@ -1,7 +1,7 @@
 import { AbortError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { linkAbort, sleep, type LinkedAbort } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
-import { resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
+import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { createPacer, type PaceRelease, type Pacer } from './pacing.js';
 import { parseRateLimitHeaders } from './rate-limit-headers.js';
 import { redactText, redactUrl, registerSecret, scrubSecret } from './redact.js';
@@ -118,14 +118,16 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     if (bearer && apiKey) headers.authorization = `Bearer ${apiKey}`;
     return headers;
   }
-  // Built once per client, indexed by (bearer ? 2 : 0) + (body ? 1 : 0); a call with its own
-  // headers (rare) gets a fresh object. Frozen: a caller's `fetch` that edits what it is given
-  // must not change later requests.
-  const commonHeaders = [0, 1, 2, 3].map((i) => Object.freeze(buildHeaders(i > 1, i % 2 === 1)));
+  // Built once per client, indexed by (bearer ? 2 : 0) + (body ? 1 : 0), and shared only with the
+  // runtime's own fetch: a caller's `fetch` may edit what it is given (a tracing header, say), so
+  // it gets a fresh object every time, as does a call with headers of its own. Frozen, so a
+  // replaced global fetch that edited them would fail loudly rather than change later requests.
+  const commonHeaders = resolved.fetch === globalFetch ? [0, 1, 2, 3].map((i) => Object.freeze(buildHeaders(i > 1, i % 2 === 1))) : undefined;
 
   function headersFor(req: HttpRequest, withCredentials: boolean, hasBody: boolean): Record<string, string> {
     const bearer = withCredentials && req.auth === 'bearer';
-    return req.headers ? buildHeaders(bearer, hasBody, req.headers) : commonHeaders[(bearer ? 2 : 0) + (hasBody ? 1 : 0)]!;
+    if (commonHeaders && !req.headers) return commonHeaders[(bearer ? 2 : 0) + (hasBody ? 1 : 0)]!;
+    return buildHeaders(bearer, hasBody, req.headers);
   }
 
   // Encoded once per client, not per request.

@@ -171,6 +171,9 @@ function checkApiKey(value: unknown): void {
   }
 }
 
+/** The runtime's fetch, looked up per call (tests and polyfills may replace it). It never edits what it is given. */
+export const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
+
 /** Resolves defaults. The API key is returned apart so it can live only in a closure. */
 export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: string | undefined; resolved: ResolvedOptions } {
   validateClientOptions(options);
@@ -183,7 +186,7 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       graphqlUrl: options.graphqlUrl ?? DEFAULT_GRAPHQL_URL,
       restUrl: trimSlash(options.restUrl ?? DEFAULT_REST_URL),
       serverlessUrl: trimSlash(options.serverlessUrl ?? DEFAULT_SERVERLESS_URL),
-      fetch: userFetch ?? ((input, init) => globalThis.fetch(input, init)),
+      fetch: userFetch ?? globalFetch,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: { ...options.headers },

@@ -197,6 +197,22 @@ describe('HTTP core: retries by idempotency', () => {
 });
 
 describe('HTTP core: requests, redirects and secrets', () => {
+  it("a caller's fetch may edit the headers it is given: each request gets its own, so no edit reaches the next", async () => {
+    const seen: Array<Record<string, string>> = [];
+    const editingFetch = async (_input: string | URL | Request, init?: RequestInit) => {
+      const headers = init!.headers as Record<string, string>;
+      seen.push({ ...headers });
+      headers['x-trace'] = `trace-${seen.length}`;
+      return json({ id: 'pod-abc123', name: 'p' });
+    };
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch: editingFetch });
+    await rp.rest.pods.get('pod-abc123');
+    await rp.rest.pods.get('pod-abc123');
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).not.toHaveProperty('x-trace');
+    expect(seen[1]!.authorization).toBe(`Bearer ${TEST_API_KEY}`);
+  });
+
   it('puts the key only in api_key, sends JSON and never follows redirects blindly', async () => {
     const { fetch, calls } = recordingFetch(ok);
     await createRunpodClient({ apiKey: TEST_API_KEY, fetch, headers: { 'x-team': 'ml' } }).pods.get('pod-abc123');
