@@ -150,8 +150,6 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     });
   }
 
-  const isRedirect = (res: Response) => res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status);
-
   /** After a redirect answer to the first hop: follows it, stripping the key off other origins. */
   async function followRedirects(req: HttpRequest, first: Response, signal: AbortSignal): Promise<Response> {
     // Strings on the common path; URLs are parsed only when the server redirects.
@@ -219,7 +217,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       let reason: RetryEvent['reason'];
       try {
         let res = await send(req, link.signal);
-        if (isRedirect(res)) res = await followRedirects(req, res, link.signal);
+        if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await followRedirects(req, res, link.signal);
         rateLimitFeedback(req, res.headers);
         if (res.ok) {
           const value = await read(res);
