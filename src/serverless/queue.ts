@@ -84,7 +84,7 @@ const MIN_HOLD_MS = 1_000;
 const DEFAULT_STREAM_WAIT_MS = 10_000;
 /** Margin over a server-side hold, so the answer is never cut off by the attempt's own timer. */
 const HOLD_MARGIN_MS = 15_000;
-/** How long `run` keeps backing off while the platform refuses with 429 (rate or queue full). */
+/** How long `run` keeps backing off while the platform refuses with 429 (rate or queue full), from when it is sent. */
 const RUN_REFUSED_RETRY_MS = 600_000;
 /** setTimeout's largest delay; longer deadlines are waited in full anyway by other means. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -276,7 +276,8 @@ class QueuedRouteCall<T, R> extends QueuedCall {
       rateLimitKey: routes.rateLimitKey(req.bucket),
       body: req.body,
       idempotent: req.idempotent,
-      retryUntil: req.retryUntil,
+      // `run`'s window for 429s opens when it is sent, not while it waits for its turn.
+      retryUntil: req.bucket === 'run' ? Date.now() + RUN_REFUSED_RETRY_MS : req.retryUntil,
       retryWhen: req.retryWhen,
       ...options,
       timeoutMs: options.timeoutMs ?? req.timeoutMs,
@@ -629,7 +630,6 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
           bucket: 'run',
           body,
           idempotent: false,
-          retryUntil: Date.now() + RUN_REFUSED_RETRY_MS,
           check: isOutputState,
           expected: 'a job state with an id',
         },

@@ -9,14 +9,14 @@ afterEach(() => vi.useRealTimers());
 type Route = (call: RecordedCall, signal: AbortSignal | undefined) => Response | Promise<Response>;
 
 /** Answers by `METHOD /route` (the path after the endpoint id, without the job id). */
-function endpointWith(routes: Record<string, Route>, options: { rateLimits?: false } = {}) {
-  const calls: Array<{ route: string; call: RecordedCall }> = [];
+function endpointWith(routes: Record<string, Route>, options: { rateLimits?: false | Record<string, { requests?: number; intervalMs?: number }> } = {}) {
+  const calls: Array<{ route: string; call: RecordedCall; at: number }> = [];
   const recorder = recordingFetch(() => json({}));
   const fetch = async (input: string | URL | Request, init: RequestInit = {}) => {
     await recorder.fetch(input, init);
     const call = recorder.calls.at(-1)!;
     const route = `${call.method} ${call.url.pathname.replace('/v2/ep-1', '').replace(/\/job-[^/]+$/, '')}`;
-    calls.push({ route, call });
+    calls.push({ route, call, at: Date.now() });
     const answer = routes[route];
     if (!answer) return json({ error: `no route ${route}` }, { status: 404 });
     return answer(call, init.signal ?? undefined);
@@ -224,6 +224,23 @@ describe('refusals as production sends them', () => {
     const job = await settle(endpoint.run({ prompt: 'x' }, { maxRetries: 1 }));
     expect(job.id).toBe('job-1');
     expect(calls).toHaveLength(6);
+  });
+
+  it('a run that waited for its turn still gets its 10 minutes of backoff, counted from when it was sent', async () => {
+    let n = 0;
+    const { endpoint, calls } = endpointWith(
+      { 'POST /run': () => (++n === 1 ? json({ id: 'job-1', status: 'IN_QUEUE' }) : json({ error: 'queue is full' }, { status: 429 })) },
+      // One run per 300 s: the second run waits 306 s for its turn, and so does each resend.
+      { rateLimits: { 'serverless:*:run': { requests: 1, intervalMs: 300_000 } } },
+    );
+    const started = Date.now();
+    await endpoint.run({ prompt: 'first' });
+    const second = endpoint.run({ prompt: 'second' });
+    expect(await captureError(settle(second))).toMatchObject({ name: 'RateLimitError' });
+    const sends = calls.slice(1).map((c) => c.at - started);
+    expect(sends[0]).toBeGreaterThanOrEqual(306_000);
+    // Counted from the call, the window would have closed at 600 s: no resend after the one at 612 s.
+    expect(sends).toEqual([306_000, 612_000, 918_000]);
   });
 
   it('a 400 on /runsync (wait out of range) is a BadRequestError, sent once', async () => {
