@@ -1,10 +1,22 @@
 // Issue 11's fan-out, in its own process so its peak RSS is its own: a plain `Promise.all` of
-// `jobs` × (`run` + `wait`) against the emulator with its limits on. Requests and 429 answers are
-// counted at the fetch seam, per route, whatever the client does with them. Prints one JSON line.
+// `jobs` × (`run` + `wait`) against the emulator with its limits on, made with the client or with
+// the hand-written baseline. The bench bundles this file and runs it on plain Node, as users run
+// the client, so no loader's memory is counted. Requests and 429 answers are counted at the fetch
+// seam, per route, whatever the caller does with them. Prints one JSON line.
+import { referenceFanOut } from './reference-fan-out.js';
+
 type Api = typeof import('../../src/index.js');
 
-const { options, jobs, dist } = JSON.parse(process.argv[2]!) as { options: Record<string, unknown>; jobs: number; dist: string };
-const { createRunpodClient } = (await import(dist)) as Api;
+interface Input {
+  variant: 'client' | 'reference';
+  /** `held`: queue the jobs on a fetch that never answers and print the heap they hold per job. */
+  mode?: 'run' | 'held';
+  options: { serverlessUrl: string; apiKey: string } & Record<string, unknown>;
+  limits: Parameters<typeof referenceFanOut>[2];
+  jobs: number;
+  dist: string;
+}
+const { variant, mode = 'run', options, limits, jobs, dist } = JSON.parse(process.argv[2]!) as Input;
 
 const seen = { requests: 0, status429: 0, byRoute: {} as Record<string, number> };
 /** `run`, `status-sync`, `status`, …: the path segment after the endpoint id. */
@@ -12,6 +24,7 @@ const routeOf = (input: string | URL | Request) => {
   const parts = new URL(typeof input === 'string' || input instanceof URL ? input : input.url).pathname.split('/');
   return parts[parts.indexOf('echo') + 1] ?? '?';
 };
+const stalledFetch = () => new Promise<Response>(() => undefined);
 const countingFetch = async (input: string | URL | Request, init?: RequestInit) => {
   seen.requests += 1;
   const route = routeOf(input);
@@ -21,10 +34,33 @@ const countingFetch = async (input: string | URL | Request, init?: RequestInit) 
   return res;
 };
 
-const rp = createRunpodClient({ ...options, fetch: countingFetch });
-const endpoint = rp.endpoint<{ i: number }, { i: number }>('echo');
+let job: (i: number) => Promise<{ output?: { i?: number } | unknown }>;
+if (variant === 'client') {
+  const { createRunpodClient } = (await import(dist)) as Api;
+  const endpoint = createRunpodClient({ ...options, fetch: mode === 'held' ? stalledFetch : countingFetch }).endpoint<{ i: number }, { i: number }>('echo');
+  job = async (i) => (await endpoint.run({ i })).wait();
+} else {
+  const runAndWait = referenceFanOut(options.serverlessUrl, options.apiKey, limits, mode === 'held' ? stalledFetch : countingFetch);
+  job = (i) => runAndWait({ i }) as Promise<{ output?: unknown }>;
+}
+
+if (mode === 'held') {
+  // What a queued job holds while it waits for its turn, the caller's suspended function
+  // included: the heap after full collections, before and after queueing `jobs` of them.
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  gc();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const pending = Array.from({ length: jobs }, (_, i) => job(i));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  gc();
+  gc();
+  const bytesPerJob = (process.memoryUsage().heapUsed - before) / jobs;
+  console.log(JSON.stringify({ jobs: pending.length, bytesPerJob }));
+  process.exit(0);
+}
 const started = performance.now();
-const settled = await Promise.allSettled(Array.from({ length: jobs }, async (_, i) => (await endpoint.run({ i })).wait()));
+const settled = await Promise.allSettled(Array.from({ length: jobs }, (_, i) => job(i)));
 const seconds = (performance.now() - started) / 1000;
 const failures: Record<string, number> = {};
 for (const s of settled) {
@@ -34,5 +70,5 @@ for (const s of settled) {
     failures[key] = (failures[key] ?? 0) + 1;
   }
 }
-const completed = settled.filter((s) => s.status === 'fulfilled' && s.value.output?.i !== undefined).length;
+const completed = settled.filter((s) => s.status === 'fulfilled' && (s.value.output as { i?: number } | undefined)?.i !== undefined).length;
 console.log(JSON.stringify({ jobs, completed, seconds, requests: seen.requests, byRoute: seen.byRoute, status429: seen.status429, peakRssMb: process.resourceUsage().maxRSS / 1024, failures }));
