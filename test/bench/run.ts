@@ -261,11 +261,11 @@ async function fanOutRuns(file: string): Promise<void> {
   const mine = peaks('client');
   const base = peaks('reference');
   const growth = (p: number[]) => `${fmt(p[0]!, 0)} → ${fmt(p[1]!, 0)} MB (${fmt(p[1]! / p[0]!)}×)`;
-  // Node's fetch leaves each request's state to a full collection (a FinalizationRegistry holds
-  // its body stream), and V8 lets the heap grow to several times what survived the last one, so a
-  // 90 s fan-out settles at a larger heap than a 2 s one whatever the client. What is the
-  // client's is judged against the same fan-out on bare fetch, run here, at each size; 10 %
-  // covers one run's spread on this machine.
+  // Node's fetch leaves each request's state to a full collection (it registers every answer with
+  // a WeakRef to its body stream, which the young-generation collector keeps alive), and V8 lets
+  // the heap grow to several times what survived the last one, so a 90 s fan-out settles at a
+  // larger heap than a 2 s one whatever the client. What is the client's is judged against the
+  // same fan-out on bare fetch, run here, at each size; 10 % covers one run's spread here.
   row(
     `fan-out: peak RSS ${small} → ${large} jobs`,
     `client ${growth(mine)}; ${VARIANTS.reference} ${growth(base)}`,
