@@ -52,8 +52,13 @@ async function startServer(args: string[]): Promise<{ info: { url: string; optio
 
 /** Runs a client worker in its own process and returns the JSON line it prints last. */
 async function worker<T>(name: string, input: unknown, nodeFlags: string[] = []): Promise<T> {
-  const [file, argv] = command('client', [...nodeFlags, '--import', 'tsx', script(name), JSON.stringify(input)]);
-  const { stdout } = await promisify(execFile)(file, argv, { cwd: root, maxBuffer: 64 * 2 ** 20 });
+  return plainWorker<T>(script(name), input, [...nodeFlags, '--import', 'tsx']);
+}
+
+/** The same for a script Node runs as it is (a bundled one): no loader's memory counted. */
+async function plainWorker<T>(file: string, input: unknown, nodeFlags: string[] = []): Promise<T> {
+  const [cmd, argv] = command('client', [...nodeFlags, file, JSON.stringify(input)]);
+  const { stdout } = await promisify(execFile)(cmd, argv, { cwd: root, maxBuffer: 64 * 2 ** 20 });
   return JSON.parse(stdout.trim().split('\n').pop()!) as T;
 }
 
@@ -187,13 +192,6 @@ interface FanOut {
   status429: number;
   peakRssMb: number;
   failures: Record<string, number>;
-}
-
-/** A node process on the client's core, on a bundled plain-JS script: no loader's memory counted. */
-async function plainWorker<T>(file: string, input: unknown, nodeFlags: string[] = []): Promise<T> {
-  const [cmd, argv] = command('client', [...nodeFlags, file, JSON.stringify(input)]);
-  const { stdout } = await promisify(execFile)(cmd, argv, { cwd: root, maxBuffer: 64 * 2 ** 20 });
-  return JSON.parse(stdout.trim().split('\n').pop()!) as T;
 }
 
 const VARIANTS = { client: 'client', reference: 'bare-fetch baseline' } as const;
