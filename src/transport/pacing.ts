@@ -4,7 +4,8 @@ import type { RateLimitSetting } from './options.js';
 /** Ends one request's hold on its bucket: frees its concurrency slot. Safe to call twice. */
 export type PaceRelease = () => void;
 
-const aborted = (signal: AbortSignal | undefined) => new AbortError('request aborted by the caller while waiting for its turn', { cause: signal?.reason });
+// Internal: every caller of the pacer replaces it with an error that names its request.
+const aborted = (signal: AbortSignal | undefined) => new AbortError('aborted while waiting', { cause: signal?.reason });
 
 /**
  * A call held in a bucket until its turn. A fan-out may queue thousands at once, so a subclass
@@ -70,11 +71,9 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<string, RateLimitSetting>> = {
   'serverless:*:run': { requests: 1000, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 200 },
   'serverless:*:runsync': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 400 },
   'serverless:*:status': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 400 },
-  'serverless:*:status-sync': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 400 },
   'serverless:*:stream': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 400 },
   'serverless:*:cancel': { requests: 100, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 20 },
   'serverless:*:purge-queue': { requests: 2, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 2 },
-  'serverless:*:openai': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS },
   graphql: { requests: 100, intervalMs: 10_000, concurrency: 10 },
   rest: { concurrency: 16 },
 };
@@ -84,8 +83,6 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<string, RateLimitSetting>> = {
  * sends by a varying delay, so a window exactly as long could hold one request too many there.
  */
 const WINDOW_SLACK = 0.02;
-
-const UNLIMITED: Required<RateLimitSetting> = { requests: Infinity, intervalMs: 1, concurrency: Infinity };
 
 /** How well `pattern` fits `key`: segments matched (exact ones count more), or -1. */
 function matchScore(pattern: string, keySegments: readonly string[]): number {
@@ -114,7 +111,8 @@ function bestMatch(settings: Readonly<Record<string, RateLimitSetting>>, keySegm
 }
 
 function positiveOr(value: number | undefined, fallback: number): number {
-  return typeof value === 'number' && value > 0 && !Number.isNaN(value) ? value : fallback;
+  // NaN is not > 0.
+  return typeof value === 'number' && value > 0 ? value : fallback;
 }
 
 /** Defaults for `key`, overridden field by field by the client's best-matching setting. */
@@ -132,6 +130,8 @@ export function resolveRateLimit(key: string, overrides: Readonly<Record<string,
 interface Bucket {
   enqueue(call: QueuedCall): void;
   pause(ms: number): void;
+  /** Nothing waiting or in flight, and nothing it remembers still limits a send. */
+  idle(): boolean;
 }
 
 /**
@@ -146,6 +146,7 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
   let next = 0;
   let inFlight = 0;
   let pausedUntil = 0;
+  let lastSentAt = -Infinity;
   /** Waiting calls, first come first served; a served or abandoned slot is cleared. */
   let queue: Array<QueuedCall | undefined> = [];
   let head = 0;
@@ -157,6 +158,7 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
 
   const take = (now: number): PaceRelease => {
     inFlight++;
+    lastSentAt = now;
     if (sent) {
       sent[next] = now;
       next = (next + 1) % sent.length;
@@ -220,22 +222,30 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
     pause(ms) {
       pausedUntil = Math.max(pausedUntil, Date.now() + ms);
     },
+    idle: () => !inFlight && head === queue.length && Date.now() > Math.max(pausedUntil, lastSentAt + windowMs),
   };
 }
 
 const noRelease: PaceRelease = () => undefined;
+const SWEEP_FROM = 256;
 
 /** Pacing for one client. `settings === false` turns it off entirely. */
 export function createPacer(settings: false | Readonly<Record<string, RateLimitSetting>> | undefined): Pacer {
   const buckets = new Map<string, Bucket>();
+  let sweepAt = SWEEP_FROM;
   // Only reached with settings on: both callers return first when `settings === false`.
   const bucketFor = (key: string): Bucket => {
     let bucket = buckets.get(key);
     if (bucket === undefined) {
-      const setting = resolveRateLimit(key, settings || undefined);
-      const limited = Number.isFinite(setting.requests) || Number.isFinite(setting.concurrency);
       // A bucket is kept even without limits while a 429 may pause it.
-      bucket = createBucket(limited ? setting : UNLIMITED);
+      bucket = createBucket(resolveRateLimit(key, settings || undefined));
+      // One client may call many endpoints: buckets that no longer limit anything are dropped
+      // whenever the map has doubled since the last sweep, so they do not pile up for the
+      // client's life and a sweep costs O(1) per new bucket, amortised.
+      if (buckets.size >= sweepAt) {
+        for (const [other, old] of buckets) if (old.idle()) buckets.delete(other);
+        sweepAt = Math.max(SWEEP_FROM, buckets.size * 2);
+      }
       buckets.set(key, bucket);
     }
     return bucket;

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AbortError, RateLimitError } from '../../src/errors.js';
 import { createHttpCoreFromOptions, type HttpRequest } from '../../src/transport/http-core.js';
@@ -27,7 +29,7 @@ function heldFetch() {
 describe('rate-limit settings', () => {
   it('uses the documented per-route figures, and the client overrides by key prefix', () => {
     expect(resolveRateLimit('serverless:ep-1:run', undefined)).toEqual({ requests: 1000, intervalMs: 10_000, concurrency: 200 });
-    expect(resolveRateLimit('serverless:ep-1:status-sync', undefined)).toEqual({ requests: 2000, intervalMs: 10_000, concurrency: 400 });
+    expect(resolveRateLimit('serverless:ep-1:status', undefined)).toEqual({ requests: 2000, intervalMs: 10_000, concurrency: 400 });
     expect(resolveRateLimit('serverless:ep-1:cancel', undefined)).toEqual({ requests: 100, intervalMs: 10_000, concurrency: 20 });
     expect(resolveRateLimit('serverless:ep-1:purge-queue', undefined).requests).toBe(2);
     const scaled = { 'serverless:ep-1': { requests: 5000 }, 'serverless:ep-1:cancel': { concurrency: 50 } };
@@ -79,6 +81,57 @@ describe('the bucket', () => {
     await expect(waiting).rejects.toBeInstanceOf(AbortError);
     first();
     await expect(after).resolves.toBeTypeOf('function');
+  });
+});
+
+describe('buckets of many keys', () => {
+  // A client that calls many endpoints makes buckets for each; one of 10,000 sends keeps 80 KB of send times.
+  const wide = { 'serverless:*:run': { requests: 10_000, intervalMs: 1000, concurrency: 10 } };
+  const touch = async (pacer: ReturnType<typeof createPacer>, key: string) => (await pacer.acquire(key))();
+
+  it('drops the buckets that no longer limit anything, so they do not pile up for the client\'s life', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const pacer = createPacer(wide);
+    const held = () => {
+      gc();
+      return process.memoryUsage().arrayBuffers;
+    };
+    const before = held();
+    for (let round = 0; round < 10; round++) {
+      for (let i = 0; i < 300; i++) await touch(pacer, `serverless:ep-${round}-${i}:run`);
+      await vi.advanceTimersByTimeAsync(2000);
+    }
+    // 3,000 buckets of 80 KB would be 240 MB; the idle ones go whenever the map has doubled.
+    const grown = held() - before;
+    // The pacer is still in use, so what it holds is counted.
+    await touch(pacer, 'serverless:last:run');
+    expect(grown).toBeLessThan(100 * 2 ** 20);
+  });
+
+  it('keeps a bucket while a recent send, a pause or a call in flight still limits it', async () => {
+    // `status` is limited by rate (one per 10 s), `stream` only by what is in flight (one).
+    const pacer = createPacer({ ...wide, 'serverless:*:status': { requests: 1, intervalMs: 10_000 }, 'serverless:*:stream': { requests: Infinity, intervalMs: 1, concurrency: 1 } });
+    await touch(pacer, 'serverless:sent:status');
+    pacer.pause('serverless:paused:status', 30_000);
+    const inFlight = await pacer.acquire('serverless:busy:stream');
+    await vi.advanceTimersByTimeAsync(1000);
+    // Enough other buckets, all idle by now, for the pacer to sweep.
+    for (let i = 0; i < 300; i++) await touch(pacer, `serverless:ep-${i}:run`);
+    await vi.advanceTimersByTimeAsync(2000);
+    for (let i = 0; i < 300; i++) await touch(pacer, `serverless:more-${i}:run`);
+    const started = Date.now();
+    const waited: Record<string, number> = {};
+    const next = (key: string) => pacer.acquire(key).then((release) => ((waited[key.split(':')[1]!] = Date.now() - started), release()));
+    const all = Promise.all([next('serverless:sent:status'), next('serverless:paused:status'), next('serverless:busy:stream')]);
+    await vi.advanceTimersByTimeAsync(5000);
+    inFlight();
+    await vi.advanceTimersByTimeAsync(30_000);
+    await all;
+    // Dropped and made anew, each would have answered at once.
+    expect(waited.sent).toBeGreaterThanOrEqual(10_200 - 3000);
+    expect(waited.paused).toBeGreaterThanOrEqual(30_000 - 3000);
+    expect(waited.busy).toBeGreaterThanOrEqual(5000);
   });
 });
 
