@@ -43,16 +43,30 @@ interface Sleeper {
 export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11-21T00:00:00Z'), timeScale = 1): BaseClock {
   if (mode === 'real') {
     const origin = Date.now();
+    const now = () => (timeScale === 1 ? Date.now() : origin + (Date.now() - origin) * timeScale);
     return {
       mode,
-      now: () => (timeScale === 1 ? Date.now() : origin + (Date.now() - origin) * timeScale),
+      now,
       sleep: (ms, signal) =>
         new Promise((resolve, reject) => {
           if (signal?.aborted) return reject(signal.reason);
+          // A timer runs on the event loop's own clock, whole milliseconds behind: it may fire a
+          // millisecond before now() reads its deadline, and whoever slept then compares now()
+          // with the deadline (a cold start answered "no workers available" at its end). So the
+          // sleep lasts until now() agrees.
+          const until = now() + Math.max(0, ms);
+          const wake = () => {
+            const left = until - now();
+            if (left > 0) timer = setTimeout(wake, Math.max(1, left / timeScale));
+            else {
+              signal?.removeEventListener('abort', onAbort);
+              resolve();
+            }
+          };
           // The abort listener goes when the sleep ends either way: a long-lived signal shared by many
           // sleeps would otherwise collect one listener per sleep (MaxListenersExceededWarning).
           const onAbort = () => (clearTimeout(timer), reject(signal!.reason));
-          const timer = setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), Math.max(0, ms / timeScale));
+          let timer = setTimeout(wake, Math.max(0, ms / timeScale));
           signal?.addEventListener('abort', onAbort, { once: true });
         }),
       advance: async () => {

@@ -1,11 +1,35 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createRunpodClient } from '../../src/index.js';
+import { createClock } from '../../src/emulator/clock.js';
 import { createEmulator } from '../../src/emulator/index.js';
 
 /** Lets every macrotask that is already due run (the auto clock ticks in macrotasks). */
 const macrotasks = async (n = 20) => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setTimeout(resolve, 0));
 };
+
+describe('real clock', () => {
+  it('a sleep lasts until now() reads its deadline, even when its timer fires first', async () => {
+    // Timers faked and the wall clock not: the timer fires while the clock has hardly moved, as a
+    // real timer may a millisecond early. A cold start then answered "no workers available".
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const clock = createClock('real');
+      const start = clock.now();
+      let wokeAt: number | undefined;
+      void clock.sleep(30).then(() => (wokeAt = clock.now()));
+      await vi.advanceTimersByTimeAsync(30);
+      expect(wokeAt).toBeUndefined();
+      while (Date.now() < start + 35) {
+        // The wall clock passes the deadline.
+      }
+      await vi.advanceTimersByTimeAsync(30);
+      expect(wokeAt! - start).toBeGreaterThanOrEqual(30);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
 
 describe('manual clock: run(promise) advances while the code under test waits', () => {
   it('a sleep stays pending without run(), and run() moves time exactly to it', async () => {
