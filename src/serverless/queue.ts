@@ -3,7 +3,6 @@ import { linkAbort, sleep } from '../transport/abort.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import { checkDuration, type CallOptions } from '../transport/options.js';
 import { QueuedCall, type PaceRelease } from '../transport/pacing.js';
-import { redactUrl } from '../transport/redact.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
 import { checkInteger, requireId, requireObject, requireString, toJsonBody } from '../validation.js';
 import { isTerminalJobStatus, type CompletedJob, type EndpointHealth, type JobPolicy, type JobState, type PurgeQueueResult, type S3Config, type StreamChunk } from './types.js';
@@ -156,6 +155,8 @@ interface RouteCall<T> extends Pick<HttpRequest, 'method' | 'body' | 'idempotent
   route: string;
   /** The rate-limit bucket of the route: `run`, `status`, … */
   bucket: string;
+  /** Like `retryUntil`, counted from when the call is sent, not while it waits for its turn. */
+  retryForMs?: number | undefined;
   /** What a good answer looks like; anything else is a ServerError. */
   check: (body: unknown) => body is T;
   expected: string;
@@ -184,7 +185,7 @@ class QueueRoutes {
   call<T, R>(req: RouteCall<T>, options: CallOptions | undefined, toResult: (answer: T) => R): Promise<R>;
   call<T, R>(req: RouteCall<T>, options: CallOptions = {}, toResult?: (answer: T) => R): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      checkPositive('timeoutMs', options.timeoutMs);
+      // Checks the options (timeoutMs included) and the key, naming the request in the error.
       const call = new QueuedRouteCall<T, R>(this, req, options, toResult, resolve, reject);
       this.core.checkBeforeSending(options, 'bearer', () => call.request(undefined));
       this.core.pacer.enqueue(this.rateLimitKey(req.bucket), call);
@@ -276,8 +277,7 @@ class QueuedRouteCall<T, R> extends QueuedCall {
       rateLimitKey: routes.rateLimitKey(req.bucket),
       body: req.body,
       idempotent: req.idempotent,
-      // `run`'s window for 429s opens when it is sent, not while it waits for its turn.
-      retryUntil: req.bucket === 'run' ? Date.now() + RUN_REFUSED_RETRY_MS : req.retryUntil,
+      retryUntil: req.retryForMs === undefined ? req.retryUntil : Date.now() + req.retryForMs,
       retryWhen: req.retryWhen,
       ...options,
       timeoutMs: options.timeoutMs ?? req.timeoutMs,
@@ -310,9 +310,7 @@ class QueuedRouteCall<T, R> extends QueuedCall {
   }
 
   abandon(): void {
-    const { method, url, operation } = this.request(undefined);
-    // The same error as the core's for a call aborted while waiting for its turn.
-    this.reject(new AbortError(`${operation} aborted by the caller`, { request: { method, url: redactUrl(url), operation }, cause: this.signal?.reason }));
+    this.reject(this.routes.core.abortedByCaller(this.request(undefined)));
   }
 }
 
@@ -361,9 +359,10 @@ function waitPlan<Output>(options: WaitOptions<Output>): WaitPlan<Output> {
 /**
  * Long-polls `/status-sync` (one request per job in the common case); where the host has no such
  * route, polls `/status` in growing steps. Every request and pause is cut off at the deadline,
- * which always ends in JobTimedOutError carrying the job id.
+ * which always ends in JobTimedOutError carrying the job id. The plan is made in here, so a bad
+ * option rejects like every other failure.
  */
-async function waitForJob<Output>(routes: QueueRoutes, jobId: string, plan: WaitPlan<Output>): Promise<CompletedJob<Output>> {
+async function waitForJob<Output>(routes: QueueRoutes, jobId: string, options: WaitOptions<Output>, plan = waitPlan(options)): Promise<CompletedJob<Output>> {
   const started = Date.now();
   const deadline = started + plan.timeoutMs;
   const link = linkAbort(plan.signal, Math.min(plan.timeoutMs, MAX_TIMER_MS));
@@ -443,7 +442,7 @@ export class Job<Input = unknown, Output = unknown, Chunk = unknown> {
    * JobCancelledError or JobTimedOutError, each carrying the job id.
    */
   wait(options: WaitOptions<Output> = {}): Promise<CompletedJob<Output>> {
-    return waitForJob(this.#routes, this.id, waitPlan(options));
+    return waitForJob(this.#routes, this.id, options);
   }
 
   /** Streams the job's output chunks until it is terminal, up to a deadline. */
@@ -630,6 +629,7 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
           bucket: 'run',
           body,
           idempotent: false,
+          retryForMs: RUN_REFUSED_RETRY_MS,
           check: isOutputState,
           expected: 'a job state with an id',
         },
@@ -667,7 +667,7 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
       if (remaining <= 0) throw new JobTimedOutError({ endpointId, job: state, source: 'deadline', timeoutMs: deadlineMs });
       options.onProgress?.({ job: state, attempt: 0, elapsedMs, nextPollMs: 0, progress: state.status === 'IN_PROGRESS' ? state.output : undefined });
       try {
-        return await waitForJob(routes, state.id, { ...plan, timeoutMs: remaining, known: state });
+        return await waitForJob(routes, state.id, options, { ...plan, timeoutMs: remaining, known: state });
       } catch (err) {
         // Report the caller's whole deadline, not what was left of it after /runsync.
         if (err instanceof JobTimedOutError && err.source === 'deadline') {

@@ -82,6 +82,8 @@ export interface HttpCore {
    * e.g. `an object with id`). Surfaces throw it instead of reading fields that are not there.
    */
   wrongShape(req: HttpRequest, expected: string, body: unknown, status?: number): ServerError;
+  /** The AbortError of a call whose caller's signal fired before or while it was sent. */
+  abortedByCaller(req: HttpRequest): AbortError;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -187,6 +189,10 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     return { method: req.method, url: redactUrl(req.url), operation: req.operation };
   }
 
+  function abortedByCaller(req: HttpRequest): AbortError {
+    return new AbortError(`${req.operation} aborted by the caller`, { request: summarise(req), cause: req.signal?.reason });
+  }
+
   function checkBeforeSending(options: CallOptions, auth: AuthPlacement, describe: () => HttpRequest): void {
     validateCallOptions(options, () => summarise(describe()));
     if (auth !== 'none' && !apiKey) {
@@ -202,13 +208,13 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     let counted = 0;
     let earlierMayHaveActed = false;
     for (let attempt = 0; ; attempt++) {
-      if (req.signal?.aborted) throw new AbortError(`${req.operation} aborted by the caller`, { request: summarise(req), cause: req.signal.reason });
+      if (req.signal?.aborted) throw abortedByCaller(req);
       let release: PaceRelease;
       try {
         // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
         release = attempt === 0 && req.paceTurn ? req.paceTurn : await pacer.acquire(req.rateLimitKey, req.signal);
       } catch (err) {
-        if (err instanceof AbortError) throw new AbortError(`${req.operation} aborted by the caller`, { request: summarise(req), cause: req.signal?.reason });
+        if (err instanceof AbortError) throw abortedByCaller(req);
         throw err;
       }
       const link = linkAbort(req.signal, timeoutMs);
@@ -249,7 +255,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         if (res.status >= 500) earlierMayHaveActed = true;
       } catch (err) {
         if (err instanceof RunpodError) throw err;
-        if (req.signal?.aborted) throw new AbortError(`${req.operation} aborted by the caller`, { request: summarise(req), cause: req.signal.reason });
+        if (req.signal?.aborted) throw abortedByCaller(req);
         const canRetry = counted < maxRetries;
         if (link.timedOut()) {
           if (!req.idempotent || !canRetry) {
@@ -372,6 +378,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     requestRaw: (req) => run(req, async (res) => res, true),
     notJson,
     wrongShape,
+    abortedByCaller,
     async requestJson<T>(req: HttpRequest): Promise<T> {
       const result = await run(req, readText);
       if (result.text.trim() === '') return undefined as T;

@@ -338,7 +338,10 @@ describe('validation before sending', () => {
     ['jobId', () => endpoint.status('')],
     ['jobId', () => endpoint.cancel(' ')],
   ])('rejects %s', async (field, run) => {
-    const err = await captureError<ValidationError>(run);
+    // A rejected promise, never a synchronous throw: `.catch()` on the call sees it.
+    let pending: Promise<unknown> | undefined;
+    expect(() => (pending = run())).not.toThrow();
+    const err = await captureError<ValidationError>(pending!);
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.field).toBe(field);
     expect(calls).toHaveLength(0);
