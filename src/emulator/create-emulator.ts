@@ -65,6 +65,12 @@ export interface EmulatorOptions {
   corsOrigins?: '*' | readonly string[] | undefined;
   /** Largest request body accepted, in bytes, counted as it arrives. @default 33554432 (32 MiB) */
   maxBodyBytes?: number | undefined;
+  /**
+   * Retire GraphQL as production will in early 2027: every `/graphql` request answers 410 Gone,
+   * before its key is checked. The body of production's 410 is not published, so it can be a
+   * problem document (the default), a GraphQL `errors` answer, or empty. @default false
+   */
+  graphqlRetired?: boolean | { body?: 'problem' | 'graphql' | 'empty' | undefined } | undefined;
 }
 
 /** Options for `createRunpodClient` that point it at this emulator. */
@@ -128,6 +134,8 @@ export interface Emulator {
   readonly loadBalanced: {
     define(definition: LoadBalancedDefinition): void;
   };
+  /** Retires GraphQL from now on (every `/graphql` request answers 410 Gone), e.g. in the middle of a test. */
+  retireGraphql(body?: 'problem' | 'graphql' | 'empty'): void;
   /** What tests observe: pods, files on each disk, and network volumes, across accounts. */
   readonly inspect: {
     pod(podId: string): { desiredStatus: string; gpuCount: number; hostId: string; costPerHr: number; lastStatusChange: string } | undefined;
@@ -254,6 +262,22 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     return next();
   };
 
+  let graphqlRetiredBody: 'problem' | 'graphql' | 'empty' | undefined =
+    options.graphqlRetired === true ? 'problem' : options.graphqlRetired ? (options.graphqlRetired.body ?? 'problem') : undefined;
+  // Before the key is checked, as REST v1's retirement: a retired API knows no accounts.
+  app.all('/graphql', async (c, next) => {
+    switch (graphqlRetiredBody) {
+      case undefined:
+        return next();
+      case 'graphql':
+        return c.json({ errors: [{ message: 'The GraphQL API has been retired; use REST v2.', extensions: { code: 'GONE' } }] }, 410);
+      case 'empty':
+        return c.body(null, 410);
+      default:
+        return problemResponse(c, 410, 'The GraphQL API has been retired; use REST v2 under /v2.');
+    }
+  });
+
   app.post('/graphql', async (c) => {
     // As the platform: `?api_key=` (the spec's form) or `Authorization: Bearer` (its own clients').
     const account = platform.accountByKey(c.req.query('api_key') ?? bearerKey(c.req.header('authorization')));
@@ -352,6 +376,9 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       },
     },
     loadBalanced: { define: (definition) => loadBalanced.define(definition) },
+    retireGraphql(body = 'problem') {
+      graphqlRetiredBody = body;
+    },
     inspect: {
       pod(podId) {
         for (const account of platform.accounts.values()) {

@@ -1,0 +1,111 @@
+import { ApiRetiredError, RateLimitError } from '../errors.js';
+
+/**
+ * Which API `rp.pods` and `rp.gpuTypes` use. `'auto'`: GraphQL while it works, REST v2 for the
+ * client's whole life from the first 410 Gone on `graphqlUrl`. `'graphql'`: strict (a 410 is an
+ * ApiRetiredError). `'rest'`: REST v2 only, GraphQL never touched.
+ */
+export type PodsTransport = 'auto' | 'graphql' | 'rest';
+
+/** The path one call took. */
+export type TransportPath = 'graphql' | 'rest';
+
+/** Reported once per switch from GraphQL to REST v2 (see `onTransportChange`). */
+export interface TransportChangeEvent {
+  readonly surface: 'pods' | 'gpuTypes';
+  /** The method whose call met the refusal, e.g. `deploy`. */
+  readonly operation: string;
+  readonly from: 'graphql';
+  readonly to: 'rest';
+  /** `retired`: GraphQL answered 410 Gone. `rate-limited`: a 429 outlived the retries (with `fallbackOnRateLimit`). */
+  readonly reason: 'retired' | 'rate-limited';
+  /** True when the client stays on REST from now on (a retirement); false for one call (a 429). */
+  readonly sticky: boolean;
+  readonly error: ApiRetiredError | RateLimitError;
+}
+
+export interface TransportChoiceOptions {
+  readonly mode: PodsTransport;
+  readonly fallbackOnRateLimit: boolean;
+  readonly onTransportChange: ((event: TransportChangeEvent) => void) | undefined;
+}
+
+/**
+ * One client's transport choice and its latch. The GraphQL client reports a 410 from
+ * `graphqlUrl` here (`retired`), which is where it is first seen: a method-level catch would miss
+ * the 410s that shared reads (the deploy catalog) swallow.
+ */
+export interface TransportChoice {
+  readonly mode: PodsTransport;
+  /** The path the next call of `rp.pods` / `rp.gpuTypes` takes. */
+  current(): TransportPath;
+  /** The GraphQL client saw 410 Gone on `graphqlUrl`: in `'auto'`, latch to REST for good. */
+  retired(error: ApiRetiredError): void;
+  /**
+   * Runs one call on the current path. On GraphQL, a 410 (in `'auto'`) or a standing 429 (with
+   * `fallbackOnRateLimit`) re-issues the call on REST: both are refusals before any work.
+   */
+  run<T>(surface: TransportChangeEvent['surface'], operation: string, paths: { graphql: () => Promise<T>; rest: () => Promise<T> }): Promise<T>;
+}
+
+const OPTION_HINT = "set podsTransport: 'auto' (or 'rest') so rp.pods and rp.gpuTypes go on over REST v2";
+
+/** One per client, never module-wide: an emulator's client and production's may share a process. */
+export function createTransportChoice(options: TransportChoiceOptions): TransportChoice {
+  let latched: ApiRetiredError | undefined;
+  let retirementReported = false;
+  let warned = false;
+
+  const report = (event: TransportChangeEvent): void => {
+    if (options.onTransportChange) {
+      // A throwing handler is the caller's bug; it must not change what the call does.
+      try {
+        options.onTransportChange(event);
+      } catch {
+        /* ignored on purpose */
+      }
+      return;
+    }
+    if (warned) return;
+    warned = true;
+    const proc = (globalThis as { process?: { emitWarning?: (message: string, type?: string) => void } }).process;
+    proc?.emitWarning?.(
+      `runpod-gql: rp.${event.surface} switched from GraphQL to REST v2 (${event.reason}); pass onTransportChange to handle this yourself`,
+      'RunpodTransportWarning',
+    );
+  };
+
+  return {
+    mode: options.mode,
+    current: () => (options.mode === 'rest' || latched ? 'rest' : 'graphql'),
+    retired(error) {
+      if (options.mode === 'auto') latched ??= error;
+    },
+    async run(surface, operation, paths) {
+      // The latch may have been set by a read this call never saw (a shared catalog read):
+      // the event then goes with the first call that takes the REST path because of it.
+      const onRest = () => {
+        if (latched && !retirementReported) {
+          retirementReported = true;
+          report({ surface, operation, from: 'graphql', to: 'rest', reason: 'retired', sticky: true, error: latched });
+        }
+        return paths.rest();
+      };
+      if (options.mode === 'rest') return paths.rest();
+      if (latched) return onRest();
+      try {
+        return await paths.graphql();
+      } catch (err) {
+        if (err instanceof ApiRetiredError && options.mode === 'auto' && latched) return onRest();
+        if (err instanceof ApiRetiredError && options.mode === 'graphql' && err.replacement === undefined) {
+          (err as { replacement: string | undefined }).replacement = OPTION_HINT;
+        }
+        if (err instanceof RateLimitError && options.mode === 'auto' && options.fallbackOnRateLimit) {
+          report({ surface, operation, from: 'graphql', to: 'rest', reason: 'rate-limited', sticky: false, error: err });
+          return paths.rest();
+        }
+        throw err;
+      }
+    },
+  };
+}
