@@ -4,7 +4,7 @@ import { errorFromResponse } from './error-mapping.js';
 import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { createPacer, type PaceRelease, type Pacer } from './pacing.js';
 import { parseRateLimitHeaders } from './rate-limit-headers.js';
-import { redactText, redactUrl, registerSecret, scrubSecret } from './redact.js';
+import { createScrubber, redactText, redactUrl, registerSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
 
 /** Where the API key goes: GraphQL takes it as `?api_key=`, REST and serverless as a Bearer token. */
@@ -112,7 +112,7 @@ function innermostMessage(err: unknown): string {
 
 export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined): HttpCore {
   const pacer = createPacer(resolved.rateLimits);
-  const scrub = (text: string) => (apiKey ? scrubSecret(text, apiKey) : text);
+  const scrub = createScrubber(apiKey);
 
   function buildHeaders(bearer: boolean, hasBody: boolean, own?: Record<string, string>): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', ...resolved.headers, ...own };
