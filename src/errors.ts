@@ -30,6 +30,15 @@ function safeText(text: string): string {
     return WITHHELD;
   }
 }
+/** Longest `message` of any error: a 20 MB server text is quoted by its beginning. */
+export const MAX_MESSAGE_CHARS = 4096;
+function safeMessage(message: string): string {
+  const text = String(message);
+  // Scrubbed before it is cut, so no key is cut in half and left partly readable.
+  if (text.length <= MAX_MESSAGE_CHARS) return safeText(text);
+  const scrubbed = safeText(text.slice(0, 16 * MAX_MESSAGE_CHARS));
+  return `${scrubbed.slice(0, MAX_MESSAGE_CHARS)}…[truncated]`;
+}
 function safeValue<T>(value: T): T {
   try {
     return redactValue(value);
@@ -46,7 +55,7 @@ export class RunpodError extends Error {
   constructor(message: string, options: RunpodErrorOptions = {}) {
     // Scrubbed here, at the root, so no surface can forget: the message (and so the stack), the
     // cause and the request; subclasses keep scrubbed copies of what they carry.
-    super(safeText(message), options.cause === undefined ? undefined : { cause: safeValue(options.cause) });
+    super(safeMessage(message), options.cause === undefined ? undefined : { cause: safeValue(options.cause) });
     this.request = safeValue(options.request);
   }
 
