@@ -1,4 +1,5 @@
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
+import { monotonicNow } from '../transport/clock.js';
 import type { CallOptions } from '../transport/options.js';
 import { toQueryString } from '../transport/query-string.js';
 import { ValidationError } from '../errors.js';
@@ -95,7 +96,7 @@ export function createLoadBalancedClient(core: HttpCore, endpointUrlOrId: string
       operation: `${method} ${path}`,
       idempotent,
       retryWhen: ridesColdStart ? isColdStartAnswer : undefined,
-      retryUntil: ridesColdStart ? Date.now() + coldStartTimeoutMs : undefined,
+      retryUntil: ridesColdStart ? monotonicNow() + coldStartTimeoutMs : undefined,
     };
   }
 

@@ -112,6 +112,16 @@ function innermostMessage(err: unknown): string {
   return message;
 }
 
+const afterLostAnswer = new WeakSet<object>();
+
+/**
+ * True for an HTTP error answered to a resend, after an earlier attempt that may have acted but
+ * whose answer was lost: a 409 then may only say that the earlier attempt did the work.
+ */
+export function followedLostAnswer(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && afterLostAnswer.has(err);
+}
+
 /**
  * Calls a hook the user passed. A hook observes; it cannot change what a call means, so what it
  * throws is dropped (a runtime's `reportError` could end a Deno process, so it is not used).
@@ -273,7 +283,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         delayMs = extended ? Math.max(retryAfterMs ?? 0, backoffMs(attempt)) : (retryAfterMs ?? backoffMs(attempt));
         const canRetry = extended ? monotonicNow() + delayMs < req.retryUntil! : counted < maxRetries;
         if (!retryable || !canRetry || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS)) {
-          throw errorFromResponse(res.status, text, res.headers, { request: summarise(req), retryAfterMs });
+          const error = errorFromResponse(res.status, text, res.headers, { request: summarise(req), retryAfterMs });
+          if (earlierMayHaveActed) afterLostAnswer.add(error);
+          throw error;
         }
         if (!extended) counted++;
         reason = res.status;
