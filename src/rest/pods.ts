@@ -52,6 +52,7 @@ const DEFAULT_LOOKUP = { attempts: 3, intervalMs: 2000 };
 const REACHED: Partial<Record<PodAction, readonly string[]>> = {
   start: ['PROVISIONING', 'STARTING', 'RUNNING'],
   stop: ['EXITED'],
+  restart: ['PROVISIONING', 'STARTING', 'RUNNING'],
 };
 
 /** The cross-field rules of a pod create that the contract's schema does not express. */
@@ -99,9 +100,9 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       path: `${one(id)}/action`,
       route: 'POST /pods/{id}/action',
       body: { action: name },
-      // A restart sent twice restarts twice: resent only when it cannot have arrived. Start, stop
-      // and terminate end in a state, so a resend is safe; its 409 is checked against that state.
-      idempotent: name !== 'restart',
+      // Each action ends in a state, so a resend after a lost answer is allowed; a 409 to it is
+      // checked against that state (see REACHED) before it is reported.
+      idempotent: true,
       notFoundOnRetryMeansDone: name === 'terminate',
     };
     try {
