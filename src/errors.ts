@@ -256,7 +256,10 @@ export class InsufficientBalanceError extends RunpodError {
 export class PossiblyCreatedError extends RunpodError {
   override readonly name = 'PossiblyCreatedError';
   readonly possiblyCreated = true;
-  /** The marker this client put into the create request; it survives into the resource. */
+  /**
+   * The marker this client put into the create request; it survives into the resource's `env`.
+   * Empty for a resource without an `env` (network volumes, registries, delegations).
+   */
   declare readonly createMarker: string;
 
   constructor(message: string, options: RunpodErrorOptions & { createMarker: string }) {
