@@ -1,7 +1,7 @@
 import { AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError, ValidationError, type JobSnapshot } from '../errors.js';
 import { linkAbort, sleep } from '../transport/abort.js';
 import { monotonicNow } from '../transport/clock.js';
-import type { HttpCore, HttpRequest } from '../transport/http-core.js';
+import { callHook, type HttpCore, type HttpRequest } from '../transport/http-core.js';
 import { checkDuration, type CallOptions } from '../transport/options.js';
 import { QueuedCall, type PaceRelease } from '../transport/pacing.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
@@ -398,7 +398,7 @@ async function waitForJob<Output>(routes: QueueRoutes, jobId: string, options: W
       // A long-poll that held is followed at once; one that came back early (a server that
       // ignores `wait`) still waits out a step, so no host is asked in a hot loop.
       const pauseMs = Math.max(0, Math.min(step - (now - askedAt), deadline - now));
-      plan.onProgress?.({
+      callHook(plan.onProgress, {
         job: state,
         attempt,
         elapsedMs: now - started,
@@ -666,7 +666,7 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
       const elapsedMs = monotonicNow() - started;
       const remaining = deadlineMs - elapsedMs;
       if (remaining <= 0) throw new JobTimedOutError({ endpointId, job: state, source: 'deadline', timeoutMs: deadlineMs });
-      options.onProgress?.({ job: state, attempt: 0, elapsedMs, nextPollMs: 0, progress: state.status === 'IN_PROGRESS' ? state.output : undefined });
+      callHook(options.onProgress, { job: state, attempt: 0, elapsedMs, nextPollMs: 0, progress: state.status === 'IN_PROGRESS' ? state.output : undefined });
       try {
         return await waitForJob(routes, state.id, options, { ...plan, timeoutMs: remaining, known: state });
       } catch (err) {

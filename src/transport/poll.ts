@@ -47,7 +47,14 @@ export async function pollWithBackoff<State, Result>(o: PollOptions<State, Resul
     const elapsedMs = monotonicNow() - started;
     if (elapsedMs >= o.timeoutMs) throw o.deadline(state);
     const nextPollMs = Math.min(interval, o.timeoutMs - elapsedMs);
-    o.progress?.(state, { attempt, elapsedMs, nextPollMs });
+    if (o.progress) {
+      // The caller's hook observes; what it throws ends no wait.
+      try {
+        o.progress(state, { attempt, elapsedMs, nextPollMs });
+      } catch {
+        // Ignored: see above.
+      }
+    }
     await sleep(nextPollMs, o.signal);
     grow();
   }

@@ -132,7 +132,7 @@ describe('prototype keys', () => {
             return;
           }
           const valid = { name: 'p', image: 'img', gpu: { id: 'NVIDIA GeForce RTX 4090', count: 1 } };
-          const withKey = (o: object) => JSON.parse(JSON.stringify(o).replace(/^\{/, `{"${key}":1,`)) as typeof valid;
+          const withKey = <T extends object>(o: T): T => JSON.parse(JSON.stringify(o).replace(/^\{/, `{"${key}":1,`)) as T;
           const body = where === 'top' ? withKey(valid) : where === 'gpu' ? { ...valid, gpu: withKey(valid.gpu) } : (Object.create(valid) as typeof valid);
           const { client, sent } = fuzzClient(() => Response.json({ id: 'p1' }, { status: 201 }));
           const settled = await settleWithin(() => client.rest.pods.create(body));

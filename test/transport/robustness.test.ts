@@ -64,6 +64,16 @@ describe('retries by what a call changes', () => {
     expect(retried.calls).toHaveLength(2);
   });
 
+  it('a throwing onProgress ends no wait', async () => {
+    let polls = 0;
+    const { fetch } = recordingFetch(() => json({ id: 'j', status: ++polls < 3 ? 'IN_PROGRESS' : 'COMPLETED', output: polls }));
+    const rp = createRunpodClient({ ...fast, fetch });
+    const onProgress = () => {
+      throw new Error('hook failed');
+    };
+    await expect(rp.endpoint('ep').job('j').wait({ timeoutMs: 5_000, pollIntervalMs: 5, maxPollIntervalMs: 10, onProgress })).resolves.toMatchObject({ status: 'COMPLETED' });
+  });
+
   it.each([
     ['templates', (rp: ReturnType<typeof createRunpodClient>) => rp.rest.templates.create({ name: 't', image: 'i' }), '/templates', 'templates'],
     ['endpoints', (rp: ReturnType<typeof createRunpodClient>) => rp.rest.endpoints.create({ name: 'e', image: 'i', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 4 } } as never), '/serverless', 'endpoints'],
