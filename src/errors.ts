@@ -19,6 +19,34 @@ export interface RunpodErrorOptions {
   cause?: unknown;
 }
 
+// Scrubbing never fails on its own, but nothing it meets may turn an error into another one: a
+// throwing getter in a cause, a proxy, an exhausted stack. Whatever cannot be scrubbed is withheld,
+// and the error keeps its class, so what an answer means never changes.
+const WITHHELD = '[withheld: could not be scrubbed]';
+function safeText(text: string): string {
+  try {
+    return redactText(String(text));
+  } catch {
+    return WITHHELD;
+  }
+}
+/** Longest `message` of any error: a 20 MB server text is quoted by its beginning. */
+export const MAX_MESSAGE_CHARS = 4096;
+function safeMessage(message: string): string {
+  const text = String(message);
+  // Scrubbed before it is cut, so no key is cut in half and left partly readable.
+  if (text.length <= MAX_MESSAGE_CHARS) return safeText(text);
+  const scrubbed = safeText(text.slice(0, 16 * MAX_MESSAGE_CHARS));
+  return `${scrubbed.slice(0, MAX_MESSAGE_CHARS)}…[truncated]`;
+}
+function safeValue<T>(value: T): T {
+  try {
+    return redactValue(value);
+  } catch {
+    return WITHHELD as T;
+  }
+}
+
 /** Root of every error thrown by runpod-gql. */
 export class RunpodError extends Error {
   override readonly name: string = 'RunpodError';
@@ -27,8 +55,8 @@ export class RunpodError extends Error {
   constructor(message: string, options: RunpodErrorOptions = {}) {
     // Scrubbed here, at the root, so no surface can forget: the message (and so the stack), the
     // cause and the request; subclasses keep scrubbed copies of what they carry.
-    super(redactText(message), options.cause === undefined ? undefined : { cause: redactValue(options.cause) });
-    this.request = redactValue(options.request);
+    super(safeMessage(message), options.cause === undefined ? undefined : { cause: safeValue(options.cause) });
+    this.request = safeValue(options.request);
   }
 
   /** Marks errors that scrubbed themselves, so a cause chain is not rebuilt. */
@@ -65,9 +93,9 @@ export class ValidationError extends RunpodError {
   ) {
     super(`${field}: ${message}`, options);
     this.field = field;
-    this.errors = redactValue(options.errors ?? []);
+    this.errors = safeValue(options.errors ?? []);
     this.status = options.status;
-    this.body = redactValue(options.body);
+    this.body = safeValue(options.body);
   }
 }
 
@@ -89,8 +117,8 @@ export class ApiError extends RunpodError {
   constructor(message: string, options: ApiErrorOptions) {
     super(message, options);
     this.status = options.status;
-    this.body = redactValue(options.body);
-    this.headers = redactValue(options.headers);
+    this.body = safeValue(options.body);
+    this.headers = safeValue(options.headers);
   }
 }
 
@@ -109,8 +137,8 @@ export class ConflictError extends ApiError {
 
   constructor(message: string, options: ApiErrorOptions & { resourceStatus?: string | undefined; validActions?: readonly string[] | undefined }) {
     super(message, options);
-    this.resourceStatus = redactValue(options.resourceStatus);
-    this.validActions = redactValue(options.validActions);
+    this.resourceStatus = safeValue(options.resourceStatus);
+    this.validActions = safeValue(options.validActions);
   }
 }
 /** 410: the API answered that this interface is retired. `replacement` names what to use instead. */
@@ -147,7 +175,7 @@ export class RateLimitError extends ApiError {
   constructor(message: string, options: ApiErrorOptions & { retryAfterMs?: number | undefined; rateLimit?: readonly RateLimitWindow[] | undefined }) {
     super(message, options);
     this.retryAfterMs = options.retryAfterMs;
-    this.rateLimit = redactValue(options.rateLimit);
+    this.rateLimit = safeValue(options.rateLimit);
   }
 }
 /** 5xx after all retries that were allowed, or a 2xx that was not the JSON it should have been. */
@@ -181,8 +209,8 @@ export class GraphQLResponseError<TData = unknown> extends RunpodError {
     },
   ) {
     super(message, options);
-    this.errors = redactValue(options.errors);
-    this.data = redactValue(options.data);
+    this.errors = safeValue(options.errors);
+    this.data = safeValue(options.data);
     this.operationName = options.operationName;
     this.code = options.errors[0]?.extensions?.code;
     this.status = options.status;
@@ -228,7 +256,10 @@ export class InsufficientBalanceError extends RunpodError {
 export class PossiblyCreatedError extends RunpodError {
   override readonly name = 'PossiblyCreatedError';
   readonly possiblyCreated = true;
-  /** The marker this client put into the create request; it survives into the resource. */
+  /**
+   * The marker this client put into the create request; it survives into the resource's `env`.
+   * Empty for a resource without an `env` (network volumes, registries, delegations).
+   */
   declare readonly createMarker: string;
 
   constructor(message: string, options: RunpodErrorOptions & { createMarker: string }) {
@@ -279,7 +310,7 @@ export class PodTerminalStateError extends RunpodError {
     super(`pod ${podId} is ${desiredStatus}; it will not become ready${reason ? `: ${reason}` : ''}`);
     this.podId = podId;
     this.desiredStatus = desiredStatus;
-    this.reason = reason == null ? undefined : redactText(reason);
+    this.reason = reason == null ? undefined : safeText(reason);
   }
 }
 
@@ -302,9 +333,9 @@ export class JobError extends RunpodError {
 
   constructor(message: string, options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
     super(message, options);
-    this.jobId = redactText(String(options.job.id));
+    this.jobId = safeText(String(options.job.id));
     this.endpointId = options.endpointId;
-    this.job = redactValue(options.job);
+    this.job = safeValue(options.job);
   }
 }
 
@@ -365,8 +396,8 @@ export class JobFailedError extends JobError {
   declare readonly output: unknown;
 
   constructor(options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
-    const reported = redactValue(options.job.error);
-    const error = redactText(typeof reported === 'string' ? reported : (JSON.stringify(reported ?? 'unknown error') ?? String(reported)));
+    const reported = safeValue(options.job.error);
+    const error = safeText(typeof reported === 'string' ? reported : (JSON.stringify(reported ?? 'unknown error') ?? String(reported)));
     // Parsed from the scrubbed text, so every field below is scrubbed too.
     const details = parseJobFailure(error);
     const summary = details ? `${details.errorType ? `${details.errorType}: ` : ''}${details.message}` : error;
@@ -377,7 +408,7 @@ export class JobFailedError extends JobError {
     this.errorMessage = details ? details.message : error;
     this.traceback = details?.traceback;
     this.workerId = details?.workerId;
-    this.output = redactValue(options.job.output);
+    this.output = safeValue(options.job.output);
   }
 }
 

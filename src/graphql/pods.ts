@@ -11,6 +11,7 @@ import {
   ValidationError,
 } from '../errors.js';
 import { linkAbort, sleep } from '../transport/abort.js';
+import { monotonicNow } from '../transport/clock.js';
 import { validateCallOptions } from '../transport/options.js';
 import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from '../transport/create-marker.js';
 import { pollWithBackoff } from '../transport/poll.js';
@@ -387,13 +388,13 @@ export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
       requireId('podId', podId);
       const timeoutMs = options.timeoutMs ?? 600_000;
       if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new ValidationError('timeoutMs', `must be a positive number of milliseconds, got ${shown(timeoutMs)}`);
-      const started = Date.now();
+      const started = monotonicNow();
       // Fires at the deadline (or when the caller aborts): no poll, retry or wait outlives it.
       const deadline = linkAbort(options.signal, timeoutMs);
       let last: Pod | null | undefined;
       const notReady = () =>
         new TimeoutError(`pod ${podId} not ready after ${timeoutMs} ms (last status ${describeLastState(last)})`, { timeoutMs });
-      const deadlinePassed = () => !options.signal?.aborted && (deadline.timedOut() || Date.now() - started >= timeoutMs);
+      const deadlinePassed = () => !options.signal?.aborted && (deadline.timedOut() || monotonicNow() - started >= timeoutMs);
       try {
         return await pollWithBackoff<Pod | null, Pod>({
           poll: async () => {

@@ -1,5 +1,6 @@
 import type { CallOptions } from '../transport/options.js';
 import type { RequestSchemaName } from './__generated__/request-rules.js';
+import { createOnce, type CreateOptions } from './create-once.js';
 import { checkRequestBody } from './request-check.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 
@@ -10,11 +11,17 @@ export interface CrudSpec {
   readonly listKey: string;
   readonly createSchema: RequestSchemaName;
   readonly updateSchema?: RequestSchemaName;
+  /** The resource has an `env`: a create carries a marker in it, to be found after an ambiguous failure. */
+  readonly marked?: boolean;
 }
 
 /** The five routes most resources share; `create` is never resent once it may have arrived. */
 export interface CrudApi<T, TCreate, TUpdate> {
-  create(body: TCreate, options?: CallOptions): Promise<T>;
+  /**
+   * Never resent once it may have arrived. After an ambiguous failure the resource is looked up by
+   * its marker (where it has an `env`), else a PossiblyCreatedError says it may exist.
+   */
+  create(body: TCreate, options?: CreateOptions): Promise<T>;
   list(options?: CallOptions): Promise<T[]>;
   get(id: string, options?: CallOptions): Promise<T>;
   update(id: string, body: TUpdate, options?: CallOptions): Promise<T>;
@@ -28,7 +35,7 @@ export function crud<T, TCreate, TUpdate>(rest: RestRequester, spec: CrudSpec): 
   return {
     async create(body, options) {
       checkRequestBody(spec.createSchema, body);
-      return rest.object<T>({ method: 'POST', path: base, route: `POST ${base}`, body, idempotent: false }, options);
+      return createOnce<T>(rest, { method: 'POST', path: base, route: `POST ${base}`, body }, options, spec.marked ? { path: base, key: listKey } : undefined);
     },
     list: async (options) => rest.list<T>({ method: 'GET', path: base, route: `GET ${base}`, idempotent: true }, listKey, options),
     get: async (id, options) => rest.object<T>({ method: 'GET', path: path(id), route: `GET ${base}/{id}`, idempotent: true }, options),

@@ -15,7 +15,7 @@ export interface RestEndpointsApi extends CrudApi<Endpoint, CreateEndpointInput,
 export function createRestEndpointsApi(rest: RestRequester): RestEndpointsApi {
   const one = (id: unknown) => `/serverless/${idSegment('id', id)}`;
   return {
-    ...crud<Endpoint, CreateEndpointInput, UpdateEndpointInput>(rest, { base: '/serverless', listKey: 'endpoints', createSchema: 'CreateEndpointRequest', updateSchema: 'UpdateEndpointRequest' }),
+    ...crud<Endpoint, CreateEndpointInput, UpdateEndpointInput>(rest, { base: '/serverless', listKey: 'endpoints', createSchema: 'CreateEndpointRequest', updateSchema: 'UpdateEndpointRequest', marked: true }),
     workers: async (id, options) => rest.list<Worker>({ method: 'GET', path: `${one(id)}/workers`, route: 'GET /serverless/{id}/workers', idempotent: true }, 'workers', options),
     releases: async (id, options) =>
       rest.list<Release>({ method: 'GET', path: `${one(id)}/releases`, route: 'GET /serverless/{id}/releases', idempotent: true }, 'releases', options),

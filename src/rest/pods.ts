@@ -1,6 +1,7 @@
 import { ConflictError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, TimeoutError, ValidationError } from '../errors.js';
 import { sleep } from '../transport/abort.js';
 import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from '../transport/create-marker.js';
+import { followedLostAnswer } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
 import { requestRules } from './__generated__/request-rules.js';
@@ -47,6 +48,12 @@ export interface RestPodsApi {
 
 const ACTIONS = requestRules.PodActionRequest.k.action?.e ?? [];
 const DEFAULT_LOOKUP = { attempts: 3, intervalMs: 2000 };
+/** Where a pod stands once an action took effect: a resend's 409 in one of these means the first send did it. */
+const REACHED: Partial<Record<PodAction, readonly string[]>> = {
+  start: ['PROVISIONING', 'STARTING', 'RUNNING'],
+  stop: ['EXITED'],
+  restart: ['PROVISIONING', 'STARTING', 'RUNNING'],
+};
 
 /** The cross-field rules of a pod create that the contract's schema does not express. */
 function checkPodCreate(body: CreatePodInput): void {
@@ -93,6 +100,8 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       path: `${one(id)}/action`,
       route: 'POST /pods/{id}/action',
       body: { action: name },
+      // Each action ends in a state, so a resend after a lost answer is allowed; a 409 to it is
+      // checked against that state (see REACHED) before it is reported.
       idempotent: true,
       notFoundOnRetryMeansDone: name === 'terminate',
     };
@@ -102,7 +111,22 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       if (!isRecord(result)) throw rest.core.wrongShape(rest.http(call, options), 'a Pod', result);
       return result as Pod;
     } catch (err) {
-      throw err instanceof ConflictError ? await withPodState(id, err, options) : err;
+      if (!(err instanceof ConflictError)) throw err;
+      const reached = followedLostAnswer(err) ? await podIn(id, REACHED[name], options) : undefined;
+      if (reached) return reached;
+      throw await withPodState(id, err, options);
+    }
+  }
+
+  /** The pod, if it is now in one of `statuses` (one GET); undefined otherwise or when it cannot be read. */
+  async function podIn(id: string, statuses: readonly string[] | undefined, options?: CallOptions): Promise<Pod | undefined> {
+    if (!statuses) return undefined;
+    try {
+      const pod = await rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, { ...options, maxRetries: 0 });
+      const status: unknown = pod.status;
+      return isString(status) && statuses.includes(status) ? pod : undefined;
+    } catch {
+      return undefined;
     }
   }
 

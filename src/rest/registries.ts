@@ -1,3 +1,4 @@
+import { createOnce } from './create-once.js';
 import { checkRequestBody } from './request-check.js';
 import type { CallOptions } from '../transport/options.js';
 import { idSegment, type RestRequester } from './rest-request.js';
@@ -23,7 +24,7 @@ export function createRestRegistriesApi(rest: RestRequester): RestRegistriesApi 
   return {
     async create(body, options) {
       checkRequestBody('CreateRegistryRequest', body);
-      return rest.object<Registry>({ method: 'POST', path: '/registries', route: 'POST /registries', body, idempotent: false }, options);
+      return createOnce<Registry>(rest, { method: 'POST', path: '/registries', route: 'POST /registries', body }, options);
     },
     list: async (options) => rest.list<Registry>({ method: 'GET', path: '/registries', route: 'GET /registries', idempotent: true }, 'registries', options),
     get: async (id, options) => rest.object<Registry>({ method: 'GET', path: one(id), route: 'GET /registries/{id}', idempotent: true }, options),
@@ -34,7 +35,7 @@ export function createRestRegistriesApi(rest: RestRequester): RestRegistriesApi 
         rest.list<EcrDelegation>({ method: 'GET', path: '/registries/delegations', route: 'GET /registries/delegations', idempotent: true }, 'delegations', options),
       async create(body, options) {
         checkRequestBody('CreateDelegationRequest', body);
-        return rest.object<EcrDelegation>({ method: 'POST', path: '/registries/delegations', route: 'POST /registries/delegations', body, idempotent: false }, options);
+        return createOnce<EcrDelegation>(rest, { method: 'POST', path: '/registries/delegations', route: 'POST /registries/delegations', body }, options);
       },
       revoke: async (id, options) =>
         rest.send(

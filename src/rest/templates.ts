@@ -5,5 +5,5 @@ import type { CreateTemplateInput, Template, UpdateTemplateInput } from './types
 export type RestTemplatesApi = CrudApi<Template, CreateTemplateInput, UpdateTemplateInput>;
 
 export function createRestTemplatesApi(rest: RestRequester): RestTemplatesApi {
-  return crud(rest, { base: '/templates', listKey: 'templates', createSchema: 'CreateTemplateRequest', updateSchema: 'UpdateTemplateRequest' });
+  return crud(rest, { base: '/templates', listKey: 'templates', createSchema: 'CreateTemplateRequest', updateSchema: 'UpdateTemplateRequest', marked: true });
 }

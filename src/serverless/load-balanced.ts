@@ -1,4 +1,5 @@
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
+import { monotonicNow } from '../transport/clock.js';
 import type { CallOptions } from '../transport/options.js';
 import { toQueryString } from '../transport/query-string.js';
 import { ValidationError } from '../errors.js';
@@ -67,14 +68,35 @@ export function isColdStartAnswer(status: number, text: string): boolean {
   return status === 502 || status === 503 || (status === 400 && NO_WORKERS.test(text));
 }
 
-/** The endpoint's address: a URL is used as given; a bare id goes into the `{endpointId}` template. */
-export function loadBalancedBaseUrl(endpointUrlOrId: string, template = 'https://{endpointId}.api.runpod.ai'): string {
-  const value = requireId('endpointUrl', endpointUrlOrId);
-  return (value.includes('://') ? value : template.replaceAll('{endpointId}', encodeURIComponent(value))).replace(/\/+$/, '');
+/**
+ * The endpoint's address, from its id and the client's `loadBalancedUrl` template. A full URL is
+ * accepted only when it is one the template makes (`emulator.loadBalancedUrl('lb')`, or a copy of
+ * the platform's own address): the API key never goes to an address the caller's options did not name.
+ */
+export function loadBalancedBaseUrl(endpointId: string, template = 'https://{endpointId}.api.runpod.ai'): string {
+  const value = requireId('endpointId', endpointId);
+  const id = value.includes('://') ? idFromUrl(value, template) : value;
+  return template.replaceAll('{endpointId}', encodeURIComponent(id)).replace(/\/+$/, '');
 }
 
-export function createLoadBalancedClient(core: HttpCore, endpointUrlOrId: string, clientOptions: LoadBalancedOptions = {}): LoadBalancedClient {
-  const baseUrl = loadBalancedBaseUrl(endpointUrlOrId, core.options.loadBalancedUrl);
+function idFromUrl(url: string, template: string): string {
+  const escaped = template.replace(/\/+$/, '').split('{endpointId}').map((part) => part.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'));
+  const match = escaped.length > 1 ? new RegExp(`^${escaped.join('([^/?#]+)')}/*$`, 'i').exec(url) : null;
+  const ids = match ? [...new Set(match.slice(1))] : [];
+  let id: string | undefined;
+  try {
+    id = ids.length === 1 ? decodeURIComponent(ids[0]!) : undefined;
+  } catch {
+    id = undefined;
+  }
+  if (id === undefined || id.includes('/')) {
+    throw new ValidationError('endpointId', 'must be an endpoint id, not a URL: set the address with the loadBalancedUrl client option (the API key goes to no other address)');
+  }
+  return id;
+}
+
+export function createLoadBalancedClient(core: HttpCore, endpointId: string, clientOptions: LoadBalancedOptions = {}): LoadBalancedClient {
+  const baseUrl = loadBalancedBaseUrl(endpointId, core.options.loadBalancedUrl);
   const coldStartTimeoutMs = clientOptions.coldStartTimeoutMs ?? 300_000;
   const attemptMs = clientOptions.timeoutMs ?? LOAD_BALANCED_ATTEMPT_MS;
 
@@ -95,7 +117,7 @@ export function createLoadBalancedClient(core: HttpCore, endpointUrlOrId: string
       operation: `${method} ${path}`,
       idempotent,
       retryWhen: ridesColdStart ? isColdStartAnswer : undefined,
-      retryUntil: ridesColdStart ? Date.now() + coldStartTimeoutMs : undefined,
+      retryUntil: ridesColdStart ? monotonicNow() + coldStartTimeoutMs : undefined,
     };
   }
 

@@ -1,6 +1,7 @@
 import { AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError, ValidationError, type JobSnapshot } from '../errors.js';
 import { linkAbort, sleep } from '../transport/abort.js';
-import type { HttpCore, HttpRequest } from '../transport/http-core.js';
+import { monotonicNow } from '../transport/clock.js';
+import { callHook, type HttpCore, type HttpRequest } from '../transport/http-core.js';
 import { checkDuration, type CallOptions } from '../transport/options.js';
 import { QueuedCall, type PaceRelease } from '../transport/pacing.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
@@ -277,7 +278,7 @@ class QueuedRouteCall<T, R> extends QueuedCall {
       rateLimitKey: routes.rateLimitKey(req.bucket),
       body: req.body,
       idempotent: req.idempotent,
-      retryUntil: req.retryForMs === undefined ? req.retryUntil : Date.now() + req.retryForMs,
+      retryUntil: req.retryForMs === undefined ? req.retryUntil : monotonicNow() + req.retryForMs,
       retryWhen: req.retryWhen,
       ...options,
       timeoutMs: options.timeoutMs ?? req.timeoutMs,
@@ -363,7 +364,7 @@ function waitPlan<Output>(options: WaitOptions<Output>): WaitPlan<Output> {
  * option rejects like every other failure.
  */
 async function waitForJob<Output>(routes: QueueRoutes, jobId: string, options: WaitOptions<Output>, plan = waitPlan(options)): Promise<CompletedJob<Output>> {
-  const started = Date.now();
+  const started = monotonicNow();
   const deadline = started + plan.timeoutMs;
   const link = linkAbort(plan.signal, Math.min(plan.timeoutMs, MAX_TIMER_MS));
   let last: JobSnapshot | undefined = plan.known;
@@ -372,7 +373,7 @@ async function waitForJob<Output>(routes: QueueRoutes, jobId: string, options: W
     new JobTimedOutError({ endpointId: routes.endpointId, job: last ?? { id: jobId, status: 'UNKNOWN' }, source: 'deadline', timeoutMs: plan.timeoutMs, cause });
   try {
     for (let attempt = 1; ; attempt++) {
-      const askedAt = Date.now();
+      const askedAt = monotonicNow();
       if (askedAt >= deadline) throw timedOut();
       const longPoll = routes.statusSync !== 'missing';
       let state: JobState<Output>;
@@ -393,11 +394,11 @@ async function waitForJob<Output>(routes: QueueRoutes, jobId: string, options: W
       }
       last = state;
       if (isTerminalJobStatus(state.status)) return settle(routes.endpointId, state);
-      const now = Date.now();
+      const now = monotonicNow();
       // A long-poll that held is followed at once; one that came back early (a server that
       // ignores `wait`) still waits out a step, so no host is asked in a hot loop.
       const pauseMs = Math.max(0, Math.min(step - (now - askedAt), deadline - now));
-      plan.onProgress?.({
+      callHook(plan.onProgress, {
         job: state,
         attempt,
         elapsedMs: now - started,
@@ -494,13 +495,13 @@ function openStream<Chunk>(routes: QueueRoutes, jobId: string, options: StreamOp
   else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
   async function* chunks(): AsyncGenerator<StreamChunk<Chunk>, void, undefined> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = monotonicNow() + timeoutMs;
     const link = linkAbort(controller.signal, Math.min(timeoutMs, MAX_TIMER_MS));
     let lastStatus = 'UNKNOWN';
     let interval = firstInterval;
     try {
       for (;;) {
-        const askedAt = Date.now();
+        const askedAt = monotonicNow();
         const hold = Math.max(MIN_HOLD_MS, Math.min(waitMs, Math.round(deadline - askedAt)));
         const page = await routes.call<StreamPage<Chunk>>(
           {
@@ -530,7 +531,7 @@ function openStream<Chunk>(routes: QueueRoutes, jobId: string, options: StreamOp
           continue;
         }
         // The server held the request while nothing was ready; pause only when it did not.
-        const pauseMs = interval - (Date.now() - askedAt);
+        const pauseMs = interval - (monotonicNow() - askedAt);
         if (pauseMs > 0) await sleep(pauseMs, link.signal);
         interval = Math.min(interval * 2, maxInterval);
       }
@@ -646,7 +647,7 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
       const plan = waitPlan<Output>(options);
       const deadlineMs = options.timeoutMs ?? options.executionTimeoutMs ?? DEFAULT_RUNSYNC_DEADLINE_MS;
       const waitMs = options.waitMs ?? Math.min(Math.max(deadlineMs, MIN_RUNSYNC_WAIT_MS), MAX_RUNSYNC_WAIT_MS);
-      const started = Date.now();
+      const started = monotonicNow();
       const state = await routes.call(
         {
           method: 'POST',
@@ -662,10 +663,10 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
         { signal: options.signal, headers: options.headers, maxRetries: options.maxRetries, timeoutMs: waitMs + HOLD_MARGIN_MS },
       );
       if (isTerminalJobStatus(state.status)) return settle(endpointId, state);
-      const elapsedMs = Date.now() - started;
+      const elapsedMs = monotonicNow() - started;
       const remaining = deadlineMs - elapsedMs;
       if (remaining <= 0) throw new JobTimedOutError({ endpointId, job: state, source: 'deadline', timeoutMs: deadlineMs });
-      options.onProgress?.({ job: state, attempt: 0, elapsedMs, nextPollMs: 0, progress: state.status === 'IN_PROGRESS' ? state.output : undefined });
+      callHook(options.onProgress, { job: state, attempt: 0, elapsedMs, nextPollMs: 0, progress: state.status === 'IN_PROGRESS' ? state.output : undefined });
       try {
         return await waitForJob(routes, state.id, options, { ...plan, timeoutMs: remaining, known: state });
       } catch (err) {
@@ -684,9 +685,11 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
 
     health: (options) =>
       routes.call({ method: 'GET', path: '/health', route: 'GET /health', bucket: 'health', idempotent: true, check: isHealth, expected: 'an object with jobs and workers' }, options),
+    // Never resent once it may have arrived: a second purge would delete jobs other producers
+    // queued in between.
     purgeQueue: (options) =>
       routes.call(
-        { method: 'POST', path: '/purge-queue', route: 'POST /purge-queue', bucket: 'purge-queue', idempotent: true, check: isPurgeResult, expected: 'an object with removed' },
+        { method: 'POST', path: '/purge-queue', route: 'POST /purge-queue', bucket: 'purge-queue', idempotent: false, check: isPurgeResult, expected: 'an object with removed' },
         options,
       ),
   };

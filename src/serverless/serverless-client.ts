@@ -1,4 +1,5 @@
 import type { HttpCore } from '../transport/http-core.js';
+import { requireId } from '../validation.js';
 import { createLoadBalancedClient, type LoadBalancedClient, type LoadBalancedOptions } from './load-balanced.js';
 import { createEndpointClient, type EndpointClient } from './queue.js';
 
@@ -9,8 +10,11 @@ export interface RunpodServerless {
    * stream chunks. Cheap to call on every request: the client for an id is kept and reused.
    */
   endpoint<Input = unknown, Output = unknown, Chunk = unknown>(endpointId: string): EndpointClient<Input, Output, Chunk>;
-  /** A load-balanced endpoint, by URL or id, with cold-start retries. */
-  loadBalanced(endpointUrlOrId: string, options?: LoadBalancedOptions): LoadBalancedClient;
+  /**
+   * A load-balanced endpoint, by id, with cold-start retries. Its address comes from the
+   * `loadBalancedUrl` option; a full URL is accepted only when that template makes it.
+   */
+  loadBalanced(endpointId: string, options?: LoadBalancedOptions): LoadBalancedClient;
 }
 
 /** Endpoint clients kept per client; the least recently used goes beyond this. */
@@ -23,12 +27,14 @@ export function createServerlessClient(core: HttpCore): RunpodServerless {
   let last: EndpointClient | undefined;
   return {
     endpoint<Input, Output, Chunk>(endpointId: string): EndpointClient<Input, Output, Chunk> {
-      if (endpointId === lastId) return last as unknown as EndpointClient<Input, Output, Chunk>;
+      if (last !== undefined && endpointId === lastId) return last as unknown as EndpointClient<Input, Output, Chunk>;
       let client = endpoints.get(endpointId);
       if (client) {
         // Re-inserted so the map's order is least recently used first.
         endpoints.delete(endpointId);
       } else {
+        // Checked here, once per id: `endpoint(undefined)` is a ValidationError, not a client that fails later.
+        requireId('endpointId', endpointId);
         client = createEndpointClient(core, endpointId);
         if (endpoints.size >= ENDPOINT_CACHE_SIZE) endpoints.delete(endpoints.keys().next().value!);
       }
@@ -38,6 +44,6 @@ export function createServerlessClient(core: HttpCore): RunpodServerless {
       // The types are the caller's view of the same endpoint; nothing at run time depends on them.
       return client as unknown as EndpointClient<Input, Output, Chunk>;
     },
-    loadBalanced: (endpointUrlOrId, options) => createLoadBalancedClient(core, endpointUrlOrId, options),
+    loadBalanced: (endpointId, options) => createLoadBalancedClient(core, endpointId, options),
   };
 }

@@ -26,31 +26,77 @@ export function isCapacityMessage(message: string): boolean {
 }
 
 const BODY_SNIPPET_CHARS = 300;
+/** Longest error answer parsed as JSON; a longer one is kept as a snippet of its text. */
+export const MAX_ERROR_BODY_CHARS = 256 * 1024;
+/** Bounds of the body an error keeps: nesting, entries per object or list, characters per string, values in all. */
+export const ERROR_BODY_LIMITS = { depth: 16, entries: 100, stringChars: 4096, values: 5000 } as const;
+/** Longest server text quoted in an error's message. */
+export const MAX_DETAIL_CHARS = 1000;
 
 function parseJson(text: string): unknown {
+  if (text.length > MAX_ERROR_BODY_CHARS) return undefined;
   try {
-    return JSON.parse(text);
+    return boundBody(JSON.parse(text));
   } catch {
     return undefined;
   }
 }
 
+const TRUNCATED = '…[truncated]';
+
+/** `text` cut to `max` characters, saying so. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}${TRUNCATED}`;
+}
+
+/**
+ * A bounded copy of a parsed error body: nesting past the limit becomes `[TOO DEEP]`, long lists
+ * and objects keep their first entries, long strings are clipped. Keys are defined, never
+ * assigned, so `__proto__` stays data. Nothing downstream (summaries, scrubbing) can then recurse
+ * without end or copy megabytes.
+ */
+export function boundBody(value: unknown): unknown {
+  let budget: number = ERROR_BODY_LIMITS.values;
+  const copy = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return clip(v, ERROR_BODY_LIMITS.stringChars);
+    if (v === null || typeof v !== 'object') return v;
+    if (depth >= ERROR_BODY_LIMITS.depth || budget <= 0) return '[TOO DEEP]';
+    if (Array.isArray(v)) {
+      const out: unknown[] = [];
+      for (let i = 0; i < v.length && i < ERROR_BODY_LIMITS.entries && budget-- > 0; i++) out.push(copy(v[i], depth + 1));
+      if (v.length > out.length) out.push(`[${v.length - out.length} more]`);
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    let n = 0;
+    for (const key of Object.keys(v)) {
+      if (n++ >= ERROR_BODY_LIMITS.entries || budget-- <= 0) break;
+      const name = clip(key, 256);
+      Object.defineProperty(out, name, { value: copy((v as Record<string, unknown>)[key], depth + 1), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  };
+  return copy(value, 0);
+}
+
+/** An own property of a parsed body (never one found on a prototype). */
+function own(body: unknown, key: string): unknown {
+  return body !== null && typeof body === 'object' && Object.hasOwn(body, key) ? (body as Record<string, unknown>)[key] : undefined;
+}
+
 function graphQLErrorsOf(body: unknown): GraphQLErrorEntry[] | undefined {
-  if (body === null || typeof body !== 'object') return undefined;
-  const errors = (body as { errors?: unknown }).errors;
+  const errors = own(body, 'errors');
   if (!Array.isArray(errors) || errors.length === 0) return undefined;
   return errors.map((e): GraphQLErrorEntry => {
-    if (e !== null && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') {
-      return e as GraphQLErrorEntry;
-    }
-    return { message: String(e) };
+    if (typeof own(e, 'message') === 'string') return e as GraphQLErrorEntry;
+    // Not String(e): a list nested thousands deep would overflow the stack.
+    return { message: typeof e === 'string' ? e : clip(safeJson(e), 200) };
   });
 }
 
 /** The `errors[]` of an RFC 9457 problem body (REST v2), strings only. */
 export function problemErrorsOf(body: unknown): string[] {
-  if (body === null || typeof body !== 'object') return [];
-  const errors = (body as { errors?: unknown }).errors;
+  const errors = own(body, 'errors');
   return Array.isArray(errors) ? errors.filter((e): e is string => typeof e === 'string') : [];
 }
 
@@ -60,14 +106,12 @@ export function problemErrorsOf(body: unknown): string[] {
  */
 export function messageOfBody(body: unknown): string | undefined {
   const gqlErrors = graphQLErrorsOf(body);
-  if (gqlErrors) return gqlErrors.map((e) => e.message).join('; ');
-  if (body !== null && typeof body === 'object') {
-    for (const key of ['error', 'message', 'detail', 'title'] as const) {
-      const value = (body as Record<string, unknown>)[key];
-      if (typeof value === 'string' && value) {
-        const problems = key === 'detail' ? problemErrorsOf(body) : [];
-        return problems.length ? `${value} ${problems.join('; ')}` : value;
-      }
+  if (gqlErrors) return clip(gqlErrors.slice(0, 20).map((e) => clip(e.message, MAX_DETAIL_CHARS)).join('; '), MAX_DETAIL_CHARS);
+  for (const key of ['error', 'message', 'detail', 'title'] as const) {
+    const value = own(body, key);
+    if (typeof value === 'string' && value) {
+      const problems = key === 'detail' ? problemErrorsOf(body).slice(0, 20) : [];
+      return clip(problems.length ? `${value} ${problems.join('; ')}` : value, MAX_DETAIL_CHARS);
     }
   }
   return undefined;
@@ -95,6 +139,28 @@ export interface ErrorContext {
  * Works for the GraphQL (`{errors, data}`) and REST (`{error, status}`) body shapes alike.
  */
 export function errorFromResponse(
+  status: number,
+  text: string,
+  headers: Headers,
+  ctx: ErrorContext,
+): ApiError | GraphQLResponseError | CapacityUnavailableError | InsufficientBalanceError | ValidationError {
+  try {
+    return mapErrorResponse(status, text, headers, ctx);
+  } catch {
+    // Whatever the body holds, an HTTP error stays an HTTP error of its status: never a failure
+    // of the attempt (which would be retried, or read as a lost answer after a create).
+    const message = `${ctx.request.operation} failed with HTTP ${status}: the error answer could not be read`;
+    const options = { status, body: clip(text.slice(0, BODY_SNIPPET_CHARS), BODY_SNIPPET_CHARS), request: ctx.request, retryAfterMs: ctx.retryAfterMs };
+    if (status === 409) return new ConflictError(message, options);
+    if (status === 422) return new ValidationError('body', `refused by the server (HTTP 422)`, options);
+    if (status === 429) return new RateLimitError(message, options);
+    if (status >= 500) return new ServerError(message, options);
+    if (status >= 400) return new BadRequestError(message, options);
+    return new ApiError(message, options);
+  }
+}
+
+function mapErrorResponse(
   status: number,
   text: string,
   headers: Headers,
@@ -139,7 +205,7 @@ export function errorFromResponse(
   if (gqlErrors) {
     return new GraphQLResponseError(message, {
       errors: gqlErrors,
-      data: (json as { data?: unknown }).data,
+      data: own(json, 'data'),
       operationName: ctx.request.operation,
       status,
       request: ctx.request,
@@ -147,6 +213,14 @@ export function errorFromResponse(
   }
   if (status >= 400) return new BadRequestError(message, options);
   return new ApiError(message, options);
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
 }
 
 function describeNonJson(headers: Headers, text: string): string {
@@ -158,7 +232,7 @@ function describeNonJson(headers: Headers, text: string): string {
 function headersToRecord(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    if (name !== 'set-cookie') out[name] = value;
+    if (name !== 'set-cookie') out[name] = clip(value, ERROR_BODY_LIMITS.stringChars);
   });
   return out;
 }

@@ -1,11 +1,13 @@
-import { AbortError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
+import { AbortError, ApiError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { linkAbort, sleep, type LinkedAbort } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
 import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { createPacer, type PaceRelease, type Pacer } from './pacing.js';
-import { parseRateLimitHeaders } from './rate-limit-headers.js';
-import { redactText, redactUrl, registerSecret, scrubSecret } from './redact.js';
+import { parseRateLimitHeaders, type RateLimitInfo } from './rate-limit-headers.js';
+import { createScrubber, redactText, redactUrl, registerSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
+import { monotonicNow } from './clock.js';
+import { MAX_ERROR_BODY_CHARS } from './error-mapping.js';
 
 /** Where the API key goes: GraphQL takes it as `?api_key=`, REST and serverless as a Bearer token. */
 export type AuthPlacement = 'api-key-query' | 'bearer' | 'none';
@@ -27,7 +29,7 @@ export interface HttpRequest extends CallOptions {
   /** Extra answers worth retrying for this call, such as a load-balanced endpoint's cold start. */
   readonly retryWhen?: ((status: number, text: string) => boolean) | undefined;
   /**
-   * Epoch milliseconds: when set, 429 answers and answers matched by `retryWhen` (refused before
+   * A reading of the monotonic clock (`monotonicNow()`): when set, 429 answers and answers matched by `retryWhen` (refused before
    * any work) are retried with backoff up to this deadline instead of `maxRetries`; every other
    * retryable failure still counts against `maxRetries`. Used for cold starts and waits on a job.
    */
@@ -110,9 +112,32 @@ function innermostMessage(err: unknown): string {
   return message;
 }
 
+const afterLostAnswer = new WeakSet<object>();
+
+/**
+ * True for an HTTP error answered to a resend, after an earlier attempt that may have acted but
+ * whose answer was lost: a 409 then may only say that the earlier attempt did the work.
+ */
+export function followedLostAnswer(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && afterLostAnswer.has(err);
+}
+
+/**
+ * Calls a hook the user passed. A hook observes; it cannot change what a call means, so what it
+ * throws is dropped (a runtime's `reportError` could end a Deno process, so it is not used).
+ */
+export function callHook<T>(hook: ((event: T) => void) | undefined, event: T): void {
+  if (!hook) return;
+  try {
+    hook(event);
+  } catch {
+    // Deliberately ignored: see above.
+  }
+}
+
 export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined): HttpCore {
   const pacer = createPacer(resolved.rateLimits);
-  const scrub = (text: string) => (apiKey ? scrubSecret(text, apiKey) : text);
+  const scrub = createScrubber(apiKey);
 
   function buildHeaders(bearer: boolean, hasBody: boolean, own?: Record<string, string>): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', ...resolved.headers, ...own };
@@ -142,11 +167,12 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   }
 
   /** One hop; the key goes only to the request's own origin. A plain function: no async layer. */
-  function send(req: HttpRequest, signal: AbortSignal, url = req.url, method = req.method, body = req.body, sameOrigin = true): Promise<Response> {
+  // `body` null: this hop has none (a redirect turned it into a GET); undefined: the request's own.
+  function send(req: HttpRequest, signal: AbortSignal, url = req.url, method = req.method, body: string | null | undefined = req.body, sameOrigin = true): Promise<Response> {
     return resolved.fetch(sameOrigin ? withCredentials(url, req) : url, {
       method,
-      headers: headersFor(req, sameOrigin, body !== undefined),
-      body,
+      headers: headersFor(req, sameOrigin, body != null),
+      body: body ?? undefined,
       signal,
       redirect: 'manual',
     });
@@ -158,7 +184,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     let url = req.url;
     let sameOrigin = true;
     let method = req.method;
-    let body = req.body;
+    let body: string | null | undefined = req.body;
     let res = first;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       if (hop > 0) res = await send(req, signal, url, method, body, sameOrigin);
@@ -177,9 +203,11 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       // A login wall or SSO page often embeds the original URL (`?redirect_url=…api_key%3D…`):
       // another origin gets the URL with every spelling of the key, in any query value, replaced.
       url = sameOrigin ? next.toString() : redactText(scrub(next.toString()));
-      if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+      // As the Fetch standard says: 303 turns anything but GET and HEAD into a GET, 301 and 302
+      // turn a POST into a GET, both without a body; 307 and 308 keep method and body.
+      if ((res.status === 303 && method !== 'GET' && method !== 'HEAD') || ((res.status === 301 || res.status === 302) && method === 'POST')) {
         method = 'GET';
-        body = undefined;
+        body = null;
       }
     }
     throw new ConnectionError(`${req.operation}: more than ${MAX_REDIRECTS} redirects`, { notSent: false, request: summarise(req) });
@@ -221,10 +249,14 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       let keepLink = false;
       let delayMs: number;
       let reason: RetryEvent['reason'];
+      let answered = false;
+      let answerStatus = 0;
+      let quota: RateLimitInfo | undefined;
       try {
         let res = await send(req, link.signal);
         if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await followRedirects(req, res, link.signal);
-        rateLimitFeedback(req, res.headers);
+        answerStatus = res.status;
+        quota = rateLimitFeedback(req, res.headers);
         if (res.ok) {
           const value = await read(res);
           if (raw && req.signal) {
@@ -237,7 +269,10 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
           await res.body?.cancel().catch(() => undefined);
           return await read(new Response(null, { status: 204, headers: res.headers }));
         }
-        const text = scrub(await res.text());
+        // Bounded before anything reads it: a 20 MB error page is kept as its first part.
+        const full = await res.text();
+        answered = true;
+        const text = scrub(full.length > MAX_ERROR_BODY_CHARS ? full.slice(0, MAX_ERROR_BODY_CHARS) : full);
         const retryAfterMs = parseRetryAfterMs(res.headers);
         if (res.status === 429) pacer.pause(req.rateLimitKey, Math.min(retryAfterMs ?? backoffMs(attempt, () => 0), MAX_RETRY_AFTER_MS));
         const extra = req.retryWhen?.(res.status, text) ?? false;
@@ -246,15 +281,20 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         // `retryUntil`; they follow the backoff even when Retry-After says 0.
         const extended = req.retryUntil !== undefined && (res.status === 429 || extra);
         delayMs = extended ? Math.max(retryAfterMs ?? 0, backoffMs(attempt)) : (retryAfterMs ?? backoffMs(attempt));
-        const canRetry = extended ? Date.now() + delayMs < req.retryUntil! : counted < maxRetries;
+        const canRetry = extended ? monotonicNow() + delayMs < req.retryUntil! : counted < maxRetries;
         if (!retryable || !canRetry || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS)) {
-          throw errorFromResponse(res.status, text, res.headers, { request: summarise(req), retryAfterMs });
+          const error = errorFromResponse(res.status, text, res.headers, { request: summarise(req), retryAfterMs });
+          if (earlierMayHaveActed) afterLostAnswer.add(error);
+          throw error;
         }
         if (!extended) counted++;
         reason = res.status;
         if (res.status >= 500) earlierMayHaveActed = true;
       } catch (err) {
         if (err instanceof RunpodError) throw err;
+        // The server answered with an error status and something failed while reading what it
+        // meant: that is still an HTTP error of that status, never a lost answer to resend.
+        if (answered) throw unreadableAnswer(req, answerStatus, err);
         if (req.signal?.aborted) throw abortedByCaller(req);
         const canRetry = counted < maxRetries;
         if (link.timedOut()) {
@@ -283,8 +323,11 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         release();
         if (keepLink) link.stopTimer();
         else link.dispose();
+        // Hooks run after the attempt, whatever its outcome: what they throw is theirs, and never
+        // turns an answer into a network failure or a resend.
+        if (quota) callHook(resolved.onRateLimit, quota);
       }
-      resolved.onRetry?.({ operation: req.operation, retry: attempt + 1, delayMs, reason });
+      callHook(resolved.onRetry, { operation: req.operation, retry: attempt + 1, delayMs, reason });
       await sleep(delayMs, req.signal);
     }
   }
@@ -293,15 +336,22 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
    * REST v2 announces its quota: the caller hears of it through `onRateLimit`, and an exhausted
    * window pauses the bucket until it resets.
    */
-  function rateLimitFeedback(req: HttpRequest, headers: Headers): void {
-    if (!headers.has('ratelimit') && !headers.has('ratelimit-policy')) return;
+  function rateLimitFeedback(req: HttpRequest, headers: Headers): RateLimitInfo | undefined {
+    if (!headers.has('ratelimit') && !headers.has('ratelimit-policy')) return undefined;
     const windows = parseRateLimitHeaders(headers);
-    if (windows.length) resolved.onRateLimit?.({ operation: req.operation, windows });
-    if (req.rateLimitKey === undefined) return;
-    for (const window of windows) {
-      // Capped: a longer pause would hold calls silently; past it the server's 429 says why.
-      if (window.remaining === 0 && window.resetSeconds !== undefined) pacer.pause(req.rateLimitKey, Math.min(window.resetSeconds * 1000, MAX_RETRY_AFTER_MS));
+    if (req.rateLimitKey !== undefined) {
+      for (const window of windows) {
+        // Capped: a longer pause would hold calls silently; past it the server's 429 says why.
+        if (window.remaining === 0 && window.resetSeconds !== undefined) pacer.pause(req.rateLimitKey, Math.min(window.resetSeconds * 1000, MAX_RETRY_AFTER_MS));
+      }
     }
+    return windows.length && resolved.onRateLimit ? { operation: req.operation, windows } : undefined;
+  }
+
+  function unreadableAnswer(req: HttpRequest, status: number, err: unknown): ApiError {
+    const message = `${req.operation} failed with HTTP ${status}: the error answer could not be read`;
+    const options = { status, request: summarise(req), cause: err };
+    return status >= 500 ? new ServerError(message, options) : new ApiError(message, options);
   }
 
   /**

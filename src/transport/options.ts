@@ -1,5 +1,6 @@
 import { ValidationError, type RequestSummary } from '../errors.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
+import { MAX_KEY_LENGTH } from './redact.js';
 
 /** A `fetch` compatible function: the global one, undici's, a test double or `emulator.fetch`. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -166,6 +167,9 @@ export function validateCallOptions(options: CallOptions, request?: RequestForEr
 /** Refuses a key that cannot travel in an Authorization header (so would fail on every call). */
 function checkApiKey(value: unknown): void {
   // The message never echoes the key, not even in part.
+  if (typeof value === 'string' && value.length > MAX_KEY_LENGTH) {
+    throw new ValidationError('apiKey', `must be at most ${MAX_KEY_LENGTH} characters, got ${value.length}`);
+  }
   if (value !== undefined && value !== '' && (typeof value !== 'string' || !/^[\x21-\x7e\x80-\xff]([\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?$/.test(value))) {
     throw new ValidationError('apiKey', 'must be printable Latin-1 text, with no CR, LF, control or non-Latin-1 character, nor white space at either end');
   }

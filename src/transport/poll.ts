@@ -1,4 +1,5 @@
 import { sleep, throwIfAborted } from './abort.js';
+import { monotonicNow } from './clock.js';
 import { checkDuration } from './options.js';
 
 export interface PollProgress {
@@ -33,20 +34,27 @@ export async function pollWithBackoff<State, Result>(o: PollOptions<State, Resul
   checkDuration('pollIntervalMs', o.intervalMs);
   let interval = o.intervalMs;
   const grow = () => (interval = Math.min(interval * 1.5, o.maxIntervalMs));
-  const started = Date.now();
+  const started = monotonicNow();
   if (o.firstDelayMs !== undefined && o.firstDelayMs > 0) {
     await sleep(Math.min(o.firstDelayMs, o.timeoutMs), o.signal);
     grow();
   }
   for (let attempt = 1; ; attempt++) {
     throwIfAborted(o.signal, o.what);
-    const state = await o.poll(Math.max(1, o.timeoutMs - (Date.now() - started)));
+    const state = await o.poll(Math.max(1, o.timeoutMs - (monotonicNow() - started)));
     const result = o.settle(state);
     if (result !== undefined) return result;
-    const elapsedMs = Date.now() - started;
+    const elapsedMs = monotonicNow() - started;
     if (elapsedMs >= o.timeoutMs) throw o.deadline(state);
     const nextPollMs = Math.min(interval, o.timeoutMs - elapsedMs);
-    o.progress?.(state, { attempt, elapsedMs, nextPollMs });
+    if (o.progress) {
+      // The caller's hook observes; what it throws ends no wait.
+      try {
+        o.progress(state, { attempt, elapsedMs, nextPollMs });
+      } catch {
+        // Ignored: see above.
+      }
+    }
     await sleep(nextPollMs, o.signal);
     grow();
   }

@@ -1,8 +1,13 @@
+import { ValidationError } from '../errors.js';
+
 type QueryScalar = string | number | boolean | Date;
 export type QueryValue = QueryScalar | readonly QueryScalar[] | null | undefined;
 
-function scalarText(value: QueryScalar): string {
-  return value instanceof Date ? value.toISOString() : String(value);
+function scalarText(name: string, value: QueryScalar): string {
+  if (!(value instanceof Date)) return String(value);
+  // An Invalid Date would make toISOString throw a RangeError: a typed error names the option.
+  if (Number.isNaN(value.getTime())) throw new ValidationError(name, 'must be a valid Date, got Invalid Date');
+  return value.toISOString();
 }
 
 /**
@@ -15,7 +20,7 @@ export function toQueryString(query: object | undefined, arrays: 'repeat' | 'com
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query as Record<string, QueryValue>)) {
     if (value === undefined || value === null) continue;
-    const items = Array.isArray(value) ? (value as QueryScalar[]).map(scalarText) : [scalarText(value as QueryScalar)];
+    const items = Array.isArray(value) ? (value as QueryScalar[]).map((v) => scalarText(name, v)) : [scalarText(name, value as QueryScalar)];
     if (arrays === 'comma') params.append(name, items.join(','));
     else for (const item of items) params.append(name, item);
   }

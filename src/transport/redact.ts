@@ -19,96 +19,309 @@ export function redactUrl(url: string | URL): string {
 }
 
 // Keys shorter than this are only scrubbed as whole tokens (a letter or digit on neither side, bar
-// a percent escape before), so a one-letter key cannot turn "no workers available" into
+// an escape before), so a one-letter key cannot turn "no workers available" into
 // "no wor[REDACTED]ers available".
 const SHORT_KEY = 8;
+/** Longest API key accepted: longer ones are refused at client creation (and never registered). */
+export const MAX_KEY_LENGTH = 512;
 /** Values nested deeper than this are cut: a 50k-deep answer must not overflow the stack later. */
 export const MAX_REDACT_DEPTH = 32;
 
 /** Set on errors that scrubbed themselves when they were built (every RunpodError). */
 export const SCRUBBED: unique symbol = Symbol.for('runpod-gql.scrubbed');
 
-const patterns = new Map<string, RegExp>();
+// How scrubbing works, and why it is linear: the text is decoded once into "units", one per
+// character it spells (raw, percent-encoded to any depth as UTF-8 or Latin-1, a JSON escape, a
+// numeric HTML entity), each case-folded and with `+` read as a space. Every key, and its base64
+// spellings, is stored as folded units too, indexed by a rolling hash per pattern length. One pass
+// per distinct length finds every spelling of every key at once: the cost does not depend on how
+// many keys are alive (keys share a handful of lengths), and a near miss costs nothing extra, as
+// no pattern is ever compared unless its whole hash matched. No regular expression is built from a key.
 
-const hex = (n: number, width = 2) => n.toString(16).padStart(width, '0');
-const escapeRe = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
-const utf8 = (s: string) => [...new TextEncoder().encode(s)];
+const hexValue = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1);
 
-/**
- * One character of the key in every spelling a server could echo it in: raw, percent-encoded
- * (UTF-8 or Latin-1, to any depth: `%2527`), `+` for a space, a JSON escape (`\u0027`, `\/`) or an
- * numeric HTML entity. The pattern is case-insensitive, which only ever scrubs more.
- */
-function charPattern(ch: string): string {
-  const code = ch.codePointAt(0)!;
-  const alts = [
-    escapeRe(ch),
-    utf8(ch).map((b) => `%(?:25)*${hex(b)}`).join(''),
-    `%(?:25)*${hex(code)}`,
-    [...ch].length === ch.length ? `\\\\u${hex(code, 4)}` : '',
-    ' /"\\'.includes(ch) ? (ch === ' ' ? '\\+' : escapeRe(`\\${ch}`)) : '',
-    `&#(?:x0*${hex(code, 1)}|0*${code});`,
-  ];
-  // No alternative twice (an ASCII character's UTF-8 and Latin-1 escapes are the same): a
-  // duplicate would make every failed match backtrack 2^length ways.
-  return `(?:${[...new Set(alts.filter(Boolean))].join('|')})`;
+const foldCache = new Map<number, number>();
+/** Case-folds one code point (both ways, so `µ`, `Μ` and `μ` agree) and reads `+` as a space. */
+function fold(cp: number): number {
+  if (cp < 128) return cp === 43 ? 32 : cp >= 65 && cp <= 90 ? cp + 32 : cp;
+  let out = foldCache.get(cp);
+  if (out === undefined) {
+    const lower = String.fromCodePoint(cp).toUpperCase().toLowerCase();
+    out = [...lower].length === 1 ? lower.codePointAt(0)! : cp;
+    if (foldCache.size < 4096) foldCache.set(cp, out);
+  }
+  return out;
 }
 
-/**
- * Base64 (and base64url) of the key inside a longer base64 text (Basic auth's `user:key`), at each
- * of the three byte alignments: only whole 3-byte groups of the key, which do not depend on neighbours.
- */
-function base64Patterns(secret: string): string[] {
+/** A percent escape at `i` (`%XX`, or `%25…25XX` for an escape escaped again): [byte, end] or undefined. */
+function percentAt(t: string, i: number): [number, number] | undefined {
+  if (t.charCodeAt(i) !== 37) return undefined;
+  let j = i + 1;
+  while (t.charCodeAt(j) === 50 && t.charCodeAt(j + 1) === 53 && hexValue(t.charCodeAt(j + 2)) >= 0 && hexValue(t.charCodeAt(j + 3)) >= 0) j += 2;
+  const hi = hexValue(t.charCodeAt(j));
+  const lo = hexValue(t.charCodeAt(j + 1));
+  return hi >= 0 && lo >= 0 ? [hi * 16 + lo, j + 2] : undefined;
+}
+
+/** The code point spelled at `i` and where its spelling ends; `escaped` when it was not written raw. */
+function unitAt(t: string, i: number): { cp: number; end: number; escaped: boolean } {
+  const c = t.charCodeAt(i);
+  if (c === 37) {
+    const first = percentAt(t, i);
+    if (first) {
+      const [byte, end] = first;
+      const more = byte >= 0xc2 && byte <= 0xdf ? 1 : byte >= 0xe0 && byte <= 0xef ? 2 : byte >= 0xf0 && byte <= 0xf4 ? 3 : 0;
+      if (more) {
+        let cp = byte & (0x3f >> more);
+        let at = end;
+        let ok = true;
+        for (let k = 0; k < more && ok; k++) {
+          const next = percentAt(t, at);
+          if (!next || next[0] < 0x80 || next[0] > 0xbf) ok = false;
+          else ((cp = (cp << 6) | (next[0] & 0x3f)), (at = next[1]));
+        }
+        if (ok && cp <= 0x10ffff) return { cp, end: at, escaped: true };
+      }
+      return { cp: byte, end, escaped: true };
+    }
+  } else if (c === 92) {
+    const n = t.charCodeAt(i + 1);
+    if (n === 117) {
+      let cu = 0;
+      for (let k = 2; k < 6 && cu >= 0; k++) {
+        const h = hexValue(t.charCodeAt(i + k));
+        cu = h < 0 ? -1 : cu * 16 + h;
+      }
+      if (cu >= 0) {
+        if (cu >= 0xd800 && cu <= 0xdbff && t.charCodeAt(i + 6) === 92 && t.charCodeAt(i + 7) === 117) {
+          const low = unitAt(t, i + 6);
+          if (low.end === i + 12 && low.cp >= 0xdc00 && low.cp <= 0xdfff) return { cp: 0x10000 + ((cu - 0xd800) << 10) + (low.cp - 0xdc00), end: i + 12, escaped: true };
+        }
+        return { cp: cu, end: i + 6, escaped: true };
+      }
+    } else if (n === 47 || n === 34 || n === 92) return { cp: n, end: i + 2, escaped: true };
+  } else if (c === 38 && t.charCodeAt(i + 1) === 35) {
+    const isHex = (t.charCodeAt(i + 2) | 32) === 120;
+    let j = i + (isHex ? 3 : 2);
+    let cp = 0;
+    const from = j;
+    for (; j < from + 10; j++) {
+      const d = hexValue(t.charCodeAt(j));
+      if (d < 0 || (!isHex && d > 9)) break;
+      cp = cp * (isHex ? 16 : 10) + d;
+    }
+    if (j > from && t.charCodeAt(j) === 59 && cp <= 0x10ffff) return { cp, end: j + 1, escaped: true };
+  }
+  const cp = t.codePointAt(i)!;
+  return { cp, end: i + (cp > 0xffff ? 2 : 1), escaped: false };
+}
+
+/** `text` decoded into folded units: `cps[u]`, spelled from `starts[u]` to `starts[u + 1]`. */
+function decode(text: string): { cps: Int32Array; starts: Int32Array; escaped: Uint8Array; count: number } {
+  const cps = new Int32Array(text.length);
+  const starts = new Int32Array(text.length + 1);
+  const escaped = new Uint8Array(text.length);
+  let count = 0;
+  for (let i = 0; i < text.length; count++) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && c !== 37 && c !== 92 && c !== 38) {
+      // The common case, without an object per character.
+      cps[count] = c === 43 ? 32 : c >= 65 && c <= 90 ? c + 32 : c;
+      starts[count] = i++;
+      continue;
+    }
+    const unit = unitAt(text, i);
+    cps[count] = fold(unit.cp);
+    starts[count] = i;
+    escaped[count] = unit.escaped ? 1 : 0;
+    i = unit.end;
+  }
+  starts[count] = text.length;
+  return { cps, starts, escaped, count };
+}
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+/** Base64 (and base64url) of the key inside a longer base64 text (Basic auth's `user:key`), at each byte alignment. */
+function base64Spellings(secret: string): string[] {
   const bytes = utf8(secret);
   return [0, 1, 2].flatMap((skip) => {
     const whole = Math.floor((bytes.length - skip) / 3) * 3;
-    const text = btoa(String.fromCharCode(...bytes.slice(skip, skip + whole)));
-    return whole < 9 ? [] : [escapeRe(text), escapeRe(text.replace(/\+/g, '-').replace(/\//g, '_'))];
+    if (whole < 9) return [];
+    const text = btoa(String.fromCharCode(...bytes.subarray(skip, skip + whole)));
+    return [text, text.replace(/\+/g, '-').replace(/\//g, '_')];
   });
 }
 
-function patternFor(secret: string): RegExp {
-  let re = patterns.get(secret);
-  if (!re) {
-    const body = [[...secret].map(charPattern).join(''), ...(secret.length >= SHORT_KEY ? base64Patterns(secret) : [])].join('|');
-    re = new RegExp(secret.length >= SHORT_KEY ? body : `(?:(?<![\\p{L}\\p{N}])|(?<=%[0-9a-f]{2}))(?:${body})(?![\\p{L}\\p{N}])`, 'giu');
-    patterns.set(secret, re);
-  }
-  return re;
+interface Pattern {
+  readonly units: Int32Array;
+  /** Scrubbed only as a whole token. */
+  readonly short: boolean;
+  refs: number;
 }
 
-// Every key a live client of this process holds, counted per client. Errors scrub themselves
-// against these, so no surface can forget to; module-private and never exported, like the key
-// inside the core. A key is forgotten when the last client holding it is collected, so the cost of
-// scrubbing does not grow with every client ever made.
-const secrets = new Map<string, number>();
+// One random base per process: hashes cannot be aimed at from outside.
+const BASE = (Math.floor(Math.random() * 0x3fffffff) | 1) + 0x10000;
+
+function hashUnits(units: ArrayLike<number>, from: number, length: number): number {
+  let h = 0;
+  for (let k = 0; k < length; k++) h = (Math.imul(h, BASE) + units[from + k]!) | 0;
+  return h;
+}
+
+function powBase(length: number): number {
+  let p = 1;
+  for (let k = 1; k < length; k++) p = Math.imul(p, BASE);
+  return p;
+}
+
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** Every spelling of a set of keys, indexed by length, then hash. */
+class SecretIndex {
+  private readonly byLength = new Map<number, { pow: number; patterns: Map<number, Pattern[]> }>();
+  /** Keys held, counted per holder. */
+  readonly secrets = new Map<string, number>();
+
+  add(secret: string): void {
+    const held = this.secrets.get(secret) ?? 0;
+    this.secrets.set(secret, held + 1);
+    if (held > 0) return;
+    for (const spelled of [secret, ...(secret.length >= SHORT_KEY ? base64Spellings(secret) : [])]) {
+      const units = Int32Array.from([...spelled], (ch) => fold(ch.codePointAt(0)!));
+      if (units.length === 0) continue;
+      let slot = this.byLength.get(units.length);
+      if (!slot) this.byLength.set(units.length, (slot = { pow: powBase(units.length), patterns: new Map() }));
+      const hash = hashUnits(units, 0, units.length);
+      const bucket = slot.patterns.get(hash) ?? [];
+      const same = bucket.find((p) => sameUnits(p.units, units, 0));
+      if (same) same.refs++;
+      else bucket.push({ units, short: secret.length < SHORT_KEY, refs: 1 });
+      slot.patterns.set(hash, bucket);
+    }
+  }
+
+  remove(secret: string): void {
+    const held = this.secrets.get(secret);
+    if (held === undefined) return;
+    if (held > 1) {
+      this.secrets.set(secret, held - 1);
+      return;
+    }
+    this.secrets.delete(secret);
+    for (const spelled of [secret, ...(secret.length >= SHORT_KEY ? base64Spellings(secret) : [])]) {
+      const units = Int32Array.from([...spelled], (ch) => fold(ch.codePointAt(0)!));
+      const slot = this.byLength.get(units.length);
+      const hash = hashUnits(units, 0, units.length);
+      const bucket = slot?.patterns.get(hash);
+      const at = bucket?.findIndex((p) => sameUnits(p.units, units, 0)) ?? -1;
+      if (!slot || !bucket || at < 0) continue;
+      if (--bucket[at]!.refs > 0) continue;
+      bucket.splice(at, 1);
+      if (bucket.length === 0) slot.patterns.delete(hash);
+      if (slot.patterns.size === 0) this.byLength.delete(units.length);
+    }
+  }
+
+  get size(): number {
+    return this.secrets.size;
+  }
+
+  scrub(text: string): string {
+    if (this.byLength.size === 0 || text.length === 0) return text;
+    const { cps, starts, escaped, count } = decode(text);
+    // Matched spans, as [start, end) offsets into `text`.
+    const spans: number[] = [];
+    for (const [length, { pow, patterns }] of this.byLength) {
+      if (length > count) continue;
+      let h = hashUnits(cps, 0, length);
+      for (let u = 0; ; u++) {
+        const bucket = patterns.get(h);
+        if (bucket) {
+          for (const p of bucket) {
+            if (sameUnits(p.units, cps, u) && (!p.short || this.isToken(text, starts, escaped, u, u + length))) {
+              spans.push(starts[u]!, starts[u + length]!);
+              break;
+            }
+          }
+        }
+        if (u + length >= count) break;
+        h = (Math.imul(h - Math.imul(cps[u]!, pow), BASE) + cps[u + length]!) | 0;
+      }
+    }
+    if (spans.length === 0) return text;
+    const order = Array.from({ length: spans.length / 2 }, (_, k) => k).sort((a, b) => spans[2 * a]! - spans[2 * b]!);
+    let out = '';
+    let at = 0;
+    for (let k = 0; k < order.length; ) {
+      const start = spans[2 * order[k]!]!;
+      let end = spans[2 * order[k]! + 1]!;
+      for (k++; k < order.length && spans[2 * order[k]!]! <= end; k++) end = Math.max(end, spans[2 * order[k]! + 1]!);
+      out += text.slice(at, Math.max(at, start)) + REDACTED;
+      at = Math.max(at, end);
+    }
+    return out + text.slice(at);
+  }
+
+  /** A short key counts only as a whole token: no raw letter or digit right before or after it. */
+  private isToken(text: string, starts: Int32Array, escaped: Uint8Array, from: number, to: number): boolean {
+    if (from > 0 && !escaped[from - 1]) {
+      const before = String.fromCodePoint(text.codePointAt(starts[from - 1]!)!);
+      if (WORD_CHAR.test(before)) return false;
+    }
+    const after = starts[to]!;
+    return after >= text.length || !WORD_CHAR.test(String.fromCodePoint(text.codePointAt(after)!));
+  }
+}
+
+function sameUnits(pattern: Int32Array, units: Int32Array, from: number): boolean {
+  for (let k = 0; k < pattern.length; k++) if (pattern[k] !== units[from + k]) return false;
+  return true;
+}
+
+// Every key a live client of this process holds. Errors scrub themselves against these, so no
+// surface can forget to; module-private and never exported, like the key inside the core. A key
+// is forgotten when the last client holding it is collected.
+const registered = new SecretIndex();
 const release =
-  typeof FinalizationRegistry === 'undefined'
-    ? undefined
-    : new FinalizationRegistry<string>((secret) => {
-        const left = (secrets.get(secret) ?? 1) - 1;
-        if (left > 0) secrets.set(secret, left);
-        else (secrets.delete(secret), patterns.delete(secret));
-      });
+  typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<string>((secret) => registered.remove(secret));
+
+// Indexes for one key, for `scrubSecret(text, key)`: a client's core keeps its own.
+const single = new Map<string, SecretIndex>();
+
+/** The scrubbing function for one key: linear in the text, built once. */
+export function createScrubber(secret: string | undefined): (text: string) => string {
+  if (!secret || secret.length > MAX_KEY_LENGTH) return (text) => text;
+  const index = new SecretIndex();
+  index.add(secret);
+  return (text) => index.scrub(text);
+}
 
 /** Registers a key to be scrubbed from every error for as long as `holder` (its client's core) lives. */
 export function registerSecret(secret: string | undefined, holder?: object): void {
-  if (!secret) return;
-  secrets.set(secret, (secrets.get(secret) ?? 0) + 1);
+  // A longer key is refused at client creation; it is never indexed here.
+  if (!secret || secret.length > MAX_KEY_LENGTH) return;
+  registered.add(secret);
   if (holder) release?.register(holder, secret);
 }
 
 /** `text` with every spelling of `secret` (or, by default, of every registered key) replaced. */
 export function scrubSecret(text: string, secret?: string): string {
-  for (const s of secret === undefined ? secrets.keys() : [secret]) {
-    if (s) text = text.replace(patternFor(s), REDACTED);
+  if (secret === undefined) return registered.scrub(text);
+  if (!secret) return text;
+  let index = single.get(secret);
+  if (!index) {
+    if (single.size >= 64) single.clear();
+    index = new SecretIndex();
+    if (secret.length <= MAX_KEY_LENGTH) index.add(secret);
+    single.set(secret, index);
   }
-  return text;
+  return index.scrub(text);
 }
 
 /** `text` scrubbed of every registered key. */
 export function redactText(text: string): string {
-  return secrets.size === 0 ? text : scrubSecret(text);
+  return registered.size === 0 ? text : registered.scrub(text);
 }
 
 /**
@@ -135,7 +348,11 @@ function redactAt(value: unknown, depth: number, seen: WeakMap<object, unknown>)
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = Object.create(proto);
   seen.set(value, out);
-  for (const [k, v] of Object.entries(value)) out[redactText(k)] = redactAt(v, depth + 1, seen);
+  // Defined, never assigned: a `__proto__` key stays a plain data property of the copy instead of
+  // replacing its prototype (which would let a body inject `isAdmin` into every lookup).
+  for (const [k, v] of Object.entries(value)) {
+    Object.defineProperty(out, redactText(k), { value: redactAt(v, depth + 1, seen), enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }
 

@@ -10,23 +10,25 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
   return Math.round(base * (1 - 0.25 * random()));
 }
 
+const DELTA_SECONDS = /^\d{1,10}$/;
+
 /**
- * The server's wait hint in milliseconds, from `retry-after-ms`, or `retry-after` as seconds or an
- * HTTP date. Undefined when absent or unreadable.
+ * The server's wait hint in milliseconds, from `retry-after-ms`, or `retry-after` as delta-seconds
+ * (a plain non-negative integer: not `0x10`, `1e1` nor `-1`) or an HTTP-date. A date is measured
+ * against the answer's own `Date` header, so a client whose clock is off waits what the server
+ * meant; without a `Date`, against `now`. Undefined when absent or unreadable.
  */
 export function parseRetryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
-  const ms = headers.get('retry-after-ms');
-  if (ms !== null && ms.trim() !== '') {
-    const value = Number(ms);
-    if (Number.isFinite(value) && value >= 0) return value;
-  }
-  const header = headers.get('retry-after');
-  if (header === null || header.trim() === '') return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const ms = headers.get('retry-after-ms')?.trim();
+  if (ms && /^\d{1,12}(?:\.\d+)?$/.test(ms)) return Number(ms);
+  const header = headers.get('retry-after')?.trim();
+  if (!header) return undefined;
+  if (DELTA_SECONDS.test(header)) return Number(header) * 1000;
+  if (!/^[A-Za-z]{3}, /.test(header)) return undefined;
   const date = Date.parse(header);
   if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  const sent = Date.parse(headers.get('date') ?? '');
+  return Math.max(0, date - (Number.isNaN(sent) ? now : sent));
 }
 
 /** Statuses worth another attempt for a call that is safe to repeat. */

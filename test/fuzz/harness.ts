@@ -107,9 +107,9 @@ export const METHODS: readonly MethodRow[] = [
   { name: 'job.wait', call: (c, _id, o) => c.endpoint('ep').job('j').wait({ ...WAIT, ...o }) },
   { name: 'job.stream', call: (c, id, o) => drain(c.endpoint('ep').job(id).stream({ pollIntervalMs: 2, signal: AbortSignal.timeout(20), ...o })), path: '/v2/ep/stream/{id}' },
   // Serverless, load-balanced
-  { name: 'loadBalanced.get', call: (c, _id, o) => c.loadBalanced('https://lb.test', { coldStartTimeoutMs: 30 }).get('/ping', o) },
-  { name: 'loadBalanced.post', call: (c, _id, o) => c.loadBalanced('https://lb.test').post('/generate', { json: { x: 1 }, ...o }) },
-  { name: 'loadBalanced.fetch', call: (c, _id, o) => c.loadBalanced('https://lb.test').fetch('/raw', { method: 'POST', body: '{}', ...o }) },
+  { name: 'loadBalanced.get', call: (c, _id, o) => c.loadBalanced('lb', { coldStartTimeoutMs: 30 }).get('/ping', o) },
+  { name: 'loadBalanced.post', call: (c, _id, o) => c.loadBalanced('lb').post('/generate', { json: { x: 1 }, ...o }) },
+  { name: 'loadBalanced.fetch', call: (c, _id, o) => c.loadBalanced('lb').fetch('/raw', { method: 'POST', body: '{}', ...o }) },
 ];
 
 export const TEST_URLS = {
@@ -117,6 +117,7 @@ export const TEST_URLS = {
   restUrl: 'https://api.runpod.test/v2',
   restV1Url: 'https://rest.runpod.test/v1',
   serverlessUrl: 'https://api.runpod.test/v2',
+  loadBalancedUrl: 'https://lb.test/{endpointId}',
 } as const;
 
 /** A client whose every request is answered by `respond`; counts what was sent. */

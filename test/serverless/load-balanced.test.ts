@@ -21,12 +21,23 @@ describe('load-balanced endpoints', () => {
     else expect(JSON.parse(call.body!)).toEqual({ prompt: 'hi' });
   });
 
-  it('takes a full URL, returns text for non-JSON answers, and can leave the key out', async () => {
+  it('takes an address from the loadBalancedUrl option, returns text for non-JSON answers, and can leave the key out', async () => {
     const { fetch, calls } = recordingFetch(() => new Response('pong', { headers: { 'content-type': 'text/plain' } }));
-    const lb = createRunpodClient({ apiKey: TEST_API_KEY, fetch }).loadBalanced('http://127.0.0.1:9999/', { auth: false });
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch, loadBalancedUrl: 'http://127.0.0.1:9999/lb/{endpointId}' });
+    const lb = rp.loadBalanced('http://127.0.0.1:9999/lb/ep1/', { auth: false });
     expect(await lb.get('ping')).toBe('pong');
-    expect(calls[0]?.url.toString()).toBe('http://127.0.0.1:9999/ping');
+    expect(calls[0]?.url.toString()).toBe('http://127.0.0.1:9999/lb/ep1/ping');
     expect(calls[0]?.headers.get('authorization')).toBeNull();
+  });
+
+  it('refuses a URL as an id unless the loadBalancedUrl template makes it: the key goes nowhere else', async () => {
+    const { fetch, calls } = recordingFetch(() => new Response('pong'));
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
+    for (const url of ['https://evil.test', 'https://ep1.api.runpod.ai.evil.test', 'https://evil.test/x.api.runpod.ai', 'http://127.0.0.1:9999/']) {
+      expect(() => rp.loadBalanced(url)).toThrow(ValidationError);
+    }
+    expect(rp.loadBalanced('https://ep1.api.runpod.ai/').baseUrl).toBe('https://ep1.api.runpod.ai');
+    expect(calls).toHaveLength(0);
   });
 
   it('rides out a cold start on GET: 503, 502 and "no workers available" are retried up to the deadline', async () => {

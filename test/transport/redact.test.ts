@@ -144,3 +144,59 @@ describe('the core', () => {
     expect([...hop.url.searchParams.values()].join(' ')).toContain(REDACTED);
   });
 });
+
+describe('scrubbing that scales and cannot fail', () => {
+  it('refuses a key over 512 characters without echoing it, and other clients keep their errors', () => {
+    const apiKey = `rpa_${'k'.repeat(9_996)}`;
+    let error: unknown;
+    try {
+      createRunpodClient({ apiKey, fetch: async () => json({}) });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).field).toBe('apiKey');
+    expect((error as Error).message.length).toBeLessThan(200);
+    expect((error as Error).message).not.toContain('kkkk');
+    expect(new ServerError('still a server error', { status: 500 })).toBeInstanceOf(ServerError);
+    expect(() => createRunpodClient({ apiKey: 'k'.repeat(512), fetch: async () => json({}) })).not.toThrow();
+  });
+
+  it('a key of 512 characters and a near miss of a megabyte scrub in one pass', () => {
+    const key = `${'k'.repeat(511)}z`;
+    const nearMiss = 'k'.repeat(1_000_000);
+    expect(scrubSecret(nearMiss, key)).toBe(nearMiss);
+    expect(scrubSecret(`a ${nearMiss}z b`, key)).toBe(`a ${'k'.repeat(1_000_000 - 511)}${REDACTED} b`);
+  });
+
+  it('every registered key is scrubbed, however many clients hold one', () => {
+    const holders = Array.from({ length: 300 }, (_, i) => ({ i }));
+    const keys = holders.map((h, i) => {
+      const key = `rpa_many_${i}_${'q'.repeat(i % 37)}_end`;
+      registerSecret(key, h);
+      return key;
+    });
+    const text = keys.map((k, i) => (i % 2 ? encodeURIComponent(k) : k.toUpperCase())).join(' | ');
+    const err = new ServerError(text, { status: 500, body: { all: text } });
+    for (const key of keys) expect(JSON.stringify(err)).not.toContain(key);
+    expect(holders.length).toBe(300);
+  });
+
+  it('a cause that cannot be read is withheld; the error keeps its class', () => {
+    const cause = new Proxy({}, { ownKeys: () => { throw new RangeError('boom'); } });
+    const err = new ServerError('m', { status: 503, cause, body: { a: 1 } });
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err.status).toBe(503);
+    expect(err.cause).toBe('[withheld: could not be scrubbed]');
+  });
+
+  it('a __proto__ key in a body stays data: nothing is injected into the copy', () => {
+    const body = JSON.parse('{"__proto__":{"isAdmin":true},"a":{"__proto__":{"x":1}}}') as object;
+    const err = new ApiError('m', { status: 400, body });
+    const copy = err.body as Record<string, unknown>;
+    expect(copy.isAdmin).toBeUndefined();
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.hasOwn(copy, '__proto__')).toBe(true);
+    expect((copy.a as Record<string, unknown>).x).toBeUndefined();
+  });
+});
