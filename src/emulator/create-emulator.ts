@@ -348,7 +348,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         handlerNames,
         // `/health` reads the same pool.
         workers: (account, endpoint) => queue.workers.workers(account, endpoint),
-        endpointChanged: (account, endpoint) => queue.workers.wake(account, endpoint),
+        endpointChanged: (account, endpoint) => queue.workers.refresh(account, endpoint),
         endpointDeleted: (account, endpointId) => queue.endpointDeleted(account, endpointId),
         queueBase: (origin) => `${origin}/queue/v2`,
         loadBalancedBase: (origin, endpointId) => `${origin}/lb/${encodeURIComponent(endpointId)}`,
@@ -430,7 +430,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         endpoint.handler = spec.handler;
         if (spec.coldStartMs !== undefined) endpoint.coldStartMs = spec.coldStartMs;
         account.endpoints.set(endpoint.id, endpoint);
-        queue.workers.wake(account, endpoint);
+        queue.workers.refresh(account, endpoint);
         return endpoint.id;
       },
     },

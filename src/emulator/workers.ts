@@ -120,16 +120,15 @@ class WorkerPool<J extends QueuedJob> {
   /** Idle workers past `idleTimeout` go, down to `workers.min`; and no pool keeps more than `workers.max`. */
   private retire(now: number): void {
     const { min, max } = this.bounds();
-    const idleMs = Math.max(1, finiteOr(this.endpoint.idleTimeout, 5)) * 1000;
-    const idle = this.workers.filter((w) => w.status === 'IDLE').sort((a, b) => (a.idleSince ?? 0) - (b.idleSince ?? 0));
-    for (const worker of idle) {
-      if (this.workers.length <= min) break;
-      if ((worker.idleSince ?? now) + idleMs <= now || this.workers.length > max) this.remove(worker);
-    }
-    // Lowered `workers.max`: cold starts under way are given up too (a running job keeps its worker).
+    // Lowered `workers.max`: cold starts under way are given up first, then idle workers (a running job keeps its worker).
     for (const worker of this.workers.filter((w) => w.status === 'INITIALIZING').reverse()) {
       if (this.workers.length <= max) break;
       this.remove(worker);
+    }
+    const idleMs = Math.max(1, finiteOr(this.endpoint.idleTimeout, 5)) * 1000;
+    const idle = this.workers.filter((w) => w.status === 'IDLE').sort((a, b) => (a.idleSince ?? 0) - (b.idleSince ?? 0));
+    for (const worker of idle) {
+      if (this.workers.length > max || (this.workers.length > min && (worker.idleSince ?? now) + idleMs <= now)) this.remove(worker);
     }
   }
 
@@ -293,6 +292,11 @@ export class WorkerPools<J extends QueuedJob> {
   /** Something changed for this endpoint (a job arrived or ended, its settings changed): the pool looks again soon. */
   wake(account: Account, endpoint: EmulatedEndpoint): void {
     if (!this.disposed) this.pool(account, endpoint).wake();
+  }
+
+  /** The endpoint was created or its settings changed: its pool follows at once (`workers.min` start now). */
+  refresh(account: Account, endpoint: EmulatedEndpoint): void {
+    if (!this.disposed) this.pool(account, endpoint).pump();
   }
 
   /** The endpoint's workers as of now (brought up to date first). */
