@@ -203,6 +203,11 @@ export class ServerlessQueue {
     );
   }
 
+  /** What `/{endpointId}/…` reaches for this account: its own endpoint, else a handler's public endpoint. */
+  endpointFor(account: Account, endpointId: string): EmulatedEndpoint | undefined {
+    return account.endpoints.get(endpointId) ?? this.publicEndpoint(endpointId);
+  }
+
   /** The public endpoint of a registered handler, or undefined. */
   publicEndpoint(name: string): EmulatedEndpoint | undefined {
     if (!this.handlers.has(name)) return undefined;

@@ -105,7 +105,7 @@ export function queueRoutes(queue: ServerlessQueue, limiter: ServerlessLimiter, 
   const endpointOf = (c: C): EmulatedEndpoint => {
     const id = c.req.param('endpointId')!;
     // The account's own endpoint, or a handler's public endpoint under its name (any account may call it).
-    const endpoint = c.get('account').endpoints.get(id) ?? queue.publicEndpoint(id);
+    const endpoint = queue.endpointFor(c.get('account'), id);
     if (!endpoint) throw notFound('endpoint', id);
     return endpoint;
   };
