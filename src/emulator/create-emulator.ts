@@ -418,12 +418,18 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         const min = spec.workers?.min ?? 0;
         const max = spec.workers?.max ?? 3;
         if (!(Number.isInteger(min) && Number.isInteger(max) && min >= 0 && min <= max)) throw new Error('emulator.endpoints.create: workers.min and workers.max must be whole numbers with 0 ≤ min ≤ max');
+        const idleTimeout = spec.workers?.idleTimeout ?? 5;
+        if (!(Number.isInteger(idleTimeout) && idleTimeout >= 1 && idleTimeout <= 3600)) throw new Error('emulator.endpoints.create: workers.idleTimeout must be a whole number of seconds from 1 to 3600');
+        const scaling = spec.scaling ?? { type: 'QUEUE_DELAY', queueDelay: 4 };
+        const scalingOk = scaling.type === 'QUEUE_DELAY' ? Number.isFinite(scaling.queueDelay) && scaling.queueDelay >= 0.5 : scaling.type === 'REQUEST_COUNT' && Number.isInteger(scaling.requestCount) && scaling.requestCount >= 1;
+        if (!scalingOk) throw new Error('emulator.endpoints.create: scaling must be { type: "QUEUE_DELAY", queueDelay ≥ 0.5 } or { type: "REQUEST_COUNT", requestCount ≥ 1 (whole) }');
+        if (spec.coldStartMs !== undefined && !(Number.isFinite(spec.coldStartMs) && spec.coldStartMs >= 0)) throw new Error('emulator.endpoints.create: coldStartMs must be a number ≥ 0');
         const endpoint = buildEndpoint(platform, handlerNames(), account, {
           name: spec.name ?? spec.handler,
           type: 'QUEUE',
           image: `emulator/${spec.handler}:latest`,
-          scaling: spec.scaling ?? { type: 'QUEUE_DELAY', queueDelay: 4 },
-          workers: { min, max, idleTimeout: spec.workers?.idleTimeout ?? 5 },
+          scaling,
+          workers: { min, max, idleTimeout },
           flashboot: spec.flashboot ?? 'OFF',
           timeout: spec.executionTimeoutMs ?? 600_000,
         });

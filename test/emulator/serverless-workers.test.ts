@@ -249,11 +249,19 @@ describe('an account owns only what it created', () => {
     expect((await call('POST', '/nobody/runsync', { json: { input: 1 } })).status).toBe(404);
   });
 
-  it('endpoints.create refuses an unknown handler, an unknown key and bad worker counts', () => {
-    const { emulator } = wireEmulator();
+  it('endpoints.create refuses an unknown handler, an unknown key and bad settings, and makes nothing then', async () => {
+    const { emulator, send } = wireEmulator();
     expect(() => emulator.endpoints.create({ handler: 'nope' })).toThrow(/no handler named "nope"/);
     expect(() => emulator.endpoints.create({ handler: 'echo', apiKey: 'rpa_unknown' })).toThrow(/no account/);
     for (const workers of [{ min: 2, max: 1 }, { max: -1 }, { min: 0.5 }]) expect(() => emulator.endpoints.create({ handler: 'echo', workers })).toThrow(/workers\.min and workers\.max/);
+    for (const idleTimeout of [0, 3601, 1.5]) expect(() => emulator.endpoints.create({ handler: 'echo', workers: { idleTimeout } })).toThrow(/idleTimeout/);
+    expect(() => emulator.endpoints.create({ handler: 'echo', scaling: { type: 'QUEUE_DELAY', queueDelay: 0.1 } })).toThrow(/scaling/);
+    expect(() => emulator.endpoints.create({ handler: 'echo', scaling: { type: 'REQUEST_COUNT', requestCount: 0 } })).toThrow(/scaling/);
+    expect(() => emulator.endpoints.create({ handler: 'echo', coldStartMs: -1 })).toThrow(/coldStartMs/);
+    const listed = async () => ((await send(`${emulator.clientOptions(KEY_A).restUrl}/serverless`)).body as { endpoints: Array<{ id: string }> }).endpoints.map((e) => e.id);
+    expect(await listed()).toEqual([]);
+    const made = emulator.endpoints.create({ handler: 'echo' });
+    expect(await listed()).toEqual([made]);
   });
 });
 
