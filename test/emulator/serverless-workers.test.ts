@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRunpodClient } from '../../src/index.js';
-import type { EmulatorEndpointSpec } from '../../src/emulator/index.js';
+import { createEmulator, type EmulatorEndpointSpec } from '../../src/emulator/index.js';
 import { KEY_A, KEY_B, settle, wireEmulator } from './serverless-wire.js';
 
 const SECOND = 1000;
@@ -265,7 +265,22 @@ describe('an account owns only what it created', () => {
   });
 });
 
-describe('through the client, on the manual clock', () => {
+describe('through the client', () => {
+  it('the auto clock reaches cold starts and queue delays: runSync and wait finish without advance()', async () => {
+    const emulator = createEmulator({ clock: 'auto', coldStartMs: 30_000 });
+    try {
+      const id = emulator.endpoints.create({ handler: 'sleep', workers: { max: 2 }, scaling: { type: 'QUEUE_DELAY', queueDelay: 10 } });
+      const ep = createRunpodClient(emulator.clientOptions()).endpoint<{ ms: number; output: string }, string>(id);
+      const first = await ep.run({ ms: 120_000, output: 'long' });
+      // The second job waits 10 s, then a second worker starts cold (30 s): 40 s in all.
+      const second = await ep.runSync({ ms: 1_000, output: 'short' }, { pollIntervalMs: 10 });
+      expect(second).toMatchObject({ status: 'COMPLETED', output: 'short', delayTime: 40_000 });
+      expect(await first.wait({ pollIntervalMs: 10 })).toMatchObject({ output: 'long', delayTime: 30_000 });
+    } finally {
+      emulator.dispose();
+    }
+  });
+
   it('a job waits IN_QUEUE behind a busy worker, and clock.run() reaches every worker event', async () => {
     const { emulator } = wireEmulator();
     const id = emulator.endpoints.create({ handler: 'sleep', workers: { max: 1 } });
