@@ -97,7 +97,7 @@ async function restTour(rp: RunpodClient, podId: string, gpuTypeId: string): Pro
 }
 
 async function serverlessTour(rp: RunpodClient, lbUrl: string): Promise<void> {
-  step(6, 'Serverless jobs');
+  step(6, 'Serverless jobs on the emulator\'s public endpoints (echo, sleep, stream)');
   const echo = rp.endpoint<{ prompt: string }, { prompt: string }>('echo');
   const job = await echo.run({ prompt: 'hello' });
   show('run + wait', (await job.wait()).output);
@@ -116,7 +116,18 @@ async function serverlessTour(rp: RunpodClient, lbUrl: string): Promise<void> {
     show('cancel', err instanceof JobCancelledError ? `JobCancelledError for ${err.jobId}` : String(err));
   }
 
-  step(7, 'A load-balanced endpoint (the first call rides out a cold start)');
+  step(7, 'Your own endpoint: one worker, a cold start, and a queue behind it');
+  const created = await rp.rest.endpoints.create({ name: 'demo-sleep', type: 'QUEUE', image: 'my-org/sleep:1', scaling: { type: 'REQUEST_COUNT', requestCount: 1 }, workers: { min: 0, max: 1 } });
+  show('created', `${created.id}, workers ${created.workers.min}–${created.workers.max}`);
+  const own = rp.endpoint<{ ms: number; output: string }, string>(created.id);
+  const queued = await Promise.all([1, 2, 3].map((n) => own.run({ ms: 300, output: `job ${n}` })));
+  show('status after /run', (await Promise.all(queued.map(async (j) => (await j.status()).status))).join(', '));
+  const health = await own.health();
+  show('health', `${health.jobs.inQueue} in queue; workers ${JSON.stringify(health.workers)}`);
+  for (const done of await Promise.all(queued.map((j) => j.wait({ pollIntervalMs: 100 })))) show(String(done.output), `waited ${done.delayTime} ms, ran ${done.executionTime} ms`);
+  await rp.rest.endpoints.delete(created.id);
+
+  step(8, 'A load-balanced endpoint (the first call rides out a cold start)');
   const lb = rp.loadBalanced(lbUrl);
   const started = Date.now();
   show('GET /v1/models', await lb.get('/v1/models'));

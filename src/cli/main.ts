@@ -405,7 +405,7 @@ async function serveEmulator(options: GlobalOptions & { port: number; host: stri
     console.log(`runpod-gql emulator listening on ${server.url}
   graphqlUrl     ${server.graphqlUrl}
   restUrl        ${server.restUrl}
-  serverlessUrl  ${server.serverlessUrl}   (endpoints: echo, sleep, fail, stream)
+  serverlessUrl  ${server.serverlessUrl}   (public endpoints: echo, sleep, fail, stream)
   apiKey         ${apiKey}
 
   createRunpodClient({ apiKey: '${apiKey}', graphqlUrl: '${server.graphqlUrl}', restUrl: '${server.restUrl}', serverlessUrl: '${server.serverlessUrl}' })

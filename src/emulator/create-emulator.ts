@@ -6,11 +6,12 @@ import { answerAfterCreate, FaultInjector, isAfterCreate, type Fault, type Fault
 import { bearerKey, FixedWindowLimiter } from './graphql-access.js';
 import { bodyLimit, DEFAULT_MAX_BODY_BYTES, emulatorCors } from './http-guards.js';
 import { createGraphQLExecutor } from './graphql-handler.js';
-import { Platform, type Account, type EmulatedEndpoint } from './platform.js';
-import { handlerEndpoint, ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
+import { Platform, type Account } from './platform.js';
+import { ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
 import { restRoutes, type EmulatorEnv } from './rest-routes.js';
-import { restV1Retired, restV2Routes, type WorkerInfo } from './rest-v2/index.js';
+import { restV1Retired, restV2Routes } from './rest-v2/index.js';
 import { problemBody, problemResponse } from './rest-v2/problem.js';
+import { buildEndpoint } from './rest-v2/serverless.js';
 import { ServerlessLimiter, type ServerlessLimits } from './serverless-limits.js';
 import { LoadBalancedEndpoints, queueRoutes, toEmulatedLoadBalanced, type LoadBalancedDefinition } from './serverless-routes.js';
 
@@ -38,8 +39,15 @@ export interface EmulatorOptions {
   hosts?: HostSpec[] | undefined;
   /** How long a pod takes to start, on the emulator clock. @default 2000 */
   podStartupMs?: number | undefined;
-  /** Time a job spends IN_QUEUE before a worker takes it. @default 0 */
+  /**
+   * The platform's hand-off time: a job is IN_QUEUE at least this long before a worker may take
+   * it, on top of any wait for a free worker. @default 0
+   */
   queueDelayMs?: number | undefined;
+  /** A new worker's cold start (INITIALIZING, then IDLE) when its endpoint's `flashboot` is OFF. @default 500 */
+  coldStartMs?: number | undefined;
+  /** A new worker's cold start with `flashboot` FLASHBOOT or PRIORITY_FLASHBOOT. @default 100 */
+  flashbootColdStartMs?: number | undefined;
   /** How long `/stream` holds when nothing is ready. @default 10000 */
   streamHoldMs?: number | undefined;
   /** Serverless rate limits and the queue-full answer, as the platform enforces them; `false` lifts them all. @default the platform's limits */
@@ -101,6 +109,26 @@ export interface ListeningEmulator {
   close(): Promise<void>;
 }
 
+/** A queue-based endpoint made with `emulator.endpoints.create`. */
+export interface EmulatorEndpointSpec {
+  /** The handler its workers run: built in (`echo`, `sleep`, `fail`, `stream`) or registered. */
+  handler: string;
+  /** The account that owns it. @default the emulator's first key */
+  apiKey?: string | undefined;
+  /** @default the handler's name */
+  name?: string | undefined;
+  /** Between `min` and `max` workers; an idle one goes after `idleTimeout` seconds. @default { min: 0, max: 3, idleTimeout: 5 } */
+  workers?: { min?: number | undefined; max?: number | undefined; idleTimeout?: number | undefined } | undefined;
+  /** @default { type: 'QUEUE_DELAY', queueDelay: 4 } */
+  scaling?: { type: 'QUEUE_DELAY'; queueDelay: number } | { type: 'REQUEST_COUNT'; requestCount: number } | undefined;
+  /** Shortens cold starts to the emulator's `flashbootColdStartMs`. @default 'OFF' */
+  flashboot?: 'OFF' | 'FLASHBOOT' | 'PRIORITY_FLASHBOOT' | undefined;
+  /** This endpoint's cold start, whatever the emulator's options and `flashboot` say. */
+  coldStartMs?: number | undefined;
+  /** A job's execution timeout unless its policy says otherwise. @default 600000 */
+  executionTimeoutMs?: number | undefined;
+}
+
 export interface Emulator {
   /**
    * The emulator as a fetch-standard handler (a `Request` in, a `Response` out), e.g. a Worker's
@@ -128,8 +156,18 @@ export interface Emulator {
     add(apiKey: string): void;
   };
   readonly handlers: {
-    /** Registers a serverless handler; an endpoint named `name` (or whose template image is `…/name`) runs it. */
+    /**
+     * Registers a serverless handler. Any account can call it by name as a public endpoint
+     * (`rp.endpoint(name)`), and an endpoint created with that name, or with an image `…/name`, runs it.
+     */
     register(name: string, handler: JobHandler): void;
+  };
+  readonly endpoints: {
+    /**
+     * Creates a queue-based endpoint owned by an account, whose workers run `handler`, as
+     * `POST /v2/serverless` would; returns its id. Its `workers.min` workers start at once.
+     */
+    create(spec: EmulatorEndpointSpec): string;
   };
   readonly loadBalanced: {
     define(definition: LoadBalancedDefinition): void;
@@ -175,7 +213,13 @@ function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefi
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const clock = createEmulatorClock(options.clock ?? 'real', options.timeScale);
   const platform = new Platform({ clock, gpuTypes: options.gpuTypes, hosts: options.hosts, podStartupMs: options.podStartupMs });
-  const queue = new ServerlessQueue({ clock, queueDelayMs: options.queueDelayMs, streamHoldMs: options.streamHoldMs, webhookFetch: options.webhookFetch });
+  const queue = new ServerlessQueue({
+    clock,
+    queueDelayMs: options.queueDelayMs,
+    streamHoldMs: options.streamHoldMs,
+    webhookFetch: options.webhookFetch,
+    workers: { coldStartMs: options.coldStartMs, flashbootColdStartMs: options.flashbootColdStartMs },
+  });
   const limiter = new ServerlessLimiter(clock, options.serverlessLimits);
   const faults = new FaultInjector();
   const loadBalanced = new LoadBalancedEndpoints(platform);
@@ -196,18 +240,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     return next;
   });
 
-  // A ready-made endpoint named after a worker (built in or registered): echo, sleep, <name>.
-  const addWorkerEndpoint = (account: Account, name: string): void => {
-    if (!account.endpoints.has(name)) account.endpoints.set(name, handlerEndpoint(name, clock.now()));
-  };
-  const addAccount = (apiKey: string): Account => {
-    const known = platform.accountByKey(apiKey);
-    if (known) return known;
-    const account = platform.addAccount(apiKey);
-    // Every account starts with the built-in and registered workers as ready-made endpoints: /queue/v2/echo, /queue/v2/sleep, …
-    for (const name of queue.handlers.keys()) addWorkerEndpoint(account, name);
-    return account;
-  };
+  // An account starts with nothing of its own; the handlers are public endpoints, reachable by name.
+  const addAccount = (apiKey: string): Account => platform.accountByKey(apiKey) ?? platform.addAccount(apiKey);
   for (const key of options.apiKeys ?? [EMULATOR_API_KEY]) addAccount(key);
 
   const app = new Hono<EmulatorEnv>();
@@ -306,17 +340,19 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   }
   app.use('/queue/v2/*', bearer);
   app.route('/queue/v2', queueRoutes(queue, limiter, clock));
-  const workers = (account: Account, endpoint: EmulatedEndpoint): WorkerInfo[] => {
-    const { running = 0, idle = 0 } = queue.health(account, endpoint).workers;
-    return [
-      ...Array.from({ length: running }, (_, i) => ({ id: `${endpoint.id}-w${i}`, status: 'RUNNING' as const, startedAt: endpoint.createdAt })),
-      ...Array.from({ length: idle }, (_, i) => ({ id: `${endpoint.id}-w${running + i}`, status: 'IDLE' as const, startedAt: endpoint.createdAt })),
-    ];
-  };
   app.route(
     '/v2',
     restV2Routes(
-      { platform, handlerNames, workers, queueBase: (origin) => `${origin}/queue/v2`, loadBalancedBase: (origin, endpointId) => `${origin}/lb/${encodeURIComponent(endpointId)}` },
+      {
+        platform,
+        handlerNames,
+        // `/health` reads the same pool.
+        workers: (account, endpoint) => queue.workers.workers(account, endpoint),
+        endpointChanged: (account, endpoint) => queue.workers.refresh(account, endpoint),
+        endpointDeleted: (account, endpointId) => queue.endpointDeleted(account, endpointId),
+        queueBase: (origin) => `${origin}/queue/v2`,
+        loadBalancedBase: (origin, endpointId) => `${origin}/lb/${encodeURIComponent(endpointId)}`,
+      },
       { ratePerMinute: options.restRateLimitPerMinute ?? 6_000 },
     ),
   );
@@ -372,7 +408,36 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     handlers: {
       register(name, handler) {
         queue.handlers.set(name, handler);
-        for (const account of platform.accounts.values()) addWorkerEndpoint(account, name);
+      },
+    },
+    endpoints: {
+      create(spec) {
+        if (!queue.handlers.has(spec.handler)) throw new Error(`emulator.endpoints.create: no handler named ${JSON.stringify(spec.handler)}; register it first`);
+        const account = platform.accountByKey(spec.apiKey ?? defaultKey);
+        if (!account) throw new Error('emulator.endpoints.create: no account has that API key; add it with emulator.accounts.add');
+        const min = spec.workers?.min ?? 0;
+        const max = spec.workers?.max ?? 3;
+        if (!(Number.isInteger(min) && Number.isInteger(max) && min >= 0 && min <= max)) throw new Error('emulator.endpoints.create: workers.min and workers.max must be whole numbers with 0 ≤ min ≤ max');
+        const idleTimeout = spec.workers?.idleTimeout ?? 5;
+        if (!(Number.isInteger(idleTimeout) && idleTimeout >= 1 && idleTimeout <= 3600)) throw new Error('emulator.endpoints.create: workers.idleTimeout must be a whole number of seconds from 1 to 3600');
+        const scaling = spec.scaling ?? { type: 'QUEUE_DELAY', queueDelay: 4 };
+        const scalingOk = scaling.type === 'QUEUE_DELAY' ? Number.isFinite(scaling.queueDelay) && scaling.queueDelay >= 0.5 : scaling.type === 'REQUEST_COUNT' && Number.isInteger(scaling.requestCount) && scaling.requestCount >= 1;
+        if (!scalingOk) throw new Error('emulator.endpoints.create: scaling must be { type: "QUEUE_DELAY", queueDelay ≥ 0.5 } or { type: "REQUEST_COUNT", requestCount ≥ 1 (whole) }');
+        if (spec.coldStartMs !== undefined && !(Number.isFinite(spec.coldStartMs) && spec.coldStartMs >= 0)) throw new Error('emulator.endpoints.create: coldStartMs must be a number ≥ 0');
+        const endpoint = buildEndpoint(platform, handlerNames(), account, {
+          name: spec.name ?? spec.handler,
+          type: 'QUEUE',
+          image: `emulator/${spec.handler}:latest`,
+          scaling,
+          workers: { min, max, idleTimeout },
+          flashboot: spec.flashboot ?? 'OFF',
+          timeout: spec.executionTimeoutMs ?? 600_000,
+        });
+        endpoint.handler = spec.handler;
+        if (spec.coldStartMs !== undefined) endpoint.coldStartMs = spec.coldStartMs;
+        account.endpoints.set(endpoint.id, endpoint);
+        queue.workers.refresh(account, endpoint);
+        return endpoint.id;
       },
     },
     loadBalanced: { define: (definition) => loadBalanced.define(definition) },

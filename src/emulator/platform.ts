@@ -33,6 +33,8 @@ export interface BillingSegment {
 
 export interface EndpointCharge {
   endpointId: string;
+  /** Usage of a public endpoint, billed under `/v2/billing/endpoints`. */
+  public?: boolean | undefined;
   gpuTypeId: string;
   podId: string;
   amount: number;
@@ -134,6 +136,10 @@ export interface EmulatedEndpoint {
   createdAt: number;
   /** The registered handler this endpoint runs. */
   handler: string;
+  /** The emulator's own setting: this endpoint's cold start, whatever the emulator's default and `flashboot` say. */
+  coldStartMs?: number | undefined;
+  /** A public endpoint (a handler reachable by its name from any account): owned by no account, billed as public. */
+  public?: boolean | undefined;
   [field: string]: unknown;
 }
 

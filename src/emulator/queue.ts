@@ -3,6 +3,7 @@ import { SERVERLESS_PRICE_PER_SECOND } from './catalog.js';
 import { badRequest, EmulatorHttpError } from './errors.js';
 import { newId } from './ids.js';
 import { ENDPOINT_DEFAULTS, type Account, type EmulatedEndpoint } from './platform.js';
+import { WorkerPools, type EmulatedWorker, type WorkerSummary, type WorkerTimings } from './workers.js';
 
 export type EmulatedJobStatus = 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMED_OUT';
 
@@ -58,6 +59,12 @@ export interface EmulatedJob {
   progress?: { output: unknown };
   error?: string;
   createdAt: number;
+  /** When workers may take it: submission (or retry) plus the emulator's `queueDelayMs`. */
+  eligibleAt: number;
+  /** The worker that holds it, or held it last. */
+  workerId?: string | undefined;
+  /** Frees its worker once it has ended. */
+  onEnd?: (() => void) | undefined;
   /** Submission + `policy.ttl`. */
   expiresAt: number;
   /** The ttl has already acted (the job timed out in the queue). */
@@ -104,9 +111,30 @@ export const BUILT_IN_HANDLERS: Record<string, JobHandler> = {
   },
 };
 
-/** The ready-made endpoint every account has for a built-in or registered handler. */
+/** Workers a public endpoint may run at once for one account. */
+export const PUBLIC_ENDPOINT_WORKERS = 100;
+
+/**
+ * The public endpoint of a built-in or registered handler, reachable by its name from any account
+ * as the platform's public endpoints are (`/v2/{name}/run`) and owned by none. The platform runs
+ * them warm: a worker per waiting job at once, up to {@link PUBLIC_ENDPOINT_WORKERS}, no cold start.
+ */
 export function handlerEndpoint(name: string, now: number): EmulatedEndpoint {
-  return { ...ENDPOINT_DEFAULTS, gpuTypeIds: [...ENDPOINT_DEFAULTS.gpuTypeIds], id: name, name, templateId: `builtin-${name}`, createdAt: now, handler: name };
+  return {
+    ...ENDPOINT_DEFAULTS,
+    gpuTypeIds: [...ENDPOINT_DEFAULTS.gpuTypeIds],
+    id: name,
+    name,
+    templateId: `builtin-${name}`,
+    createdAt: now,
+    handler: name,
+    workersMin: 0,
+    workersMax: PUBLIC_ENDPOINT_WORKERS,
+    scalerType: 'REQUEST_COUNT',
+    scalerValue: 1,
+    coldStartMs: 0,
+    public: true,
+  };
 }
 
 const TERMINAL = new Set<EmulatedJobStatus>(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT']);
@@ -130,6 +158,8 @@ export interface QueueOptions {
   streamHoldMs?: number | undefined;
   /** Sends webhooks. @default globalThis.fetch, looked up at call time */
   webhookFetch?: WebhookFetch | undefined;
+  /** The workers' cold starts. */
+  workers?: WorkerTimings | undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -142,8 +172,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export class ServerlessQueue {
   readonly handlers = new Map<string, JobHandler>(Object.entries(BUILT_IN_HANDLERS));
   private readonly jobs = new Map<string, EmulatedJob>();
-  /** IN_QUEUE jobs per account and endpoint, for the queue-full check. */
-  private readonly queued = new Map<string, number>();
+  /** IN_QUEUE jobs per account and endpoint, oldest first: what workers take, and what fills the queue. */
+  private readonly waitingJobs = new Map<string, Set<EmulatedJob>>();
+  /** The public endpoints of the handlers, by name. */
+  private readonly publicEndpoints = new Map<string, EmulatedEndpoint>();
+  /** The workers of every endpoint: they take the waiting jobs, one each. */
+  readonly workers: WorkerPools<EmulatedJob>;
   /** Every timer and webhook in flight, so that `dispose()` can end them. */
   private readonly timers = new Set<AbortController>();
   private sweeping = false;
@@ -159,6 +193,40 @@ export class ServerlessQueue {
     this.streamHoldMs = options.streamHoldMs ?? 10_000;
     const custom = options.webhookFetch;
     this.webhookFetch = custom ?? ((input, init) => globalThis.fetch(input, init));
+    this.workers = new WorkerPools<EmulatedJob>(
+      this.clock,
+      {
+        waiting: (account, endpoint) => this.waiting(account, endpoint),
+        start: (account, endpoint, job, worker, onEnd) => void this.execute(account, endpoint, job, worker, onEnd),
+      },
+      options.workers,
+    );
+  }
+
+  /** What `/{endpointId}/…` reaches for this account: its own endpoint, else a handler's public endpoint. */
+  endpointFor(account: Account, endpointId: string): EmulatedEndpoint | undefined {
+    return account.endpoints.get(endpointId) ?? this.publicEndpoint(endpointId);
+  }
+
+  /** The public endpoint of a registered handler, or undefined. */
+  publicEndpoint(name: string): EmulatedEndpoint | undefined {
+    if (!this.handlers.has(name)) return undefined;
+    let endpoint = this.publicEndpoints.get(name);
+    if (!endpoint) this.publicEndpoints.set(name, (endpoint = handlerEndpoint(name, this.clock.now())));
+    return endpoint;
+  }
+
+  /** The waiting jobs of an endpoint, oldest first (a job whose ttl ran out in the queue is TIMED_OUT now, and left out). */
+  private waiting(account: Account, endpoint: EmulatedEndpoint): EmulatedJob[] {
+    const waiting = this.waitingJobs.get(`${account.id}/${endpoint.id}`);
+    if (!waiting) return [];
+    return [...waiting].filter((job) => this.expire(job) && job.status === 'IN_QUEUE');
+  }
+
+  /** The endpoint is gone: its unfinished jobs go with its workers. */
+  endpointDeleted(account: Account, endpointId: string): void {
+    for (const job of [...this.jobs.values()]) if (job.accountId === account.id && job.endpointId === endpointId && !TERMINAL.has(job.status)) this.remove(job);
+    this.workers.drop(account, endpointId);
   }
 
   /**
@@ -166,6 +234,7 @@ export class ServerlessQueue {
    * dropped, so that their handlers, now aborted, start nothing new; finished ones stay readable.
    */
   dispose(): void {
+    this.workers.dispose();
     for (const job of [...this.jobs.values()]) if (!TERMINAL.has(job.status)) this.remove(job);
     for (const timer of [...this.timers]) timer.abort();
     this.timers.clear();
@@ -206,15 +275,25 @@ export class ServerlessQueue {
 
   private setStatus(job: EmulatedJob, status: EmulatedJobStatus): void {
     if (job.status === status) return;
-    const key = this.queueKey(job);
-    if (job.status === 'IN_QUEUE') this.queued.set(key, (this.queued.get(key) ?? 1) - 1);
-    if (status === 'IN_QUEUE') this.queued.set(key, (this.queued.get(key) ?? 0) + 1);
     job.status = status;
+    this.track(job);
+  }
+
+  /** Keeps the job among its endpoint's waiting jobs exactly while it is IN_QUEUE. */
+  private track(job: EmulatedJob): void {
+    const key = this.queueKey(job);
+    let waiting = this.waitingJobs.get(key);
+    if (job.status === 'IN_QUEUE' && !job.deleted) {
+      if (!waiting) this.waitingJobs.set(key, (waiting = new Set()));
+      waiting.add(job);
+    } else if (waiting?.delete(job) && waiting.size === 0) {
+      this.waitingJobs.delete(key);
+    }
   }
 
   /** Jobs waiting for a worker on this endpoint. */
   queuedCount(account: Account, endpoint: EmulatedEndpoint): number {
-    return this.queued.get(`${account.id}/${endpoint.id}`) ?? 0;
+    return this.waitingJobs.get(`${account.id}/${endpoint.id}`)?.size ?? 0;
   }
 
   private notify(job: EmulatedJob): void {
@@ -244,7 +323,15 @@ export class ServerlessQueue {
     job.deleted = true;
     job.controller.abort();
     this.jobs.delete(this.key(job.accountId, job.endpointId, job.id));
+    this.release(job);
     this.notify(job);
+  }
+
+  /** The job has ended: its worker is free. */
+  private release(job: EmulatedJob): void {
+    const onEnd = job.onEnd;
+    job.onEnd = undefined;
+    onEnd?.();
   }
 
   /**
@@ -306,6 +393,7 @@ export class ServerlessQueue {
       webhook: body.webhook,
       status: 'IN_QUEUE',
       createdAt: now,
+      eligibleAt: now + this.queueDelayMs,
       expiresAt: now + (policy.ttl ?? DEFAULT_TTL_MS),
       ttlSpent: false,
       retentionMs: sync ? RUNSYNC_RETENTION_MS : RUN_RETENTION_MS,
@@ -315,19 +403,11 @@ export class ServerlessQueue {
       retries: 0,
       deleted: false,
     };
-    this.queued.set(this.queueKey(job), (this.queued.get(this.queueKey(job)) ?? 0) + 1);
     this.jobs.set(this.key(account.id, endpoint.id, job.id), job);
-    this.schedule(account, endpoint, job);
+    this.track(job);
+    this.workers.wake(account, endpoint);
     this.startSweeper();
     return job;
-  }
-
-  private schedule(account: Account, endpoint: EmulatedEndpoint, job: EmulatedJob): void {
-    const start = () => {
-      if (job.status === 'IN_QUEUE' && !job.deleted && this.expire(job) && job.status === 'IN_QUEUE') void this.execute(account, endpoint, job);
-    };
-    if (this.queueDelayMs > 0) this.after(this.queueDelayMs, start);
-    else queueMicrotask(start);
   }
 
   private finish(job: EmulatedJob, status: EmulatedJobStatus, fields: { output?: unknown; error?: string }, bill?: { account: Account; endpoint: EmulatedEndpoint }): void {
@@ -341,14 +421,16 @@ export class ServerlessQueue {
     if (bill && ranMs > 0) {
       bill.account.endpointCharges.push({
         endpointId: bill.endpoint.id,
+        ...(bill.endpoint.public && { public: true }),
         gpuTypeId: bill.endpoint.gpuTypeIds[0] ?? 'NVIDIA RTX A4000',
-        podId: workerIdOf(bill.endpoint),
+        podId: job.workerId ?? workerIdOf(bill.endpoint),
         amount: (ranMs / 1000) * SERVERLESS_PRICE_PER_SECOND * Math.max(1, bill.endpoint.gpuCount),
         timeBilledMs: ranMs,
         at: job.finishedAt,
       });
     }
     job.controller.abort();
+    this.release(job);
     this.notify(job);
     if (job.webhook) this.sendWebhook(job.webhook, JSON.stringify(this.view(job)), 1);
   }
@@ -385,10 +467,13 @@ export class ServerlessQueue {
     });
   }
 
-  private async execute(account: Account, endpoint: EmulatedEndpoint, job: EmulatedJob): Promise<void> {
+  /** A worker took the job: it runs until it ends, and `onEnd` frees the worker then. */
+  private async execute(account: Account, endpoint: EmulatedEndpoint, job: EmulatedJob, worker: EmulatedWorker, onEnd: () => void): Promise<void> {
     const handler = this.handlers.get(endpoint.handler) ?? BUILT_IN_HANDLERS.echo!;
     this.setStatus(job, 'IN_PROGRESS');
     job.startedAt = this.clock.now();
+    job.workerId = worker.id;
+    job.onEnd = onEnd;
     this.notify(job);
     const signal = job.controller.signal;
     const ctx: HandlerContext = {
@@ -419,7 +504,7 @@ export class ServerlessQueue {
         this.finish(job, 'COMPLETED', { output }, bill);
       }
     } catch (err) {
-      this.finish(job, 'FAILED', { error: raisedError(err, endpoint) }, bill);
+      this.finish(job, 'FAILED', { error: raisedError(err, job.workerId ?? workerIdOf(endpoint)) }, bill);
     } finally {
       timer.abort();
     }
@@ -453,7 +538,8 @@ export class ServerlessQueue {
     delete job.finishedAt;
     job.pending = [];
     job.controller = new AbortController();
-    this.schedule(account, endpoint, job);
+    job.eligibleAt = this.clock.now() + this.queueDelayMs;
+    this.workers.wake(account, endpoint);
   }
 
   /** Removes this account's queued jobs of the endpoint; running ones stay. */
@@ -468,6 +554,7 @@ export class ServerlessQueue {
     return removed;
   }
 
+  /** `/health`: the jobs of this account's endpoint, and its workers as the REST v2 workers list counts them. */
   health(account: Account, endpoint: EmulatedEndpoint): { jobs: Record<string, number>; workers: Record<string, number> } {
     const counts = { completed: 0, failed: 0, inProgress: 0, inQueue: 0, retried: 0 };
     for (const job of [...this.jobs.values()]) {
@@ -478,8 +565,8 @@ export class ServerlessQueue {
       if (job.status === 'IN_QUEUE') counts.inQueue += 1;
       counts.retried += job.retries;
     }
-    const running = Math.min(counts.inProgress, Math.max(1, endpoint.workersMax));
-    return { jobs: counts, workers: { idle: Math.max(0, endpoint.workersMin - running), running, initializing: 0, ready: Math.max(0, endpoint.workersMin - running), throttled: 0 } };
+    const { running, idle, initializing, throttled, unhealthy }: WorkerSummary = this.workers.summary(account, endpoint);
+    return { jobs: counts, workers: { idle, initializing, ready: idle, running, throttled, unhealthy } };
   }
 
   /** The job as `/status`, `/status-sync`, `/runsync` and webhooks show it. */
@@ -496,14 +583,13 @@ export class ServerlessQueue {
   }
 }
 
-/** The worker that runs an endpoint's jobs in the emulator (one per endpoint). */
-export function workerIdOf(endpoint: EmulatedEndpoint): string {
-  return `${endpoint.id}-worker-1`;
+/** Names a worker for a job no worker took (it cannot happen; the fallback keeps the types honest). */
+function workerIdOf(endpoint: EmulatedEndpoint): string {
+  return `${endpoint.id}-worker`;
 }
 
 /** What the platform's worker SDK reports when a handler raises: a JSON-encoded object. */
-function raisedError(err: unknown, endpoint: EmulatedEndpoint): string {
-  const workerId = workerIdOf(endpoint);
+function raisedError(err: unknown, workerId: string): string {
   const name = err instanceof Error ? err.name : 'Exception';
   const message = err instanceof Error ? err.message : String(err);
   const traceback = err instanceof Error && err.stack ? err.stack : `${name}: ${message}`;

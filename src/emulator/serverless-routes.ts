@@ -5,7 +5,7 @@ import { badRequest, EmulatorHttpError, notFound } from './errors.js';
 import { readWithin } from './http-guards.js';
 import { newId } from './ids.js';
 import type { Account, EmulatedEndpoint, Platform } from './platform.js';
-import { handlerEndpoint, type JobSubmission, type ServerlessQueue } from './queue.js';
+import type { JobSubmission, ServerlessQueue } from './queue.js';
 import { describeIssues } from './rest-schemas.js';
 import type { EmulatorEnv } from './rest-routes.js';
 import type { ServerlessLimiter, ServerlessLimitRoute } from './serverless-limits.js';
@@ -100,17 +100,12 @@ function waitParam(c: C, fallback: number, min: number, max: number): number {
  * The queue routes of one endpoint, `/:endpointId/run` and the rest, wherever they are mounted.
  * Each route group is limited per account and endpoint, as the platform does.
  */
-export function queueRoutes(queue: ServerlessQueue, limiter: ServerlessLimiter, clock: EmulatorClock): Hono<EmulatorEnv> {
+export function queueRoutes(queue: ServerlessQueue, limiter: ServerlessLimiter, _clock?: EmulatorClock): Hono<EmulatorEnv> {
   const app = new Hono<EmulatorEnv>();
   const endpointOf = (c: C): EmulatedEndpoint => {
     const id = c.req.param('endpointId')!;
-    const account = c.get('account');
-    let endpoint = account.endpoints.get(id);
-    if (!endpoint && queue.handlers.has(id)) {
-      // A handler registered after the account was made is an endpoint of it all the same.
-      endpoint = handlerEndpoint(id, clock.now());
-      account.endpoints.set(id, endpoint);
-    }
+    // The account's own endpoint, or a handler's public endpoint under its name (any account may call it).
+    const endpoint = queue.endpointFor(c.get('account'), id);
     if (!endpoint) throw notFound('endpoint', id);
     return endpoint;
   };
@@ -135,21 +130,23 @@ export function queueRoutes(queue: ServerlessQueue, limiter: ServerlessLimiter, 
     if (limiter.isQueueFull(queue.queuedCount(account, endpoint), endpoint.workersMax)) {
       throw new EmulatorHttpError(429, `Too Many Requests: the queue of endpoint ${endpoint.id} is full`);
     }
-    return queue.submit(account, endpoint, body, sync);
+    const job = queue.submit(account, endpoint, body, sync);
+    // What `/run` answers: the job as submitted, before any worker can take it.
+    return { job, submitted: { id: job.id, status: job.status } };
   };
 
   app.post(
     '/:endpointId/run',
     limited('run', async (c, account, endpoint) => {
-      const job = await submit(c, account, endpoint, RUN_LIMIT, false);
-      return c.json({ id: job.id, status: job.status });
+      const { submitted } = await submit(c, account, endpoint, RUN_LIMIT, false);
+      return c.json(submitted);
     }),
   );
   app.post(
     '/:endpointId/runsync',
     limited('runsync', async (c, account, endpoint) => {
       const wait = waitParam(c, 90_000, 1000, 300_000);
-      const job = await submit(c, account, endpoint, RUNSYNC_LIMIT, true);
+      const { job } = await submit(c, account, endpoint, RUNSYNC_LIMIT, true);
       await queue.waitFor(job, wait);
       return c.json(queue.view(job));
     }),

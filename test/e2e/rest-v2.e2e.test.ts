@@ -189,16 +189,26 @@ describe('REST v2 through the emulator, end to end', () => {
     for (const path of [`/templates/${template.id}`, `/network-volumes/${volume.id}`, `/registries/${registry.id}`]) expect((await v2('DELETE', path)).status).toBe(204);
   });
 
-  it('bills serverless jobs per endpoint, and injected faults on v2 paths are problems too', async () => {
+  it('bills serverless jobs per endpoint, public ones apart, and injected faults on v2 paths are problems too', async () => {
     const headers = { authorization: `Bearer ${KEY_A}`, 'content-type': 'application/json' };
-    const run = await fetch(`${ctx.server.serverlessUrl}/sleep/run`, { method: 'POST', headers, body: JSON.stringify({ input: { ms: 10_000 } }) });
+    const endpoint = (await v2('POST', '/serverless', { name: 'billed', type: 'QUEUE', image: 'me/sleep:1', scaling: { type: 'REQUEST_COUNT', requestCount: 1 } })).json;
+    const run = await fetch(`${ctx.server.serverlessUrl}/${endpoint.id}/run`, { method: 'POST', headers, body: JSON.stringify({ input: { ms: 10_000 } }) });
     const { id } = (await run.json()) as { id: string };
-    await advance(10_000);
-    expect(await (await fetch(`${ctx.server.serverlessUrl}/sleep/status/${id}`, { headers })).json()).toMatchObject({ status: 'COMPLETED' });
-    const bill = (await v2('GET', '/billing/serverless?bucketSize=hour&serverlessId=sleep')).json;
-    expect(bill.records.map((r: { serverlessId: string }) => r.serverlessId)).toEqual(['sleep']);
-    expect(bill.metadata).toMatchObject({ uniqueServerlessCount: 1, query: { serverlessId: 'sleep' } });
+    // A cold start (the emulator's default, 500 ms), then 10 s of work: only the work is billed.
+    await advance(10_500);
+    expect(await (await fetch(`${ctx.server.serverlessUrl}/${endpoint.id}/status/${id}`, { headers })).json()).toMatchObject({ status: 'COMPLETED', delayTime: 500, executionTime: 10_000 });
+    const bill = (await v2('GET', `/billing/serverless?bucketSize=hour&serverlessId=${endpoint.id}`)).json;
+    expect(bill.records.map((r: { serverlessId: string }) => r.serverlessId)).toEqual([endpoint.id]);
+    expect(bill.metadata).toMatchObject({ uniqueServerlessCount: 1, query: { serverlessId: endpoint.id } });
     expect(bill.metadata.totals.gpuAmount).toBeCloseTo(10 * 0.00031, 6);
+    // The public endpoint `sleep` (a handler called by name) is billed under /billing/endpoints.
+    const publicRun = await fetch(`${ctx.server.serverlessUrl}/sleep/run`, { method: 'POST', headers, body: JSON.stringify({ input: { ms: 2_000 } }) });
+    await advance(2_000);
+    expect(await (await fetch(`${ctx.server.serverlessUrl}/sleep/status/${((await publicRun.json()) as { id: string }).id}`, { headers })).json()).toMatchObject({ status: 'COMPLETED', delayTime: 0 });
+    expect((await v2('GET', '/billing/endpoints?bucketSize=hour')).json.metadata.totals.totalAmount).toBeCloseTo(2 * 0.00031, 6);
+    expect((await v2('GET', '/billing/serverless?bucketSize=hour')).json.metadata.totals.gpuAmount).toBeCloseTo(10 * 0.00031, 6);
+    expect((await v2('GET', '/billing?bucketSize=hour')).json.metadata.totals).toMatchObject({ endpointAmount: expect.closeTo(2 * 0.00031, 6) });
+    expect((await v2('DELETE', `/serverless/${endpoint.id}`)).status).toBe(204);
 
     ctx.emulator.faults.inject({ match: 'POST /v2/pods', fault: { type: 'status', status: 402 } });
     const broke = await v2('POST', '/pods', { name: 'p', image: 'img', gpu: { id: 'NVIDIA RTX A4000' } });

@@ -54,24 +54,30 @@ describe('serverless rate limits (per account, endpoint and route, per 10 s)', (
     for (let i = 0; i < 5; i++) expect((await call('POST', '/echo/purge-queue')).status).toBe(200);
   });
 
-  it('429 on /run once the queue holds more than 50 jobs and more than workersMax × 500', async () => {
-    // echo has workersMax 3: 1500 queued jobs are allowed, the 1502nd is refused.
-    const { call, emulator } = wireEmulator({ queueDelayMs: HOUR, serverlessLimits: { routes: { run: false } } });
-    for (let i = 0; i < 1501; i++) expect((await call('POST', '/echo/run', { json: { input: i } })).status).toBe(200);
-    const full = await call('POST', '/echo/run', { json: { input: 'one more' } });
+  it('429 on /run once the queue holds more than 50 jobs and more than workersMax × 500, and room again as workers take jobs', async () => {
+    const { call, emulator } = wireEmulator({ serverlessLimits: { routes: { run: false } } });
+    // One worker: 500 waiting jobs are allowed, a 501st too (the check is "more than"), then 429.
+    const id = emulator.endpoints.create({ handler: 'sleep', workers: { max: 1 } });
+    const job = { json: { input: { ms: HOUR } } };
+    for (let i = 0; i < 501; i++) expect((await call('POST', `/${id}/run`, job)).status).toBe(200);
+    const full = await call('POST', `/${id}/run`, job);
     expect(full.status).toBe(429);
     expect(String(full.body.error)).toMatch(/queue .*full/);
-    expect((await call('POST', '/echo/runsync?wait=1000', { json: { input: 'sync' } })).status).toBe(429);
-    expect((await call('POST', '/echo/run', { json: { input: 'B' }, key: KEY_B })).status).toBe(200);
-    expect((await call('POST', '/echo/purge-queue')).body).toEqual({ removed: 1501, status: 'completed' });
-    expect((await call('POST', '/echo/run', { json: { input: 'room again' } })).status).toBe(200);
-    await emulator.clock.advance(0);
+    expect((await call('POST', `/${id}/runsync?wait=1000`, job)).status).toBe(429);
+    // The worker's cold start ends and it takes the oldest job: one place in the queue is free.
+    await emulator.clock.advance(500);
+    expect((await call('GET', `/${id}/health`)).body).toMatchObject({ jobs: { inProgress: 1, inQueue: 500 }, workers: { running: 1 } });
+    expect((await call('POST', `/${id}/run`, job)).status).toBe(200);
+    expect((await call('POST', `/${id}/run`, job)).status).toBe(429);
+    expect((await call('POST', `/${id}/purge-queue`)).body).toEqual({ removed: 501, status: 'completed' });
+    expect((await call('POST', `/${id}/run`, job)).status).toBe(200);
   });
 
   it('the queue-full threshold follows the options', async () => {
-    const { call } = wireEmulator({ queueDelayMs: HOUR, serverlessLimits: { queueFull: { minJobs: 5, jobsPerWorker: 1 } } });
-    for (let i = 0; i < 6; i++) expect((await call('POST', '/echo/run', { json: { input: i } })).status).toBe(200);
-    expect((await call('POST', '/echo/run', { json: { input: 6 } })).status).toBe(429);
+    const { call, emulator } = wireEmulator({ queueDelayMs: HOUR, serverlessLimits: { queueFull: { minJobs: 5, jobsPerWorker: 1 } } });
+    const id = emulator.endpoints.create({ handler: 'echo', workers: { max: 1 } });
+    for (let i = 0; i < 6; i++) expect((await call('POST', `/${id}/run`, { json: { input: i } })).status).toBe(200);
+    expect((await call('POST', `/${id}/run`, { json: { input: 6 } })).status).toBe(429);
   });
 });
 
@@ -162,7 +168,7 @@ describe('progress and failures as production reports them', () => {
     expect(typeof answer.body.error).toBe('string');
     const parsed = JSON.parse(answer.body.error as string) as Record<string, unknown>;
     expect(Object.keys(parsed).sort()).toEqual(['error_message', 'error_traceback', 'error_type', 'hostname', 'runpod_version', 'worker_id']);
-    expect(parsed).toMatchObject({ error_type: "<class 'Error'>", error_message: 'CUDA out of memory', worker_id: 'fail-worker-1' });
+    expect(parsed).toMatchObject({ error_type: "<class 'Error'>", error_message: 'CUDA out of memory', worker_id: expect.stringMatching(/^[a-z0-9]{14}$/) });
     expect(parsed.error_traceback).toContain('CUDA out of memory');
   });
 

@@ -121,7 +121,7 @@ export function billingRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
       spread(s, w, now(), (bucket, amount) => ledger.add(bucket, '', field, amount));
     }
     for (const charge of account.endpointCharges) {
-      if (charge.at >= w.start && charge.at < w.end) ledger.add(Math.floor(charge.at / w.bucket) * w.bucket, '', 'serverlessGpuAmount', charge.amount);
+      if (charge.at >= w.start && charge.at < w.end) ledger.add(Math.floor(charge.at / w.bucket) * w.bucket, '', charge.public ? 'endpointAmount' : 'serverlessGpuAmount', charge.amount);
     }
     return c.json(ledger.envelope(w, undefined, {}));
   });
@@ -143,14 +143,21 @@ export function billingRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     const serverlessId = c.req.query('serverlessId');
     const ledger = new Ledger(['gpuAmount', 'cpuAmount', 'diskAmount', 'feeAmount']);
     for (const charge of accountOf(c).endpointCharges) {
-      if (charge.at < w.start || charge.at >= w.end || (serverlessId && charge.endpointId !== serverlessId)) continue;
+      if (charge.public || charge.at < w.start || charge.at >= w.end || (serverlessId && charge.endpointId !== serverlessId)) continue;
       ledger.add(Math.floor(charge.at / w.bucket) * w.bucket, charge.endpointId, 'gpuAmount', charge.amount);
     }
     return c.json(ledger.envelope(w, 'serverlessId', serverlessId ? { serverlessId } : {}, 'uniqueServerlessCount'));
   });
 
-  // Public endpoints (the platform's hosted models): the emulator runs none, so nothing is billed.
-  app.get('/billing/endpoints', (c) => c.json(new Ledger([]).envelope(billingWindow(c, now()), undefined, {})));
+  // Public endpoints (the platform's hosted models; here, the handlers called by name): totals only.
+  app.get('/billing/endpoints', (c) => {
+    const w = billingWindow(c, now());
+    const ledger = new Ledger([]);
+    for (const charge of accountOf(c).endpointCharges) {
+      if (charge.public && charge.at >= w.start && charge.at < w.end) ledger.add(Math.floor(charge.at / w.bucket) * w.bucket, '', 'amount', charge.amount);
+    }
+    return c.json(ledger.envelope(w, undefined, {}));
+  });
 
   app.get('/billing/network-volumes', (c) => {
     const w = billingWindow(c, now());

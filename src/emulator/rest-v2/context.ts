@@ -5,7 +5,7 @@ import { problem } from './problem.js';
 
 export type V2Context = Context<EmulatorEnv>;
 
-/** One worker of a serverless endpoint, as the emulator derives it from the queue's health. */
+/** One worker of a serverless endpoint, from its worker pool. */
 export interface WorkerInfo {
   id: string;
   status: 'RUNNING' | 'IDLE' | 'INITIALIZING' | 'THROTTLED' | 'UNHEALTHY';
@@ -17,7 +17,11 @@ export interface RestV2Deps {
   /** Names of the registered job handlers; an endpoint named after one runs it. */
   handlerNames(): ReadonlySet<string>;
   /** The workers an endpoint has now. */
-  workers(account: Account, endpoint: EmulatedEndpoint): WorkerInfo[];
+  workers(account: Account, endpoint: EmulatedEndpoint): readonly WorkerInfo[];
+  /** An endpoint was created or its settings changed: its workers follow. */
+  endpointChanged?(account: Account, endpoint: EmulatedEndpoint): void;
+  /** An endpoint was deleted: its workers and unfinished jobs go. */
+  endpointDeleted?(account: Account, endpointId: string): void;
   /** Where the queue routes of an endpoint live, from the origin a request came to. */
   queueBase(origin: string): string;
   loadBalancedBase(origin: string, endpointId: string): string;

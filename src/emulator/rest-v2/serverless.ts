@@ -12,7 +12,7 @@ import { problem } from './problem.js';
 
 type Scaling = { type: 'QUEUE_DELAY'; queueDelay: number } | { type: 'REQUEST_COUNT'; requestCount: number };
 
-interface EndpointBody extends ContainerFields {
+export interface EndpointBody extends ContainerFields {
   name?: string;
   type?: 'QUEUE' | 'LOAD_BALANCER';
   templateId?: string;
@@ -117,6 +117,56 @@ function gpuTypeIdsFor(platform: Platform, pools: readonly string[]): string[] {
   return ids.length ? ids : [...ENDPOINT_DEFAULTS.gpuTypeIds];
 }
 
+/**
+ * A new endpoint of `account` from a create body (already checked against the contract), as
+ * `POST /v2/serverless` makes it. It runs the handler named like the endpoint or like its image
+ * (`…/echo:1` runs `echo`), else `echo`.
+ */
+export function buildEndpoint(platform: Platform, handlers: ReadonlySet<string>, account: Account, body: EndpointBody): EmulatedEndpoint {
+  const template = body.templateId ? account.templates.get(body.templateId) : undefined;
+  const image = body.image ?? template?.imageName;
+  const imageName = image?.split('/').pop()?.split(':')[0];
+  const name = body.name!;
+  const now = platform.clock.now();
+  const id = newId(14);
+  const gpu = body.cpu ? null : { pools: body.gpu?.pools ?? ['AMPERE_16'], excludedTypes: body.gpu?.excludedTypes ?? [], count: body.gpu?.count ?? 1, allowedCudaVersions: body.gpu?.allowedCudaVersions ?? [], minCudaVersion: body.gpu?.minCudaVersion ?? null };
+  const v2: EndpointV2 = {
+    type: body.type ?? 'QUEUE',
+    image: body.image,
+    args: body.args ?? '',
+    disk: body.disk ?? 20,
+    env: body.env ?? {},
+    ports: body.ports ?? [],
+    registry: body.registry ?? null,
+    gpu,
+    cpu: body.cpu,
+    dataCenterIds: body.dataCenterIds ?? [],
+    networkVolumes: body.networkVolumes ?? [],
+    flashboot: body.flashboot ?? 'OFF',
+    version: 1,
+    releases: [{ id: newId(10), version: 1, createdAt: now, diff: [] }],
+  };
+  const scaling = body.scaling!;
+  return {
+    ...ENDPOINT_DEFAULTS,
+    id,
+    name,
+    templateId: body.templateId ?? '',
+    gpuTypeIds: gpu ? gpuTypeIdsFor(platform, gpu.pools) : [],
+    gpuCount: gpu?.count ?? 0,
+    computeType: body.cpu ? 'CPU' : 'GPU',
+    workersMin: body.workers?.min ?? 0,
+    workersMax: body.workers?.max ?? 3,
+    idleTimeout: body.workers?.idleTimeout ?? 10,
+    executionTimeoutMs: body.timeout ?? 300_000,
+    scalerType: scaling.type,
+    scalerValue: scaling.type === 'QUEUE_DELAY' ? scaling.queueDelay : scaling.requestCount,
+    createdAt: now,
+    handler: handlers.has(name) ? name : imageName && handlers.has(imageName) ? imageName : 'echo',
+    v2,
+  };
+}
+
 export function serverlessRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
   const { platform } = deps;
   const app = new Hono<EmulatorEnv>();
@@ -133,50 +183,10 @@ export function serverlessRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     const body = await readContractBody<EndpointBody>(c.req, 'CreateEndpointRequest');
     const account = accountOf(c);
     checkReferences(account, body);
-    const template = body.templateId ? account.templates.get(body.templateId) : undefined;
-    const image = body.image ?? template?.imageName;
-    const imageName = image?.split('/').pop()?.split(':')[0];
-    const handlers = deps.handlerNames();
-    const name = body.name!;
-    const now = platform.clock.now();
-    const id = newId(14);
-    const gpu = body.cpu ? null : { pools: body.gpu?.pools ?? ['AMPERE_16'], excludedTypes: body.gpu?.excludedTypes ?? [], count: body.gpu?.count ?? 1, allowedCudaVersions: body.gpu?.allowedCudaVersions ?? [], minCudaVersion: body.gpu?.minCudaVersion ?? null };
-    const v2: EndpointV2 = {
-      type: body.type ?? 'QUEUE',
-      image: body.image,
-      args: body.args ?? '',
-      disk: body.disk ?? 20,
-      env: body.env ?? {},
-      ports: body.ports ?? [],
-      registry: body.registry ?? null,
-      gpu,
-      cpu: body.cpu,
-      dataCenterIds: body.dataCenterIds ?? [],
-      networkVolumes: body.networkVolumes ?? [],
-      flashboot: body.flashboot ?? 'OFF',
-      version: 1,
-      releases: [{ id: newId(10), version: 1, createdAt: now, diff: [] }],
-    };
-    const scaling = body.scaling!;
-    const endpoint: EmulatedEndpoint = {
-      ...ENDPOINT_DEFAULTS,
-      id,
-      name,
-      templateId: body.templateId ?? '',
-      gpuTypeIds: gpu ? gpuTypeIdsFor(platform, gpu.pools) : [],
-      gpuCount: gpu?.count ?? 0,
-      computeType: body.cpu ? 'CPU' : 'GPU',
-      workersMin: body.workers?.min ?? 0,
-      workersMax: body.workers?.max ?? 3,
-      idleTimeout: body.workers?.idleTimeout ?? 10,
-      executionTimeoutMs: body.timeout ?? 300_000,
-      scalerType: scaling.type,
-      scalerValue: scaling.type === 'QUEUE_DELAY' ? scaling.queueDelay : scaling.requestCount,
-      createdAt: now,
-      handler: handlers.has(name) ? name : imageName && handlers.has(imageName) ? imageName : 'echo',
-      v2,
-    };
-    account.endpoints.set(id, endpoint);
+    const endpoint = buildEndpoint(platform, deps.handlerNames(), account, body);
+    account.endpoints.set(endpoint.id, endpoint);
+    // `workers.min` workers start now.
+    deps.endpointChanged?.(account, endpoint);
     return c.json(endpointView(deps, origin(c), endpoint), 201);
   });
 
@@ -227,6 +237,7 @@ export function serverlessRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
       endpoint.gpuCount = v2.gpu.count;
       endpoint.gpuTypeIds = gpuTypeIdsFor(platform, v2.gpu.pools);
     }
+    deps.endpointChanged?.(accountOf(c), endpoint);
     const after = endpointView(deps, origin(c), endpoint);
     const diff = Object.keys(after)
       .filter((k) => k !== 'createdAt' && JSON.stringify(before[k]) !== JSON.stringify(after[k]))
@@ -239,7 +250,9 @@ export function serverlessRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
   });
 
   app.delete('/serverless/:id', (c) => {
-    accountOf(c).endpoints.delete(find(c).id);
+    const endpoint = find(c);
+    accountOf(c).endpoints.delete(endpoint.id);
+    deps.endpointDeleted?.(accountOf(c), endpoint.id);
     return c.body(null, 204);
   });
 
