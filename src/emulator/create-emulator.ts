@@ -147,6 +147,33 @@ export interface Emulator {
   };
 }
 
+/** Settles like `work`, or rejects with the signal's reason as soon as it fires (as `fetch` does). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(abortReason(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
 function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefined {
   switch (fault.type) {
     case 'status': {
@@ -234,13 +261,20 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const fault = faults.take(c.req.method, c.req.path, operationName);
     if (!fault) return next();
     if (fault.type === 'latency') {
+      const signal = c.req.raw.signal;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
+        const done = () => {
+          clearTimeout(timer);
           latencyTimers.delete(timer);
+          signal?.removeEventListener('abort', done);
           resolve();
-        }, fault.ms);
-        latencyTimers.set(timer, resolve);
+        };
+        const timer = setTimeout(done, fault.ms);
+        latencyTimers.set(timer, done);
+        // The caller gave up: the wait ends now, and so does the request (fetchHandler rejects it).
+        signal?.addEventListener('abort', done, { once: true });
       });
+      if (signal?.aborted) return c.body(null, 499 as 400);
       return next();
     }
     if (isAfterCreate(fault)) {
@@ -330,7 +364,9 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   });
 
   async function fetchHandler(request: Request, env?: unknown): Promise<Response> {
-    const response = await app.fetch(request, env as object | undefined);
+    // As `fetch` does: an aborted request rejects with the signal's reason, whatever holds it
+    // (a long-poll, a latency fault, a cold start), so a client's deadline works in-process.
+    const response = await untilAborted(Promise.resolve(app.fetch(request, env as object | undefined)), request.signal);
     clock.poke();
     if (!response.headers.has(DROP_MARKER)) return response;
     const socket = (env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming?.socket;
