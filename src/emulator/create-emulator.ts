@@ -314,9 +314,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
 
   app.post('/graphql', async (c) => {
     // As the platform: `?api_key=` (the spec's form) or `Authorization: Bearer` (its own clients').
-    const account = platform.accountByKey(c.req.query('api_key') ?? bearerKey(c.req.header('authorization')));
-    if (!account) return c.json({ errors: [{ message: 'Unauthorized: missing or unknown API key', extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
-    const retryAfterSeconds = graphqlRateLimit?.take(account.apiKey);
+    const apiKey = c.req.query('api_key');
+    const authorization = c.req.header('authorization');
+    const account = platform.accountByKey(apiKey ?? bearerKey(authorization));
+    const unauthorized = () => c.json({ errors: [{ message: 'Unauthorized: missing or unknown API key', extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
+    // With no key at all, the platform still serves `gpuTypes` (the catalog); a wrong key is refused whatever it asks.
+    if (!account && (apiKey !== undefined || authorization !== undefined || !runGraphQL.isPublicRead(await c.req.json().catch(() => undefined)))) return unauthorized();
+    const retryAfterSeconds = graphqlRateLimit?.take(account?.apiKey ?? '(no key)');
     if (retryAfterSeconds !== undefined) {
       return c.json({ errors: [{ message: 'Too many requests', extensions: { code: 'RATE_LIMITED' } }] }, 429, { 'retry-after': String(retryAfterSeconds) });
     }
