@@ -7,6 +7,7 @@ import { bearerKey, FixedWindowLimiter } from './graphql-access.js';
 import { bodyLimit, DEFAULT_MAX_BODY_BYTES, emulatorCors } from './http-guards.js';
 import { createGraphQLExecutor } from './graphql-handler.js';
 import { Platform, type Account, type EmulatedEndpoint } from './platform.js';
+import { openaiEchoHandler, openaiRoutes } from './openai-routes.js';
 import { handlerEndpoint, ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
 import { restRoutes, type EmulatorEnv } from './rest-routes.js';
 import { restV1Retired, restV2Routes, type WorkerInfo } from './rest-v2/index.js';
@@ -203,6 +204,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const clock = createEmulatorClock(options.clock ?? 'real', options.timeScale);
   const platform = new Platform({ clock, gpuTypes: options.gpuTypes, hosts: options.hosts, podStartupMs: options.podStartupMs });
   const queue = new ServerlessQueue({ clock, queueDelayMs: options.queueDelayMs, streamHoldMs: options.streamHoldMs, webhookFetch: options.webhookFetch });
+  queue.handlers.set('openai-echo', openaiEchoHandler(clock));
   const limiter = new ServerlessLimiter(clock, options.serverlessLimits);
   const faults = new FaultInjector();
   const loadBalanced = new LoadBalancedEndpoints(platform);
@@ -343,6 +345,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     app.all('/v1/*', restV1Retired);
   }
   app.use('/queue/v2/*', bearer);
+  app.route('/queue/v2', openaiRoutes(queue, limiter));
   app.route('/queue/v2', queueRoutes(queue, limiter, clock));
   const workers = (account: Account, endpoint: EmulatedEndpoint): WorkerInfo[] => {
     const { running = 0, idle = 0 } = queue.health(account, endpoint).workers;
