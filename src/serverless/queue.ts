@@ -2,6 +2,7 @@ import { AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFou
 import { linkAbort, sleep } from '../transport/abort.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import { checkDuration, type CallOptions } from '../transport/options.js';
+import { createOpenAIHelper, type OpenAICompatible, type OpenAIHelperOptions } from './openai.js';
 import { QueuedCall, type PaceRelease } from '../transport/pacing.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
 import { checkInteger, requireId, requireObject, requireString, toJsonBody } from '../validation.js';
@@ -594,6 +595,11 @@ export interface EndpointClient<Input = unknown, Output = unknown, Chunk = unkno
   health(options?: CallOptions): Promise<EndpointHealth>;
   /** Removes queued jobs (not running ones). */
   purgeQueue(options?: CallOptions): Promise<PurgeQueueResult>;
+  /**
+   * Options for the `openai` SDK that reach this endpoint's OpenAI-compatible routes through this
+   * client: `new OpenAI(ep.openai())`. The key never leaves the returned `fetch`.
+   */
+  openai(options?: OpenAIHelperOptions): OpenAICompatible;
 }
 
 function isHealth(body: unknown): body is EndpointHealth {
@@ -698,6 +704,7 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
 
     health: (options) =>
       routes.call({ method: 'GET', path: '/health', route: 'GET /health', bucket: 'health', idempotent: true, check: isHealth, expected: 'an object with jobs and workers' }, options),
+    openai: (options) => createOpenAIHelper(core, endpointId, options),
     purgeQueue: (options) =>
       routes.call(
         { method: 'POST', path: '/purge-queue', route: 'POST /purge-queue', bucket: 'purge-queue', idempotent: true, check: isPurgeResult, expected: 'an object with removed' },

@@ -62,6 +62,9 @@ export function messageOfBody(body: unknown): string | undefined {
   const gqlErrors = graphQLErrorsOf(body);
   if (gqlErrors) return gqlErrors.map((e) => e.message).join('; ');
   if (body !== null && typeof body === 'object') {
+    // OpenAI-compatible routes answer `{"error": {"message", "type", …}}`.
+    const nested = (body as { error?: { message?: unknown } }).error;
+    if (nested !== null && typeof nested === 'object' && typeof nested.message === 'string' && nested.message) return nested.message;
     for (const key of ['error', 'message', 'detail', 'title'] as const) {
       const value = (body as Record<string, unknown>)[key];
       if (typeof value === 'string' && value) {
