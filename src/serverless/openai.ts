@@ -32,94 +32,68 @@ export interface OpenAICompatible {
   readonly fetch: FetchLike;
 }
 
-const DROPPED_HEADERS = new Set(['authorization', 'host', 'content-length', 'connection', 'transfer-encoding']);
+/** Headers the SDK sets that this client sets itself (the key among them) or that fetch owns. */
+const DROPPED_HEADERS = /^(authorization|host|content-length|connection|transfer-encoding)$/;
 
-/** The JSON text of a request body, or undefined; anything else is refused. */
-async function bodyText(body: unknown): Promise<string | undefined> {
-  if (body === undefined || body === null) return undefined;
-  if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return new TextDecoder().decode(body);
-  throw new ValidationError('body', 'must be JSON text: the OpenAI routes take no files or forms');
-}
-
-function asksForStream(body: string): boolean {
+/** The body parsed as JSON, or undefined. */
+function parsed(text: string): unknown {
   try {
-    const parsed: unknown = JSON.parse(body);
-    return isRecord(parsed) && parsed.stream === true;
+    return JSON.parse(text);
   } catch {
-    return false;
-  }
-}
-
-function isJsonObjectText(text: string): boolean {
-  try {
-    return isRecord(JSON.parse(text));
-  } catch {
-    return false;
+    return undefined;
   }
 }
 
 export function createOpenAIHelper(core: HttpCore, endpointId: string, options: OpenAIHelperOptions = {}): OpenAICompatible {
   const baseURL = `${core.options.serverlessUrl}/${encodeURIComponent(endpointId)}/openai/v1`;
+  const describe = (): HttpRequest => ({ method: 'POST', url: baseURL, auth: 'bearer', operation: `openai (endpoint ${endpointId})`, idempotent: false });
   checkDuration('timeoutMs', options.timeoutMs);
-  core.checkBeforeSending({ timeoutMs: options.timeoutMs, maxRetries: options.maxRetries, headers: options.headers }, 'bearer', () => ({
-    method: 'POST',
-    url: baseURL,
-    auth: 'bearer',
-    operation: `openai (endpoint ${endpointId})`,
-    idempotent: false,
-  }));
+  core.checkBeforeSending(options, 'bearer', describe);
   const base = new URL(baseURL);
-  const rateLimitKey = `serverless:${endpointId}:openai`;
-  const own = options.headers ? Object.fromEntries(Object.entries(options.headers).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
 
-  async function fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
-    const urlText = request ? request.url : input instanceof URL ? input.href : String(input);
-    let target: URL;
+  async function fetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+    const request = typeof input === 'object' && 'url' in input && !(input instanceof URL) ? input : undefined;
+    let target: URL | undefined;
     try {
-      target = new URL(urlText);
+      target = new URL(request ? request.url : String(input));
     } catch {
-      throw new ValidationError('url', 'must be an absolute URL under the helper’s baseURL');
+      target = undefined;
     }
     // The key goes to this endpoint's OpenAI routes and nowhere else (the URL is normalised first,
     // so no `..` walks out of them).
-    if (target.origin !== base.origin || !target.pathname.startsWith(`${base.pathname}/`)) {
-      throw new ValidationError('url', `must be under ${redactUrl(baseURL)}/; got ${redactUrl(target.href)}`);
+    if (target?.origin !== base.origin || !target.pathname.startsWith(`${base.pathname}/`)) {
+      throw new ValidationError('url', `must be under ${redactUrl(baseURL)}/`);
     }
-    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
-    const headers: Record<string, string> = { ...own };
-    new Headers(init?.headers ?? request?.headers).forEach((value, name) => {
-      if (!DROPPED_HEADERS.has(name)) headers[name] = value;
+    const method = (init.method ?? request?.method ?? 'GET').toUpperCase();
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+    new Headers(init.headers ?? request?.headers).forEach((value, name) => {
+      if (!DROPPED_HEADERS.test(name)) headers[name] = value;
     });
-    const body = init?.body !== undefined ? await bodyText(init.body) : request?.body ? await request.text() : undefined;
-    const route = target.pathname.slice(base.pathname.length);
+    let body = init.body ?? (request?.body ? await request.text() : undefined);
+    if (body instanceof Uint8Array || body instanceof ArrayBuffer) body = new TextDecoder().decode(body);
+    if (body !== undefined && body !== null && typeof body !== 'string') throw new ValidationError('body', 'must be JSON text');
     const req: HttpRequest = {
       method,
       url: target.href,
       auth: 'bearer',
-      body,
-      operation: `${method} /openai/v1${route} (endpoint ${endpointId})`,
+      body: body ?? undefined,
+      operation: `${method} /openai/v1${target.pathname.slice(base.pathname.length)} (endpoint ${endpointId})`,
       // A completion runs a job (billed): never resent once it may have arrived.
       idempotent: method === 'GET',
-      signal: init?.signal ?? request?.signal ?? undefined,
+      signal: init.signal ?? request?.signal ?? undefined,
       timeoutMs: options.timeoutMs,
       maxRetries: options.maxRetries,
       headers,
-      rateLimitKey,
+      rateLimitKey: `serverless:${endpointId}:openai`,
     };
-    const streaming = body !== undefined && asksForStream(body);
-    if (streaming) {
+    if (isRecord(parsed(body ?? '')) && (parsed(body!) as { stream?: unknown }).stream === true) {
       const res = await core.requestRaw(req);
-      if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) return res;
-      const text = await res.text().catch(() => '');
-      throw core.wrongShape(req, 'a Server-Sent Events stream', text, res.status);
+      if (res.headers.get('content-type')?.includes('text/event-stream')) return res;
+      throw core.wrongShape(req, 'a Server-Sent Events stream', await res.text().catch(() => ''), res.status);
     }
     const result = await core.request(req);
-    if (!isJsonObjectText(result.text)) {
-      if ((result.headers.get('content-type') ?? '').includes('json')) throw core.wrongShape(req, 'a JSON object', result.text, result.status);
-      throw core.notJson(req, result);
-    }
+    if (!isRecord(parsed(result.text))) throw core.notJson(req, result);
     return new Response(result.text, { status: result.status, headers: result.headers });
   }
 
