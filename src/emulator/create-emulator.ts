@@ -263,20 +263,15 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const fault = faults.take(c.req.method, c.req.path, operationName);
     if (!fault) return next();
     if (fault.type === 'latency') {
-      const signal = c.req.raw.signal;
+      // The request is on its way: a caller that gives up meanwhile gets its abort at once
+      // (fetchHandler), and the request still arrives when the latency has passed.
       await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
+        const timer = setTimeout(() => {
           latencyTimers.delete(timer);
-          signal?.removeEventListener('abort', done);
           resolve();
-        };
-        const timer = setTimeout(done, fault.ms);
-        latencyTimers.set(timer, done);
-        // The caller gave up: the wait ends now, and so does the request (fetchHandler rejects it).
-        signal?.addEventListener('abort', done, { once: true });
+        }, fault.ms);
+        latencyTimers.set(timer, resolve);
       });
-      if (signal?.aborted) return c.body(null, 499 as 400);
       return next();
     }
     if (isAfterCreate(fault)) {
