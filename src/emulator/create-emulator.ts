@@ -7,6 +7,7 @@ import { bearerKey, FixedWindowLimiter } from './graphql-access.js';
 import { bodyLimit, DEFAULT_MAX_BODY_BYTES, emulatorCors } from './http-guards.js';
 import { createGraphQLExecutor } from './graphql-handler.js';
 import { Platform, type Account } from './platform.js';
+import { openaiEchoHandler, openaiRoutes } from './openai-routes.js';
 import { ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
 import { restRoutes, type EmulatorEnv } from './rest-routes.js';
 import { restV1Retired, restV2Routes } from './rest-v2/index.js';
@@ -185,6 +186,33 @@ export interface Emulator {
   };
 }
 
+/** Settles like `work`, or rejects with the signal's reason as soon as it fires (as `fetch` does). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(abortReason(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
 function faultResponse(c: Context<EmulatorEnv>, fault: Fault): Response | undefined {
   switch (fault.type) {
     case 'status': {
@@ -220,6 +248,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     webhookFetch: options.webhookFetch,
     workers: { coldStartMs: options.coldStartMs, flashbootColdStartMs: options.flashbootColdStartMs },
   });
+  queue.handlers.set('openai-echo', openaiEchoHandler(clock));
   const limiter = new ServerlessLimiter(clock, options.serverlessLimits);
   const faults = new FaultInjector();
   const loadBalanced = new LoadBalancedEndpoints(platform);
@@ -268,6 +297,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const fault = faults.take(c.req.method, c.req.path, operationName);
     if (!fault) return next();
     if (fault.type === 'latency') {
+      // The request is on its way: a caller that gives up meanwhile gets its abort at once
+      // (fetchHandler), and the request still arrives when the latency has passed.
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           latencyTimers.delete(timer);
@@ -280,7 +311,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     if (isAfterCreate(fault)) {
       await next();
       const surface = c.req.path.endsWith('/graphql') ? 'graphql' : isRestV2(c.req.path) ? 'rest-v2' : 'rest-v1';
-      const answer = await answerAfterCreate(fault, surface, c.res, () => new Response(null, { status: 500, headers: { [DROP_MARKER]: '1' } }));
+      const answer = await answerAfterCreate(fault, surface, c.res, () => new Response(null, { status: 500, headers: { [DROP_MARKER]: '1' } }), c.req.raw.signal);
       c.res = undefined;
       c.res = answer;
       return;
@@ -314,9 +345,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
 
   app.post('/graphql', async (c) => {
     // As the platform: `?api_key=` (the spec's form) or `Authorization: Bearer` (its own clients').
-    const account = platform.accountByKey(c.req.query('api_key') ?? bearerKey(c.req.header('authorization')));
-    if (!account) return c.json({ errors: [{ message: 'Unauthorized: missing or unknown API key', extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
-    const retryAfterSeconds = graphqlRateLimit?.take(account.apiKey);
+    const apiKey = c.req.query('api_key');
+    const authorization = c.req.header('authorization');
+    const account = platform.accountByKey(apiKey ?? bearerKey(authorization));
+    const unauthorized = () => c.json({ errors: [{ message: 'Unauthorized: missing or unknown API key', extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
+    // With no key at all, the platform still serves `gpuTypes` (the catalog); a wrong key is refused whatever it asks.
+    if (!account && (apiKey !== undefined || authorization !== undefined || !runGraphQL.isPublicRead(await c.req.json().catch(() => undefined)))) return unauthorized();
+    const retryAfterSeconds = graphqlRateLimit?.take(account?.apiKey ?? '(no key)');
     if (retryAfterSeconds !== undefined) {
       return c.json({ errors: [{ message: 'Too many requests', extensions: { code: 'RATE_LIMITED' } }] }, 429, { 'retry-after': String(retryAfterSeconds) });
     }
@@ -339,6 +374,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     app.all('/v1/*', restV1Retired);
   }
   app.use('/queue/v2/*', bearer);
+  app.route('/queue/v2', openaiRoutes(queue, limiter));
   app.route('/queue/v2', queueRoutes(queue, limiter, clock));
   app.route(
     '/v2',
@@ -366,7 +402,9 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   });
 
   async function fetchHandler(request: Request, env?: unknown): Promise<Response> {
-    const response = await app.fetch(request, env as object | undefined);
+    // As `fetch` does: an aborted request rejects with the signal's reason, whatever holds it
+    // (a long-poll, a latency fault, a cold start), so a client's deadline works in-process.
+    const response = await untilAborted(Promise.resolve(app.fetch(request, env as object | undefined)), request.signal);
     clock.poke();
     if (!response.headers.has(DROP_MARKER)) return response;
     const socket = (env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming?.socket;

@@ -105,10 +105,20 @@ export async function answerAfterCreate(
   surface: 'graphql' | 'rest-v1' | 'rest-v2',
   handled: Response,
   drop: () => Response,
+  signal?: AbortSignal,
 ): Promise<Response> {
   if (fault.type === 'drop-after-create') return drop();
   if (fault.type === 'hang-after-create') {
-    await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    // Held until `ms` passes or the caller gives up, whichever comes first.
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, fault.ms);
+      signal?.addEventListener('abort', done, { once: true });
+    });
     return handled;
   }
   if (surface === 'rest-v2') {

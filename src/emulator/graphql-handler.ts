@@ -1,4 +1,19 @@
-import { buildSchema, execute, GraphQLError, GraphQLScalarType, parse, validate, valueFromASTUntyped, type DocumentNode, type ExecutionResult, type ValueNode } from 'graphql';
+import {
+  buildSchema,
+  execute,
+  GraphQLError,
+  GraphQLScalarType,
+  Kind,
+  parse,
+  validate,
+  valueFromASTUntyped,
+  type DocumentNode,
+  type ExecutionResult,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionNode,
+  type ValueNode,
+} from 'graphql';
 import { schemaSdl } from '../graphql/__generated__/schema-sdl.js';
 import { EmulatorHttpError, GRAPHQL_NO_CAPACITY, NoCapacityError } from './errors.js';
 import type { Account, Platform } from './platform.js';
@@ -164,6 +179,9 @@ function rootValue(platform: Platform) {
   };
 }
 
+/** Root fields the platform answers without an API key. */
+const PUBLIC_ROOT_FIELDS = new Set(['gpuTypes', '__typename']);
+
 export interface GraphQLAnswer {
   status: number;
   body: ExecutionResult | { errors: Array<{ message: string; extensions?: Record<string, unknown> }> };
@@ -196,7 +214,40 @@ export function createGraphQLExecutor(platform: Platform) {
     return prepared;
   }
 
-  return async function run(account: Account, body: unknown): Promise<GraphQLAnswer> {
+  /**
+   * True when the operation `body` asks for reads only what the platform serves without a key: a
+   * query whose root fields, fragments included, are `gpuTypes` (and `__typename`).
+   */
+  function isPublicRead(body: unknown): boolean {
+    const request = (body ?? {}) as { query?: unknown; operationName?: unknown };
+    if (typeof request.query !== 'string') return false;
+    const prepared = prepare(request.query);
+    if (!('kind' in prepared)) return false;
+    const operations = prepared.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    const name = typeof request.operationName === 'string' ? request.operationName : undefined;
+    const operation = name === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === name);
+    if (!operation || operation.operation !== 'query') return false;
+    const fragments = new Map(
+      prepared.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+    );
+    const seen = new Set<string>();
+    const onlyPublic = (selections: readonly SelectionNode[]): boolean =>
+      selections.every((selection) => {
+        if (selection.kind === Kind.FIELD) return PUBLIC_ROOT_FIELDS.has(selection.name.value);
+        if (selection.kind === Kind.INLINE_FRAGMENT) return onlyPublic(selection.selectionSet.selections);
+        const fragment = fragments.get(selection.name.value);
+        if (!fragment) return false;
+        if (seen.has(fragment.name.value)) return true;
+        seen.add(fragment.name.value);
+        return onlyPublic(fragment.selectionSet.selections);
+      });
+    return onlyPublic(operation.selectionSet.selections);
+  }
+
+  return Object.assign(run, { isPublicRead });
+
+  /** Runs a request; `account` is undefined only for a public read (see `isPublicRead`). */
+  async function run(account: Account | undefined, body: unknown): Promise<GraphQLAnswer> {
     const request = (body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
     if (typeof request.query !== 'string') return { status: 400, body: { errors: [{ message: 'Must provide query string.' }] } };
     const prepared = prepare(request.query);
@@ -222,5 +273,5 @@ export function createGraphQLExecutor(platform: Platform) {
       return { message, path: e.path, extensions: { code } };
     });
     return { status: 200, body: errors ? { errors, data: result.data } : { data: result.data } };
-  };
+  }
 }

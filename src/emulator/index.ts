@@ -6,4 +6,5 @@ export type { EmulatorClock } from './clock.js';
 export type { Fault, FaultRule } from './faults.js';
 export { BUILT_IN_HANDLERS, type HandlerContext, type JobHandler, type WebhookFetch } from './queue.js';
 export type { LoadBalancedDefinition, LoadBalancedRoute, LoadBalancedRouteContext } from './serverless-routes.js';
+export { OPENAI_ECHO_MODEL } from './openai-routes.js';
 export { DEFAULT_SERVERLESS_LIMITS, type ServerlessLimitRoute, type ServerlessLimits, type ServerlessRouteLimit } from './serverless-limits.js';

@@ -539,6 +539,7 @@ export class Platform {
     if (pod.desiredStatus !== 'RUNNING') throw badRequest(`pod ${podId} is not running`);
     pod.lastStartedAt = this.clock.now();
     pod.lastStatusChange = `Restarted by user: ${new Date(this.clock.now()).toUTCString()}`;
+    this.logStop(pod, pod.lastStatusChange);
     this.logStart(pod);
     return pod;
   }
@@ -562,7 +563,13 @@ export class Platform {
   terminatePod(account: Account, podId: string): void {
     const pod = this.findPod(account, podId);
     this.closeSegments(account, (s) => s.podId === pod.id);
+    const reason = `Terminated by user: ${new Date(this.clock.now()).toUTCString()}`;
+    // The last lines a log stream sends: they also wake it, so it ends rather than waits.
+    if (pod.desiredStatus === 'RUNNING') this.logStop(pod, reason);
+    else this.dropFutureLogs(pod);
     pod.desiredStatus = 'TERMINATED';
+    pod.lastStatusChange = reason;
+    this.log(pod, this.clock.now(), 'system', 'remove container');
     pod.containerDisk.clear();
     pod.volumeDisk.clear();
     account.pods.delete(pod.id);

@@ -300,9 +300,12 @@ export class ServerlessQueue {
     for (const listener of [...job.listeners]) listener();
   }
 
-  /** Resolves when `until()` holds after a change of the job, or after `ms` on the clock. */
-  private async changeOrTimeout(job: EmulatedJob, ms: number, until: () => boolean): Promise<void> {
-    if (until() || ms <= 0) return;
+  /**
+   * Resolves when `until()` holds after a change of the job, after `ms` on the clock, or when
+   * `signal` (the caller hanging up) fires, so an abandoned hold leaves no sleeper behind.
+   */
+  private async changeOrTimeout(job: EmulatedJob, ms: number, until: () => boolean, signal?: AbortSignal): Promise<void> {
+    if (until() || ms <= 0 || signal?.aborted) return;
     await new Promise<void>((resolve) => {
       let timer: AbortController | undefined = undefined;
       const listener = () => {
@@ -310,10 +313,12 @@ export class ServerlessQueue {
       };
       const finish = () => {
         job.listeners.delete(listener);
+        signal?.removeEventListener('abort', finish);
         timer?.abort();
         resolve();
       };
       job.listeners.add(listener);
+      signal?.addEventListener('abort', finish, { once: true });
       timer = this.after(ms, finish, finish);
     });
   }
@@ -511,13 +516,13 @@ export class ServerlessQueue {
   }
 
   /** `/runsync` and `/status-sync`: holds until the job is terminal or `waitMs` has passed on the clock. */
-  async waitFor(job: EmulatedJob, waitMs: number): Promise<void> {
-    await this.changeOrTimeout(job, waitMs, () => TERMINAL.has(job.status) || job.deleted);
+  async waitFor(job: EmulatedJob, waitMs: number, signal?: AbortSignal): Promise<void> {
+    await this.changeOrTimeout(job, waitMs, () => TERMINAL.has(job.status) || job.deleted, signal);
   }
 
   /** `/stream`: drains the chunks that are ready, holding a while (or `holdMs`) when there are none. */
-  async drain(job: EmulatedJob, holdMs = this.streamHoldMs): Promise<{ status: EmulatedJobStatus; stream: Chunk[] }> {
-    await this.changeOrTimeout(job, holdMs, () => job.pending.length > 0 || TERMINAL.has(job.status) || job.deleted);
+  async drain(job: EmulatedJob, holdMs = this.streamHoldMs, signal?: AbortSignal): Promise<{ status: EmulatedJobStatus; stream: Chunk[] }> {
+    await this.changeOrTimeout(job, holdMs, () => job.pending.length > 0 || TERMINAL.has(job.status) || job.deleted, signal);
     const stream = job.pending.splice(0, job.pending.length);
     if (job.status === 'FAILED') return { status: 'FAILED', stream: [] };
     return { status: job.status, stream };

@@ -1,7 +1,7 @@
 import type { EmulatorClock } from './clock.js';
 
-/** The rate-limited groups of queue routes. `/status` and `/status-sync` share `status`. */
-export type ServerlessLimitRoute = 'run' | 'runsync' | 'status' | 'stream' | 'cancel' | 'purge-queue';
+/** The rate-limited groups of queue routes. `/status` and `/status-sync` share `status`; `openai` is `/openai/*`. */
+export type ServerlessLimitRoute = 'run' | 'runsync' | 'status' | 'stream' | 'cancel' | 'purge-queue' | 'openai';
 
 /** At most `requests` per `intervalMs` (a token bucket that refills evenly), and at most `concurrency` in flight. */
 export interface ServerlessRouteLimit {
@@ -30,6 +30,7 @@ export const DEFAULT_SERVERLESS_LIMITS: Readonly<Record<ServerlessLimitRoute, Se
   stream: { requests: 2000, intervalMs: 10_000, concurrency: 400 },
   cancel: { requests: 100, intervalMs: 10_000, concurrency: 20 },
   'purge-queue': { requests: 2, intervalMs: 10_000 },
+  openai: { requests: 2000, intervalMs: 10_000 },
 };
 
 interface Bucket {

@@ -147,7 +147,7 @@ export function queueRoutes(queue: ServerlessQueue, limiter: ServerlessLimiter, 
     limited('runsync', async (c, account, endpoint) => {
       const wait = waitParam(c, 90_000, 1000, 300_000);
       const { job } = await submit(c, account, endpoint, RUNSYNC_LIMIT, true);
-      await queue.waitFor(job, wait);
+      await queue.waitFor(job, wait, c.req.raw.signal);
       return c.json(queue.view(job));
     }),
   );
@@ -157,7 +157,7 @@ export function queueRoutes(queue: ServerlessQueue, limiter: ServerlessLimiter, 
   const statusSync = limited('status', async (c, account, endpoint) => {
     const wait = waitParam(c, 90_000, 0, 300_000);
     const job = queue.get(account, endpoint, c.req.param('jobId')!);
-    await queue.waitFor(job, wait);
+    await queue.waitFor(job, wait, c.req.raw.signal);
     return c.json(queue.view(job));
   });
   app.get('/:endpointId/status-sync/:jobId', statusSync);
@@ -165,7 +165,7 @@ export function queueRoutes(queue: ServerlessQueue, limiter: ServerlessLimiter, 
   const stream = limited('stream', async (c, account, endpoint) => {
     const job = queue.get(account, endpoint, c.req.param('jobId')!);
     const hold = c.req.query('wait') === undefined ? undefined : waitParam(c, 0, 0, 300_000);
-    return c.json(await queue.drain(job, hold));
+    return c.json(await queue.drain(job, hold, c.req.raw.signal));
   });
   app.get('/:endpointId/stream/:jobId', stream);
   app.post('/:endpointId/stream/:jobId', stream);
@@ -300,7 +300,7 @@ export class LoadBalancedEndpoints {
     state.lastRequestAt = now;
     state.readyAt ??= now + (state.definition.coldStartMs ?? 3_000);
     if (now < state.readyAt) {
-      await this.sleep(Math.min(state.readyAt - now, LB_COLD_HOLD_MS));
+      await this.sleep(Math.min(state.readyAt - now, LB_COLD_HOLD_MS), linkedTimer(c.req.raw.signal));
       if (clock.now() < state.readyAt) return c.json({ error: 'no workers available' }, 400);
       state.lastRequestAt = clock.now();
     }
@@ -344,6 +344,13 @@ export class LoadBalancedEndpoints {
     }
     return c.json({ error: `no route ${c.req.method} ${path}`, status: 404 }, 404, { [WORKER_HEADER]: workerId });
   }
+}
+
+/** A timer that the caller hanging up ends too. */
+function linkedTimer(signal: AbortSignal | undefined): AbortController {
+  const timer = new AbortController();
+  signal?.addEventListener('abort', () => timer.abort(), { once: true, signal: timer.signal });
+  return timer;
 }
 
 const PRODUCTION_LB_HOST = /^([a-z0-9][a-z0-9-]*)\.api\.runpod\.ai$/i;

@@ -10,6 +10,7 @@ export function createRunpodServerlessClient(options: RunpodClientOptions = {}):
 
 export type { RunpodServerless } from './serverless-client.js';
 export { Job, type EndpointClient, type JobProgress, type JobStream, type RunOptions, type RunSyncOptions, type StreamOptions, type WaitOptions } from './queue.js';
+export { OPENAI_API_KEY_PLACEHOLDER, type OpenAICompatible, type OpenAIHelperOptions } from './openai.js';
 export { isTerminalJobStatus, TERMINAL_JOB_STATUSES } from './types.js';
 export type { CompletedJob, EndpointHealth, JobPolicy, JobState, JobStatus, PurgeQueueResult, S3Config, StreamChunk } from './types.js';
 export type { LoadBalancedClient, LoadBalancedOptions, LoadBalancedRequestOptions, LoadBalancedResponse } from './load-balanced.js';

@@ -3,6 +3,7 @@ import { linkAbort, sleep } from '../transport/abort.js';
 import { monotonicNow } from '../transport/clock.js';
 import { callHook, type HttpCore, type HttpRequest } from '../transport/http-core.js';
 import { checkDuration, type CallOptions } from '../transport/options.js';
+import { createOpenAIHelper, type OpenAICompatible, type OpenAIHelperOptions } from './openai.js';
 import { QueuedCall, type PaceRelease } from '../transport/pacing.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
 import { checkInteger, requireId, requireObject, requireString, toJsonBody } from '../validation.js';
@@ -86,6 +87,8 @@ const DEFAULT_STREAM_WAIT_MS = 10_000;
 const HOLD_MARGIN_MS = 15_000;
 /** How long `run` keeps backing off while the platform refuses with 429 (rate or queue full), from when it is sent. */
 const RUN_REFUSED_RETRY_MS = 600_000;
+/** How long past its deadline `runSync` still listens for the `/runsync` answer that ends the server's hold. */
+const RUNSYNC_ANSWER_GRACE_MS = 50;
 /** setTimeout's largest delay; longer deadlines are waited in full anyway by other means. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -593,6 +596,11 @@ export interface EndpointClient<Input = unknown, Output = unknown, Chunk = unkno
   health(options?: CallOptions): Promise<EndpointHealth>;
   /** Removes queued jobs (not running ones). */
   purgeQueue(options?: CallOptions): Promise<PurgeQueueResult>;
+  /**
+   * Options for the `openai` SDK that reach this endpoint's OpenAI-compatible routes through this
+   * client: `new OpenAI(ep.openai())`. The key never leaves the returned `fetch`.
+   */
+  openai(options?: OpenAIHelperOptions): OpenAICompatible;
 }
 
 function isHealth(body: unknown): body is EndpointHealth {
@@ -648,20 +656,32 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
       const deadlineMs = options.timeoutMs ?? options.executionTimeoutMs ?? DEFAULT_RUNSYNC_DEADLINE_MS;
       const waitMs = options.waitMs ?? Math.min(Math.max(deadlineMs, MIN_RUNSYNC_WAIT_MS), MAX_RUNSYNC_WAIT_MS);
       const started = monotonicNow();
-      const state = await routes.call(
-        {
-          method: 'POST',
-          path: `/runsync?wait=${waitMs}`,
-          route: 'POST /runsync',
-          bucket: 'runsync',
-          body,
-          idempotent: false,
-          retryUntil: started + deadlineMs,
-          check: isOutputState,
-          expected: 'a job state with an id',
-        },
-        { signal: options.signal, headers: options.headers, maxRetries: options.maxRetries, timeoutMs: waitMs + HOLD_MARGIN_MS },
-      );
+      // The deadline bounds /runsync too, whatever holds it; a little grace lets a server that
+      // answers right at the end of its hold be heard, so the error can name the job.
+      const deadline = linkAbort(options.signal, Math.min(deadlineMs + RUNSYNC_ANSWER_GRACE_MS, MAX_TIMER_MS));
+      let state: JobState<Output>;
+      try {
+        state = await routes.call(
+          {
+            method: 'POST',
+            path: `/runsync?wait=${waitMs}`,
+            route: 'POST /runsync',
+            bucket: 'runsync',
+            body,
+            idempotent: false,
+            retryUntil: started + deadlineMs,
+            check: isOutputState,
+            expected: 'a job state with an id',
+          },
+          { signal: deadline.signal, headers: options.headers, maxRetries: options.maxRetries, timeoutMs: waitMs + HOLD_MARGIN_MS },
+        );
+      } catch (err) {
+        // The job may exist, but no answer named it.
+        if (deadline.timedOut() && !options.signal?.aborted) throw new JobTimedOutError({ endpointId, job: { id: 'unknown', status: 'UNKNOWN' }, source: 'deadline', timeoutMs: deadlineMs, cause: err });
+        throw err;
+      } finally {
+        deadline.dispose();
+      }
       if (isTerminalJobStatus(state.status)) return settle(endpointId, state);
       const elapsedMs = monotonicNow() - started;
       const remaining = deadlineMs - elapsedMs;
@@ -685,6 +705,7 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
 
     health: (options) =>
       routes.call({ method: 'GET', path: '/health', route: 'GET /health', bucket: 'health', idempotent: true, check: isHealth, expected: 'an object with jobs and workers' }, options),
+    openai: (options) => createOpenAIHelper(core, endpointId, options),
     // Never resent once it may have arrived: a second purge would delete jobs other producers
     // queued in between.
     purgeQueue: (options) =>

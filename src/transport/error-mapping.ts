@@ -107,6 +107,9 @@ export function problemErrorsOf(body: unknown): string[] {
 export function messageOfBody(body: unknown): string | undefined {
   const gqlErrors = graphQLErrorsOf(body);
   if (gqlErrors) return clip(gqlErrors.slice(0, 20).map((e) => clip(e.message, MAX_DETAIL_CHARS)).join('; '), MAX_DETAIL_CHARS);
+  // OpenAI-compatible routes answer `{"error": {"message", "type", …}}`.
+  const nested = own(own(body, 'error'), 'message');
+  if (typeof nested === 'string' && nested) return clip(nested, MAX_DETAIL_CHARS);
   for (const key of ['error', 'message', 'detail', 'title'] as const) {
     const value = own(body, key);
     if (typeof value === 'string' && value) {

@@ -74,6 +74,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<string, RateLimitSetting>> = {
   'serverless:*:stream': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 400 },
   'serverless:*:cancel': { requests: 100, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 20 },
   'serverless:*:purge-queue': { requests: 2, intervalMs: SERVERLESS_WINDOW_MS, concurrency: 2 },
+  'serverless:*:openai': { requests: 2000, intervalMs: SERVERLESS_WINDOW_MS },
   graphql: { requests: 100, intervalMs: 10_000, concurrency: 10 },
   rest: { concurrency: 16 },
 };

@@ -50,7 +50,7 @@ export interface TransportChoice {
 
 const OPTION_HINT = "set podsTransport: 'auto' (or 'rest') so rp.pods and rp.gpuTypes go on over REST v2";
 
-/** One per client, never module-wide: an emulator's client and production's may share a process. */
+/** One per client, never module-wide: an emulator's client and production's may share one Node process as well. */
 export function createTransportChoice(options: TransportChoiceOptions): TransportChoice {
   let latched: ApiRetiredError | undefined;
   let retirementReported = false;

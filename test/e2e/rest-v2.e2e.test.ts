@@ -52,7 +52,7 @@ describe('REST v2 through the emulator, end to end', () => {
     expect((await v2('GET', `/pods/${pod.id}`)).json.status).toBe('RUNNING');
 
     // A running pod's log stream stays open: read what is there, then hang up.
-    const logs = await v2('GET', `/pods/${pod.id}/logs`, undefined, { events: 7 });
+    const logs = await v2('GET', `/pods/${pod.id}/logs`, undefined, { events: 8 });
     expect(logs.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = sseEvents(logs.text);
     expect(events.map((e) => e.data.line)).toEqual([
@@ -61,6 +61,7 @@ describe('REST v2 through the emulator, end to end', () => {
       expect.stringMatching(/^stop container: Stopped by user/),
       'start container for me/app:1: begin',
       'container started (1 GPU)',
+      expect.stringMatching(/^stop container: Restarted by user/),
       'start container for me/app:1: begin',
       'container started (1 GPU)',
     ]);
@@ -69,9 +70,9 @@ describe('REST v2 through the emulator, end to end', () => {
 
     // Stopping ends the stream, after the stop line; what the cursors select is then all there is.
     await v2('POST', `/pods/${pod.id}/action`, { action: 'stop' });
-    expect(sseEvents((await v2('GET', `/pods/${pod.id}/logs?since=${events[4]!.data.ts}`)).text)).toHaveLength(4);
+    expect(sseEvents((await v2('GET', `/pods/${pod.id}/logs?since=${events[4]!.data.ts}`)).text)).toHaveLength(5);
     const resumed = sseEvents((await v2('GET', `/pods/${pod.id}/logs?tail=1`, undefined, { headers: { 'last-event-id': events[4]!.id! } })).text);
-    expect(resumed.map((e) => e.data.line)).toEqual(['start container for me/app:1: begin', 'container started (1 GPU)', expect.stringMatching(/^stop container/)]);
+    expect(resumed.map((e) => e.data.line)).toEqual([expect.stringMatching(/^stop container: Restarted/), 'start container for me/app:1: begin', 'container started (1 GPU)', expect.stringMatching(/^stop container/)]);
     expect((await v2('GET', `/pods/${pod.id}/logs?tail=0`)).text).toBe('');
 
     const terminated = await v2('POST', `/pods/${pod.id}/action`, { action: 'terminate' });

@@ -49,6 +49,15 @@ async function drain(iterable: AsyncIterable<unknown>): Promise<unknown[]> {
   return out;
 }
 
+/** One request through the OpenAI helper's fetch, its answer read in full (JSON, or the SSE text). */
+async function openaiCall(c: Client, id: string, route: string, body: unknown, options: CallOptions = {}): Promise<unknown> {
+  const { signal, ...helperOptions } = options;
+  const helper = c.endpoint(id).openai(helperOptions);
+  const init: RequestInit = body === undefined ? { signal } : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, signal };
+  const res = await helper.fetch(`${helper.baseURL}${route}`, init);
+  return (body as { stream?: boolean } | undefined)?.stream ? res.text() : res.json();
+}
+
 export const METHODS: readonly MethodRow[] = [
   // GraphQL
   { name: 'graphql.request', call: (c, _id, o) => c.graphql.request('query Me { myself { id } }', {}, o) },
@@ -106,6 +115,10 @@ export const METHODS: readonly MethodRow[] = [
   { name: 'job.status', call: (c, id, o) => c.endpoint('ep').job(id).status(o), path: '/v2/ep/status/{id}' },
   { name: 'job.wait', call: (c, _id, o) => c.endpoint('ep').job('j').wait({ ...WAIT, ...o }) },
   { name: 'job.stream', call: (c, id, o) => drain(c.endpoint('ep').job(id).stream({ pollIntervalMs: 2, signal: AbortSignal.timeout(20), ...o })), path: '/v2/ep/stream/{id}' },
+  // Serverless, OpenAI-compatible routes (`endpoint(id).openai()`, read as the openai SDK reads them)
+  { name: 'endpoint.openai.chat', call: (c, id, o) => openaiCall(c, id, '/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, o), path: '/v2/{id}/openai/v1/chat/completions' },
+  { name: 'endpoint.openai.stream', call: (c, id, o) => openaiCall(c, id, '/completions', { model: 'm', prompt: 'hi', stream: true }, o), path: '/v2/{id}/openai/v1/completions' },
+  { name: 'endpoint.openai.models', call: (c, id, o) => openaiCall(c, id, '/models', undefined, o), path: '/v2/{id}/openai/v1/models' },
   // Serverless, load-balanced
   { name: 'loadBalanced.get', call: (c, _id, o) => c.loadBalanced('lb', { coldStartTimeoutMs: 30 }).get('/ping', o) },
   { name: 'loadBalanced.post', call: (c, _id, o) => c.loadBalanced('lb').post('/generate', { json: { x: 1 }, ...o }) },

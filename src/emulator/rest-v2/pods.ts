@@ -264,10 +264,8 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     const pod = findPod(deps, c);
     const account = accountOf(c);
     return sseLogs(c, platform.clock, {
-      lines: () => {
-        const current = platform.getPod(account, pod.id);
-        return current && platform.podLogs(current);
-      },
+      // The pod's own lines, even once it is terminated: the last ones say so, then the stream ends.
+      lines: () => platform.podLogs(pod),
       live: () => platform.getPod(account, pod.id)?.desiredStatus === 'RUNNING',
       nextAt: () => platform.nextPodLogAt(pod),
       onChange: (listener) => platform.onPodLog(listener),
