@@ -36,7 +36,7 @@ export function openaiRoutes(queue: ServerlessQueue, limiter: ServerlessLimiter)
   const serve = async (c: C, route: string, body: unknown): Promise<Response> => {
     const account = c.get('account');
     const endpointId = c.req.param('endpointId')!;
-    const endpoint = account.endpoints.get(endpointId);
+    const endpoint = queue.endpointFor(account, endpointId);
     if (!endpoint) return openaiError(c, 404, `endpoint ${endpointId} not found`, 'not_found_error');
     const release = limiter.acquire(`${account.id}/${endpoint.id}`, 'openai');
     if (!release) return openaiError(c, 429, `Too Many Requests: the /openai/* limit of endpoint ${endpoint.id} is reached`, 'rate_limit_error');
