@@ -49,6 +49,12 @@ export interface TransportChoice {
 }
 
 const OPTION_HINT = "set podsTransport: 'auto' (or 'rest') so rp.pods and rp.gpuTypes go on over REST v2";
+const REST_HINT = 'REST v2 (rp.rest); rp.pods and rp.gpuTypes move to it by themselves';
+
+/** Names what to use instead, on a 410 from GraphQL that says nothing of it. */
+function explain(error: ApiRetiredError, mode: PodsTransport): void {
+  if (error.replacement === undefined) (error as { replacement: string | undefined }).replacement = mode === 'graphql' ? OPTION_HINT : REST_HINT;
+}
 
 /** One per client, never module-wide: an emulator's client and production's may share a process. */
 export function createTransportChoice(options: TransportChoiceOptions): TransportChoice {
@@ -79,6 +85,7 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
     mode: options.mode,
     current: () => (options.mode === 'rest' || latched ? 'rest' : 'graphql'),
     retired(error) {
+      explain(error, options.mode);
       if (options.mode === 'auto') latched ??= error;
     },
     async run(surface, operation, paths) {
@@ -97,9 +104,7 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
         return await paths.graphql();
       } catch (err) {
         if (err instanceof ApiRetiredError && options.mode === 'auto' && latched) return onRest();
-        if (err instanceof ApiRetiredError && options.mode === 'graphql' && err.replacement === undefined) {
-          (err as { replacement: string | undefined }).replacement = OPTION_HINT;
-        }
+        if (err instanceof ApiRetiredError && options.mode === 'graphql') explain(err, 'graphql');
         if (err instanceof RateLimitError && options.mode === 'auto' && options.fallbackOnRateLimit) {
           report({ surface, operation, from: 'graphql', to: 'rest', reason: 'rate-limited', sticky: false, error: err });
           return paths.rest();
