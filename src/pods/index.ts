@@ -90,18 +90,20 @@ export function createPodsApi(deps: PodsApiDeps | RunpodGraphQL): PodsApi {
    * looks the pod up by that marker (a bounded number of times, through the core and so paced)
    * and returns it: one call, one pod. Nothing is ever resent.
    */
-  async function createOnce(operation: string, send: (step: Step, marker: string) => Promise<Pod | null>, options: PodCreateCallOptions | undefined): Promise<Pod> {
+  async function createOnce(operation: string, send: (step: Step, marker: string, sending: () => void) => Promise<Pod | null>, options: PodCreateCallOptions | undefined): Promise<Pod> {
     const attempts = Math.max(1, options?.markerLookup?.attempts ?? DEFAULT_MARKER_LOOKUP.attempts);
     const intervalMs = options?.markerLookup?.intervalMs ?? DEFAULT_MARKER_LOOKUP.intervalMs;
     const marker = newCreateMarker();
     const step = session();
+    // Set just before a create request goes out: a read before it (a catalog) that fails created nothing.
+    let sent = false;
     let failure: unknown;
     try {
-      const pod = await send(step, marker);
+      const pod = await send(step, marker, () => (sent = true));
       if (pod) return pod;
       failure = new ServerError(`${operation}: the platform returned no pod and no error`, { status: 200 });
     } catch (err) {
-      if (!isAmbiguousFailure(err)) throw err;
+      if (!sent || !isAmbiguousFailure(err)) throw err;
       failure = err;
     }
     let lookups = 0;
@@ -144,13 +146,17 @@ export function createPodsApi(deps: PodsApiDeps | RunpodGraphQL): PodsApi {
       const ids = input.gpuTypeId ? [input.gpuTypeId] : (input.gpuTypeIdList ?? []).filter((id): id is string => !!id);
       return createOnce(
         'DeployPod',
-        (step, marker) =>
+        (step, marker, sending) =>
           step('deploy', {
             graphql: async () => {
               await catalog.check(input.gpuTypeId ? 'input.gpuTypeId' : 'input.gpuTypeIdList', ids, options?.signal);
+              // The catalog read met the retirement (it swallows its errors): no DeployPod to a retired API.
+              const retired = choice.retirement();
+              if (retired) throw retired;
+              sending();
               return gql.deploy(input, envWithMarker(input.env, marker), options);
             },
-            rest: (r) => r.deploy(input, envWithMarker(input.env, marker), options),
+            rest: (r) => r.deploy(input, envWithMarker(input.env, marker), options, sending),
           }),
         options,
       );
@@ -161,10 +167,13 @@ export function createPodsApi(deps: PodsApiDeps | RunpodGraphQL): PodsApi {
       if (options) validateCallOptions(options);
       return createOnce(
         'DeployCpuPod',
-        (step, marker) =>
+        (step, marker, sending) =>
           step('deployCpu', {
-            graphql: () => gql.deployCpu(input, envWithMarker(input.env, marker), options),
-            rest: (r) => r.deployCpu(input, envWithMarker(input.env, marker), options),
+            graphql: () => {
+              sending();
+              return gql.deployCpu(input, envWithMarker(input.env, marker), options);
+            },
+            rest: (r) => r.deployCpu(input, envWithMarker(input.env, marker), options, sending),
           }),
         options,
       );

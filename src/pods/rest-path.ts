@@ -22,8 +22,9 @@ import type { DeployCpuPodInput, DeployPodInput, Pod, ResumePodInput, StoppedPod
 export interface RestPodsPath {
   get(podId: string, options?: GraphQLCallOptions): Promise<Pod | null>;
   list(options?: GraphQLCallOptions): Promise<Pod[]>;
-  deploy(input: DeployPodInput, env: EnvironmentVariableInput[], options?: GraphQLCallOptions): Promise<Pod>;
-  deployCpu(input: DeployCpuPodInput, env: EnvironmentVariableInput[], options?: GraphQLCallOptions): Promise<Pod>;
+  /** `sending` is called just before the create request goes out (reads come before it). */
+  deploy(input: DeployPodInput, env: EnvironmentVariableInput[], options: GraphQLCallOptions | undefined, sending: () => void): Promise<Pod>;
+  deployCpu(input: DeployCpuPodInput, env: EnvironmentVariableInput[], options: GraphQLCallOptions | undefined, sending: () => void): Promise<Pod>;
   resume(input: ResumePodInput, options?: GraphQLCallOptions): Promise<Pod>;
   stop(podId: string, options?: GraphQLCallOptions): Promise<StoppedPod>;
   terminate(podId: string, options?: GraphQLCallOptions): Promise<void>;
@@ -260,7 +261,7 @@ export function createRestPodsPath(core: HttpCore): RestPodsPath {
     return found.sort((a, b) => a.price - b.price);
   }
 
-  async function deploy(input: DeployPodInput, env: EnvironmentVariableInput[], options?: GraphQLCallOptions): Promise<Pod> {
+  async function deploy(input: DeployPodInput, env: EnvironmentVariableInput[], options: GraphQLCallOptions | undefined, sending: () => void): Promise<Pod> {
     refuse(unsupportedDeployFields(input), 'deploy', 'these inputs');
     const offers = await candidates(input, options);
     const base = containerFields(input, env);
@@ -278,6 +279,7 @@ export function createRestPodsPath(core: HttpCore): RestPodsPath {
       };
       if (offer.dataCenterIds) body.dataCenterIds = offer.dataCenterIds;
       try {
+        sending();
         return mapped(await sendPodCreate(rest, body, clean(options)), 'POST /pods', '/pods');
       } catch (err) {
         // Only a clean refusal moves on: anything that may have created the pod is settled by its marker.
@@ -288,7 +290,7 @@ export function createRestPodsPath(core: HttpCore): RestPodsPath {
     throw refusal ?? new CapacityUnavailableError('DeployPod: REST v2 catalog shows no stock for the requested GPU types, clouds and count; nothing was sent', { operationName: 'DeployPod' });
   }
 
-  async function deployCpu(input: DeployCpuPodInput, env: EnvironmentVariableInput[], options?: GraphQLCallOptions): Promise<Pod> {
+  async function deployCpu(input: DeployCpuPodInput, env: EnvironmentVariableInput[], options: GraphQLCallOptions | undefined, sending: () => void): Promise<Pod> {
     refuse(unsupportedDeployCpuFields(input), 'deployCpu', 'these inputs (instanceId must look like cpu3c-2-4; CPU pods take no volume)');
     const [, flavour = '', vcpus = '', memory] = CPU_INSTANCE.exec(input.instanceId)!;
     const vcpuCount = Number(vcpus);
@@ -301,6 +303,7 @@ export function createRestPodsPath(core: HttpCore): RestPodsPath {
     }
     const body: CreatePodInput = { ...containerFields(input, env), name: podName(input), cpu: { id: flavour, vcpuCount } };
     if (input.cloudType === 'SECURE' || input.cloudType === 'COMMUNITY') body.cloud = input.cloudType;
+    sending();
     return mapped(await sendPodCreate(rest, body, clean(options)), 'POST /pods', '/pods');
   }
 

@@ -39,6 +39,8 @@ export interface TransportChoice {
   readonly mode: PodsTransport;
   /** The path the next call of `rp.pods` / `rp.gpuTypes` takes. */
   current(): TransportPath;
+  /** The 410 that latched this client to REST (in `'auto'`), once one did. */
+  retirement(): ApiRetiredError | undefined;
   /** The GraphQL client saw 410 Gone on `graphqlUrl`: in `'auto'`, latch to REST for good. */
   retired(error: ApiRetiredError): void;
   /**
@@ -84,6 +86,7 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
   return {
     mode: options.mode,
     current: () => (options.mode === 'rest' || latched ? 'rest' : 'graphql'),
+    retirement: () => latched,
     retired(error) {
       explain(error, options.mode);
       if (options.mode === 'auto') latched ??= error;
