@@ -1,16 +1,29 @@
 // rp.pods above both APIs: validation, the create marker and the lookup after an ambiguous
 // failure, waitUntilReady and the transport choice live here once; graphql-path.ts and
 // rest-path.ts only speak their protocol.
-import { AbortError, NotFoundError, PodTerminalStateError, PossiblyCreatedError, ServerError, TimeoutError, ValidationError } from '../errors.js';
-import { createGpuTypeCatalog, type GpuTypeCatalog } from '../graphql/gpu-type-catalog.js';
+import {
+  AbortError,
+  CapacityUnavailableError,
+  NotFoundError,
+  PodTerminalStateError,
+  PossiblyCreatedError,
+  ServerError,
+  TimeoutError,
+  TransportUnsupportedError,
+  ValidationError,
+} from '../errors.js';
+import type { GpuTypeCatalog } from '../graphql/gpu-type-catalog.js';
 import type { GraphQLCallOptions, RunpodGraphQL } from '../graphql/graphql-client.js';
 import { parsePodEnv } from '../graphql/pod-env.js';
+import { createRestCatalogApi } from '../rest/catalog.js';
+import { createRestPodsApi, sendPodCreate } from '../rest/pods.js';
+import { createRestRequester } from '../rest/rest-request.js';
 import { linkAbort, sleep } from '../transport/abort.js';
 import { CREATE_MARKER_ENV, newCreateMarker } from '../transport/create-marker.js';
 import type { HttpCore } from '../transport/http-core.js';
 import { validateCallOptions } from '../transport/options.js';
 import { pollWithBackoff } from '../transport/poll.js';
-import { createTransportChoice, type TransportChoice, type TransportPath } from '../transport/transport-choice.js';
+import type { TransportChoice, TransportPath } from '../transport/transport-choice.js';
 import { tagTransport, transportOf } from '../transport/transport-tag.js';
 import { requireId, shown } from '../validation.js';
 import { createGraphQLPodsPath } from './graphql-path.js';
@@ -26,11 +39,11 @@ const DEFAULT_MARKER_LOOKUP = { attempts: 3, intervalMs: 1_500 } as const;
 export interface PodsApiDeps {
   readonly graphql: RunpodGraphQL;
   /** The core REST v2 calls go through (`restUrl`, Bearer auth, pacing under the `rest` bucket). */
-  readonly core?: HttpCore | undefined;
-  /** The client's one transport choice. @default GraphQL only (no core to reach REST v2 with) */
-  readonly choice?: TransportChoice | undefined;
-  /** Checks GPU type ids before a GraphQL deploy. @default one over `graphql` */
-  readonly catalog?: GpuTypeCatalog | undefined;
+  readonly core: HttpCore;
+  /** The client's one transport choice. */
+  readonly choice: TransportChoice;
+  /** Checks GPU type ids before a GraphQL deploy. */
+  readonly catalog: GpuTypeCatalog;
 }
 
 function describeLastState(pod: Pod | null | undefined): string {
@@ -40,8 +53,7 @@ function describeLastState(pod: Pod | null | undefined): string {
 }
 
 function tagAll<T>(value: T, path: TransportPath): T {
-  if (Array.isArray(value)) for (const item of value) tagTransport(item, path);
-  else tagTransport(value, path);
+  for (const item of Array.isArray(value) ? value : [value]) tagTransport(item, path);
   return value;
 }
 
@@ -51,16 +63,17 @@ interface Paths<T> {
   rest: (path: RestPodsPath) => Promise<T>;
 }
 
-export function createPodsApi(deps: PodsApiDeps | RunpodGraphQL): PodsApi {
-  const { graphql, core, choice: givenChoice, catalog: givenCatalog } = 'request' in deps ? ({ graphql: deps } as PodsApiDeps) : deps;
-  const choice = givenChoice ?? createTransportChoice({ mode: 'graphql', fallbackOnRateLimit: false, onTransportChange: undefined });
-  if (choice.mode !== 'graphql' && !core) throw new ValidationError('podsTransport', 'REST v2 needs the HTTP core: create the client with createRunpodClient');
-  const catalog = givenCatalog ?? createGpuTypeCatalog(graphql);
+export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): PodsApi {
   const gql = createGraphQLPodsPath(graphql);
 
   // Loaded on the first call that goes over REST v2, as the GraphQL runtime is on the first GraphQL call.
   let loadingRest: Promise<RestPodsPath> | undefined;
-  const restPath = () => (loadingRest ??= import('./rest-path.js').then((m) => m.createRestPodsPath(core!)));
+  const restPath = () =>
+    (loadingRest ??= import('./rest-path.js').then((m) => {
+      const rest = createRestRequester(core);
+      const errors = { CapacityUnavailableError, NotFoundError, TransportUnsupportedError, ValidationError };
+      return m.createRestPodsPath({ rest, pods: createRestPodsApi(rest), catalog: createRestCatalogApi(rest), sendPodCreate: (body, o) => sendPodCreate(rest, body, o), errors });
+    }));
 
   /**
    * The steps of one call: each goes where the choice says, and once one step went over REST the

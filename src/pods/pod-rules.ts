@@ -19,7 +19,7 @@ function validateCommon(input: {
 }): void {
   if (!input.imageName && !input.templateId) throw new ValidationError('input.imageName', 'give an imageName or a templateId');
   // An empty name is refused on both APIs (GraphQL would name the pod "", REST v2 requires one).
-  if (input.name != null && (typeof input.name !== 'string' || input.name.trim() === '')) throw new ValidationError('input.name', 'must be a non-empty string when given');
+  if (input.name != null && (typeof input.name !== 'string' || input.name.trim() === '')) throw new ValidationError('input.name', 'must not be empty');
   // Checked before anything is sent (the GPU type catalog is read first).
   if (input.env != null) toEnvironmentInput(input.env as PodEnvInput);
   checkOneOf('input.cloudType', (input.cloudType as string | null | undefined) ?? undefined, ['SECURE', 'COMMUNITY', 'ALL']);
@@ -59,7 +59,6 @@ export function validateResume(input: ResumePodInput): void {
     );
   }
   checkInteger('input.gpuCount', input.gpuCount, 0);
-  checkOneOf('input.computeType', input.computeType ?? undefined, ['GPU', 'CPU']);
 }
 
 /** The env to send: the caller's, plus this create's marker. */

@@ -1,23 +1,42 @@
 // rp.pods over REST v2, loaded on the first call that goes there. Every answer is mapped into the
 // generated GraphQL result types, typed against the generated REST v2 types: a contract change
 // breaks the build. Inputs REST v2 cannot honour are refused before anything is sent.
-import {
-  CapacityUnavailableError,
-  ConflictError,
-  NotFoundError,
-  PermissionDeniedError,
-  TransportUnsupportedError,
-  ValidationError,
-} from '../errors.js';
+import type { CapacityUnavailableError, ConflictError, NotFoundError, RunpodError, TransportUnsupportedError, ValidationError } from '../errors.js';
 import type { EnvironmentVariableInput, PodFieldsFragment, PodStatus } from '../graphql/__generated__/operations.js';
 import type { GraphQLCallOptions } from '../graphql/graphql-client.js';
-import { createRestCatalogApi } from '../rest/catalog.js';
-import { createRestPodsApi, sendPodCreate } from '../rest/pods.js';
-import { createRestRequester } from '../rest/rest-request.js';
+import type { RestCatalogApi } from '../rest/catalog.js';
+import type { RestPodsApi } from '../rest/pods.js';
+import type { RestRequester } from '../rest/rest-request.js';
 import type { Cloud, CreatePodInput, GpuCatalogQuery, GpuType as RestGpuType, Pod as RestPod, PodStatus as RestPodStatus } from '../rest/types.js';
-import type { HttpCore } from '../transport/http-core.js';
-import { isRecord, isString } from '../transport/shape.js';
+import type { CallOptions } from '../transport/options.js';
 import type { DeployCpuPodInput, DeployPodInput, Pod, ResumePodInput, StoppedPod } from './types.js';
+
+/**
+ * What this lazily loaded module uses of the eager ones, handed in rather than imported: an import
+ * would make the bundlers of code-splitting apps move those modules into a chunk of their own,
+ * which costs the start-up more than this module saves it.
+ */
+export interface RestPathKit {
+  readonly rest: RestRequester;
+  readonly pods: RestPodsApi;
+  readonly catalog: RestCatalogApi;
+  /** One `POST /pods`, never resent (src/rest/pods.ts). */
+  readonly sendPodCreate: (body: CreatePodInput, options?: CallOptions) => Promise<RestPod>;
+  readonly errors: {
+    readonly CapacityUnavailableError: typeof CapacityUnavailableError;
+    readonly NotFoundError: typeof NotFoundError;
+    readonly TransportUnsupportedError: typeof TransportUnsupportedError;
+    readonly ValidationError: typeof ValidationError;
+  };
+}
+
+/** The client's errors are told apart by name here (their classes stay in the eager bundle). */
+function isError<E extends RunpodError>(err: unknown, ...names: Array<E['name']>): err is E {
+  return err instanceof Error && names.includes(err.name);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
 
 export interface RestPodsPath {
   get(podId: string, options?: GraphQLCallOptions): Promise<Pod | null>;
@@ -115,9 +134,9 @@ const given = (value: unknown) => value !== undefined && value !== null && value
 /** GraphQL deploy inputs with no REST v2 counterpart. */
 const PLACEMENT_ONLY = ['minVcpuCount', 'minMemoryInGb', 'minDisk', 'minDownload', 'minUpload', 'supportPublicIp', 'port', 'volumeKey', 'stopAfter', 'terminateAfter'] as const;
 
-function refuse(fields: string[], operation: string, why: string): void {
+function refuseWith(Unsupported: typeof TransportUnsupportedError, fields: string[], operation: string, why: string): void {
   if (fields.length) {
-    throw new TransportUnsupportedError(
+    throw new Unsupported(
       fields.map((f) => `input.${f}`),
       `${operation} over REST v2 cannot honour ${why}; nothing was sent. Leave ${fields.length > 1 ? 'them' : 'it'} out, or use podsTransport: 'graphql' while GraphQL lasts`,
     );
@@ -198,10 +217,12 @@ const clean = (options: GraphQLCallOptions | undefined) => {
   return call;
 };
 
-export function createRestPodsPath(core: HttpCore): RestPodsPath {
-  const rest = createRestRequester(core);
-  const pods = createRestPodsApi(rest);
-  const catalog = createRestCatalogApi(rest);
+export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
+  const { rest, pods, catalog } = kit;
+  const core = rest.core;
+  const { CapacityUnavailableError, NotFoundError, TransportUnsupportedError, ValidationError } = kit.errors;
+  const refuse = (fields: string[], operation: string, why: string) => refuseWith(TransportUnsupportedError, fields, operation, why);
+  const sendPodCreate = (_rest: RestRequester, body: CreatePodInput, options?: CallOptions) => kit.sendPodCreate(body, options);
 
   /** A pod answer, checked: a wrong shape is a ServerError naming the route, never a TypeError. */
   function mapped(value: unknown, route: string, path: string): Pod {
@@ -214,7 +235,7 @@ export function createRestPodsPath(core: HttpCore): RestPodsPath {
     try {
       return mapped(await pods.get(podId, clean(options)), 'GET /pods/{id}', onePath(podId));
     } catch (err) {
-      if (err instanceof NotFoundError) return null;
+      if (isError(err, 'NotFoundError')) return null;
       throw err;
     }
   }
@@ -283,7 +304,7 @@ export function createRestPodsPath(core: HttpCore): RestPodsPath {
         return mapped(await sendPodCreate(rest, body, clean(options)), 'POST /pods', '/pods');
       } catch (err) {
         // Only a clean refusal moves on: anything that may have created the pod is settled by its marker.
-        if (!(err instanceof CapacityUnavailableError || err instanceof PermissionDeniedError)) throw err;
+        if (!isError(err, 'CapacityUnavailableError', 'PermissionDeniedError')) throw err;
         refusal = err;
       }
     }
@@ -327,7 +348,7 @@ export function createRestPodsPath(core: HttpCore): RestPodsPath {
         return mapped(await pods.start(input.podId, clean(options)), 'POST /pods/{id}/action', `${onePath(input.podId)}/action`);
       } catch (err) {
         // Already running (or starting): the start's goal holds, as GraphQL's podResume answers.
-        if (err instanceof ConflictError && ['RUNNING', 'STARTING', 'PROVISIONING'].includes(err.resourceStatus ?? '')) {
+        if (isError<ConflictError>(err, 'ConflictError') && ['RUNNING', 'STARTING', 'PROVISIONING'].includes(err.resourceStatus ?? '')) {
           const pod = await get(input.podId, options);
           if (pod) return pod;
         }
@@ -340,7 +361,7 @@ export function createRestPodsPath(core: HttpCore): RestPodsPath {
         return { id: pod.id, desiredStatus: pod.desiredStatus };
       } catch (err) {
         // Already stopped: safe to retry, as on GraphQL.
-        if (err instanceof ConflictError && (err.resourceStatus === 'EXITED' || err.resourceStatus === 'ERROR')) return { id: podId, desiredStatus: 'EXITED' };
+        if (isError<ConflictError>(err, 'ConflictError') && (err.resourceStatus === 'EXITED' || err.resourceStatus === 'ERROR')) return { id: podId, desiredStatus: 'EXITED' };
         throw err;
       }
     },

@@ -51,12 +51,7 @@ export interface TransportChoice {
 }
 
 const OPTION_HINT = "set podsTransport: 'auto' (or 'rest') so rp.pods and rp.gpuTypes go on over REST v2";
-const REST_HINT = 'REST v2 (rp.rest); rp.pods and rp.gpuTypes move to it by themselves';
 
-/** Names what to use instead, on a 410 from GraphQL that says nothing of it. */
-function explain(error: ApiRetiredError, mode: PodsTransport): void {
-  if (error.replacement === undefined) (error as { replacement: string | undefined }).replacement = mode === 'graphql' ? OPTION_HINT : REST_HINT;
-}
 
 /** One per client, never module-wide: an emulator's client and production's may share a process. */
 export function createTransportChoice(options: TransportChoiceOptions): TransportChoice {
@@ -88,16 +83,19 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
     current: () => (options.mode === 'rest' || latched ? 'rest' : 'graphql'),
     retirement: () => latched,
     retired(error) {
-      explain(error, options.mode);
+      // Strict mode: the error names the option that would have kept rp.pods and rp.gpuTypes going.
+      if (options.mode === 'graphql') (error as { replacement: string | undefined }).replacement ??= OPTION_HINT;
       if (options.mode === 'auto') latched ??= error;
     },
     async run(surface, operation, paths) {
       // The latch may have been set by a read this call never saw (a shared catalog read):
       // the event then goes with the first call that takes the REST path because of it.
+      const event = (reason: TransportChangeEvent['reason'], error: TransportChangeEvent['error']): TransportChangeEvent =>
+        ({ surface, operation, from: 'graphql', to: 'rest', reason, sticky: reason === 'retired', error });
       const onRest = () => {
         if (latched && !retirementReported) {
           retirementReported = true;
-          report({ surface, operation, from: 'graphql', to: 'rest', reason: 'retired', sticky: true, error: latched });
+          report(event('retired', latched));
         }
         return paths.rest();
       };
@@ -107,9 +105,8 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
         return await paths.graphql();
       } catch (err) {
         if (err instanceof ApiRetiredError && options.mode === 'auto' && latched) return onRest();
-        if (err instanceof ApiRetiredError && options.mode === 'graphql') explain(err, 'graphql');
         if (err instanceof RateLimitError && options.mode === 'auto' && options.fallbackOnRateLimit) {
-          report({ surface, operation, from: 'graphql', to: 'rest', reason: 'rate-limited', sticky: false, error: err });
+          report(event('rate-limited', err));
           return paths.rest();
         }
         throw err;

@@ -3,13 +3,11 @@
 
 import type { TransportPath } from './transport-choice.js';
 
-const TRANSPORT = Symbol.for('runpod-gql.transport');
+const TRANSPORT = Symbol('transport');
 
 /** Marks `value` as produced by `path` and returns it. */
 export function tagTransport<T>(value: T, path: TransportPath): T {
-  if (value !== null && typeof value === 'object' && Object.isExtensible(value)) {
-    Object.defineProperty(value, TRANSPORT, { value: path, enumerable: false, configurable: true, writable: false });
-  }
+  if (value && typeof value === 'object' && Object.isExtensible(value)) Object.defineProperty(value, TRANSPORT, { value: path, configurable: true });
   return value;
 }
 
@@ -18,7 +16,5 @@ export function tagTransport<T>(value: T, path: TransportPath): T {
  * its lossy fields: see the README), or `undefined` for anything else (a copy made by spreading).
  */
 export function transportOf(value: unknown): TransportPath | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  const path = (value as { [TRANSPORT]?: unknown })[TRANSPORT];
-  return path === 'graphql' || path === 'rest' ? path : undefined;
+  return value && typeof value === 'object' ? (value as { [TRANSPORT]?: TransportPath })[TRANSPORT] : undefined;
 }
