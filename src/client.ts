@@ -6,7 +6,7 @@ import { createRestClient, type RunpodRest } from './rest/rest-client.js';
 import { createServerlessClient, type RunpodServerless } from './serverless/serverless-client.js';
 import { createHttpCoreFromOptions } from './transport/http-core.js';
 import { createTransportChoice } from './transport/transport-choice.js';
-import type { RunpodClientOptions } from './transport/options.js';
+import { validateTransportOptions, type RunpodClientOptions } from './transport/options.js';
 
 export interface RunpodClient extends RunpodServerless {
   /** Pods, typed as GraphQL selects them, over GraphQL or REST v2 (`podsTransport`). */
@@ -25,6 +25,7 @@ export interface RunpodClient extends RunpodServerless {
  */
 export function createRunpodClient(options: RunpodClientOptions = {}): RunpodClient {
   const core = createHttpCoreFromOptions(options);
+  validateTransportOptions(options);
   // One per client: the latch a 410 from graphqlUrl sets never reaches another client.
   const choice = createTransportChoice({
     mode: options.podsTransport ?? 'auto',

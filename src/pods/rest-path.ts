@@ -352,6 +352,10 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
           const pod = await get(input.podId, options);
           if (pod) return pod;
         }
+        // The host's GPUs were taken: whatever the status it comes with, a refusal, as on GraphQL.
+        if (isError<RunpodError>(err, 'ServerError', 'BadRequestError') && /not enough free GPUs/i.test(err.message)) {
+          throw new CapacityUnavailableError(err.message, { status: (err as { status?: number }).status, operationName: 'ResumePod', request: err.request, cause: err });
+        }
         throw err;
       }
     },

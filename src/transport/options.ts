@@ -73,7 +73,7 @@ export interface RunpodClientOptions {
   fallbackOnRateLimit?: boolean | undefined;
   /**
    * Called once per switch of `rp.pods` / `rp.gpuTypes` from GraphQL to REST v2. Without it, each
-   * client warns once (`process.emitWarning`, where it exists).
+   * client warns once (a process warning, where the runtime has them).
    */
   onTransportChange?: ((event: TransportChangeEvent) => void) | undefined;
 }
@@ -173,6 +173,10 @@ function checkHeaders(value: unknown, request?: RequestForError): void {
 export function validateClientOptions(options: RunpodClientOptions): void {
   check('options', options, isObject, 'an object');
   validateCallOptions(options);
+}
+
+/** The options of rp.pods' transport: checked by the full client only, the one that reads them. */
+export function validateTransportOptions(options: RunpodClientOptions): void {
   check('podsTransport', options.podsTransport, (v) => v === 'auto' || v === 'graphql' || v === 'rest', "'auto', 'graphql' or 'rest'");
   check('fallbackOnRateLimit', options.fallbackOnRateLimit, (v) => typeof v === 'boolean', 'a boolean');
   check('onTransportChange', options.onTransportChange, (v) => typeof v === 'function', 'a function');

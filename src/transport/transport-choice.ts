@@ -53,7 +53,7 @@ export interface TransportChoice {
 const OPTION_HINT = "set podsTransport: 'auto' (or 'rest') so rp.pods and rp.gpuTypes go on over REST v2";
 
 
-/** One per client, never module-wide: an emulator's client and production's may share a process. */
+/** One per client, never module-wide: a process may hold an emulator's client and production's. */
 export function createTransportChoice(options: TransportChoiceOptions): TransportChoice {
   let latched: ApiRetiredError | undefined;
   let retirementReported = false;

@@ -341,3 +341,16 @@ describe('waitUntilReady on REST v2', () => {
     expect(err.reason).toMatch(/cuda/i);
   });
 });
+
+describe('resume on REST v2 onto a host whose GPUs were taken', () => {
+  it('is a CapacityUnavailableError, and the pod stays stopped', async () => {
+    const { rp, emulator } = setup({}, { podsTransport: 'rest' });
+    const h100 = { imageName: image, gpuTypeId: 'NVIDIA H100 80GB HBM3', gpuCount: 1, cloudType: 'SECURE' } as const;
+    const pod = await rp.pods.deploy(h100);
+    await rp.pods.stop(pod.id);
+    await rp.pods.deploy(h100);
+    const err = await captureError(rp.pods.resume({ podId: pod.id }));
+    expect(err).toBeInstanceOf(CapacityUnavailableError);
+    expect(emulator.inspect.pod(pod.id)?.desiredStatus).toBe('EXITED');
+  });
+});
