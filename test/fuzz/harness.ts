@@ -146,11 +146,11 @@ export function fuzzClient(respond: (url: URL, init: RequestInit) => Response | 
   };
   const { restV1Url, ...urls } = TEST_URLS;
   const clientOptions = { apiKey: 'rpa_FUZZ_key_0123456789', ...urls, maxRetries: 0, timeoutMs: 2_000, ...options, fetch };
-  const client: Client = Object.assign(createRunpodClient(clientOptions), {
-    restV1: createRunpodRestV1Client({ ...clientOptions, restUrl: options.restUrl ?? restV1Url }),
-    podsOnRest: createRunpodClient({ ...clientOptions, podsTransport: 'rest' }).pods,
-  });
-  return { client, sent };
+  let podsOnRest: RunpodClient['pods'] | undefined;
+  const client = Object.assign(createRunpodClient(clientOptions), { restV1: createRunpodRestV1Client({ ...clientOptions, restUrl: options.restUrl ?? restV1Url }) });
+  // Made on first use: most rows never need this second client.
+  Object.defineProperty(client, 'podsOnRest', { get: () => (podsOnRest ??= createRunpodClient({ ...clientOptions, podsTransport: 'rest' }).pods) });
+  return { client: client as Client, sent };
 }
 
 /** Runs and settles `run`, or reports `hang` after `ms` of real time (a watchdog, not an assertion on speed). */
