@@ -226,7 +226,10 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
 
   /** A pod answer, checked: a wrong shape is a ServerError naming the route, never a TypeError. */
   function mapped(value: unknown, route: string, path: string): Pod {
-    if (!isRestPod(value)) throw core.wrongShape(rest.http({ method: 'GET', path, route, idempotent: true }), 'a REST v2 Pod (id, name, status, cost, env, runtime)', value);
+    if (!isRestPod(value)) {
+      const method = route.slice(0, route.indexOf(' ')) as 'GET' | 'POST';
+      throw core.wrongShape(rest.http({ method, path, route, idempotent: method === 'GET' }), 'a REST v2 Pod (id, name, status, cost, env, runtime)', value);
+    }
     return toGraphQLPod(value);
   }
   const onePath = (id: string) => `/pods/${encodeURIComponent(id)}`;
