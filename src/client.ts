@@ -1,13 +1,15 @@
 import { createGpuTypesApi, type GpuTypesApi } from './graphql/gpu-types.js';
 import { createGraphQLClient, type RunpodGraphQL } from './graphql/graphql-client.js';
-import { createPodsApi, type PodsApi } from './graphql/pods.js';
+import { createGpuTypeCatalog } from './graphql/gpu-type-catalog.js';
+import { createPodsApi, type PodsApi } from './pods/index.js';
 import { createRestClient, type RunpodRest } from './rest/rest-client.js';
 import { createServerlessClient, type RunpodServerless } from './serverless/serverless-client.js';
 import { createHttpCoreFromOptions } from './transport/http-core.js';
-import type { RunpodClientOptions } from './transport/options.js';
+import { createTransportChoice } from './transport/transport-choice.js';
+import { validateTransportOptions, type RunpodClientOptions } from './transport/options.js';
 
 export interface RunpodClient extends RunpodServerless {
-  /** Typed GraphQL pod operations. */
+  /** Pods, typed as GraphQL selects them, over GraphQL or REST v2 (`podsTransport`). */
   readonly pods: PodsApi;
   /** GPU types, prices and stock. */
   readonly gpuTypes: GpuTypesApi;
@@ -23,9 +25,16 @@ export interface RunpodClient extends RunpodServerless {
  */
 export function createRunpodClient(options: RunpodClientOptions = {}): RunpodClient {
   const core = createHttpCoreFromOptions(options);
-  const graphql = createGraphQLClient(core);
+  validateTransportOptions(options);
+  // One per client: the latch a 410 from graphqlUrl sets never reaches another client.
+  const choice = createTransportChoice({
+    mode: options.podsTransport ?? 'auto',
+    fallbackOnRateLimit: options.fallbackOnRateLimit ?? false,
+    onTransportChange: options.onTransportChange,
+  });
+  const graphql = createGraphQLClient(core, choice);
   return {
-    pods: createPodsApi(graphql),
+    pods: createPodsApi({ graphql, core, choice, catalog: createGpuTypeCatalog(graphql) }),
     gpuTypes: createGpuTypesApi(graphql),
     graphql,
     rest: createRestClient(core),

@@ -77,7 +77,7 @@ export class RunpodError extends Error {
  * with the server's own list of problems in `errors`.
  */
 export class ValidationError extends RunpodError {
-  override readonly name = 'ValidationError';
+  override readonly name: string = 'ValidationError';
   /** The offending field, e.g. `gpuCount` or `input.ports`. */
   declare readonly field: string;
   /** The server's problems (REST v2 `errors[]`), when the server refused the request. */
@@ -96,6 +96,22 @@ export class ValidationError extends RunpodError {
     this.errors = safeValue(options.errors ?? []);
     this.status = options.status;
     this.body = safeValue(options.body);
+  }
+}
+
+/**
+ * An input that the path this call takes cannot honour (today: REST v2, which `rp.pods` uses once
+ * GraphQL is retired or with `podsTransport: 'rest'`), e.g. a resume with `gpuCount: 0` or a
+ * placement minimum. Refused before anything is sent, rather than dropped or changed. `fields`
+ * names every such input field.
+ */
+export class TransportUnsupportedError extends ValidationError {
+  override readonly name = 'TransportUnsupportedError';
+  declare readonly fields: readonly string[];
+
+  constructor(fields: readonly string[], message: string, options: RunpodErrorOptions = {}) {
+    super(fields.join(', '), message, options);
+    this.fields = [...fields];
   }
 }
 

@@ -20,9 +20,12 @@ export {
   type PodCreateCallOptions,
   type PodsApi,
   type ResumePodInput,
+  type StoppedPod,
   type WaitForPodProgress,
   type WaitUntilReadyOptions,
-} from './graphql/pods.js';
+} from './pods/index.js';
+export { transportOf } from './transport/transport-tag.js';
+export type { PodsTransport, TransportChangeEvent, TransportPath } from './transport/transport-choice.js';
 export type { GpuOffer, GpuOffersInput, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './graphql/gpu-types.js';
 export { parsePodEnv, toEnvironmentInput } from './graphql/pod-env.js';
 export * from './graphql/__generated__/operations.js';

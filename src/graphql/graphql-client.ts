@@ -1,13 +1,14 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import type { GraphQLClient } from 'graphql-request';
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
-import { RunpodError, ServerError, ValidationError, type GraphQLErrorEntry } from '../errors.js';
+import { ApiRetiredError, RunpodError, ServerError, ValidationError, type GraphQLErrorEntry } from '../errors.js';
 import { errorFromGraphQLErrors } from './graphql-errors.js';
 import type { HttpCore, HttpRequest, HttpResult } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { redactUrl, redactValue } from '../transport/redact.js';
 import { toJsonBody } from '../validation.js';
 import { isRecord } from '../transport/shape.js';
+import type { TransportChoice } from '../transport/transport-choice.js';
 
 /** Any typed document: codegen's `TypedDocumentString`, a `TypedDocumentNode`, or a plain string. */
 export type GraphQLDocument<TResult, TVariables> = DocumentTypeDecoration<TResult, TVariables> | string;
@@ -175,7 +176,11 @@ function isErrorEntry(value: unknown): value is GraphQLErrorEntry {
   return isRecord(value) && typeof value.message === 'string';
 }
 
-export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
+/**
+ * `choice` hears of every 410 Gone from `graphqlUrl`: this is where the retirement is first seen,
+ * whichever call met it (a user's own document included, which still gets its ApiRetiredError).
+ */
+export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoice, 'retired'>): RunpodGraphQL {
   const url = core.options.graphqlUrl;
   const summaryUrl = redactUrl(url);
   const auth = core.options.graphqlAuth === 'header' ? 'bearer' : 'api-key-query';
@@ -221,6 +226,7 @@ export function createGraphQLClient(core: HttpCore): RunpodGraphQL {
     try {
       response = await client.rawRequest<TResult>({ query: facts.source, signal: call as unknown as AbortSignal });
     } catch (err) {
+      if (err instanceof ApiRetiredError) choice?.retired(err);
       if (err instanceof RunpodError) throw err;
       // graphql-request refused the answer's shape (not an object, `data` not an object, ...).
       throw core.wrongShape(httpRequest, 'a GraphQL answer with `data` or `errors`', call.result?.text ?? String(err), call.result?.status);

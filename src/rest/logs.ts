@@ -1,5 +1,5 @@
 // Server-Sent Event log streams (pods and serverless workers), resumed with Last-Event-ID after a drop.
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
 import { AbortError, ConnectionError, RunpodError, ValidationError } from '../errors.js';
 import { sleep } from '../transport/abort.js';
 import { validateCallOptions, type CallOptions } from '../transport/options.js';
@@ -49,6 +49,8 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
   };
   return {
     async *[Symbol.asyncIterator]() {
+      // Loaded with the first stream read, not with the package: most programs never read a log.
+      const { createParser } = await import('eventsource-parser');
       let lastEventId: string | undefined;
       let drops = 0;
       for (;;) {

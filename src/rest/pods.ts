@@ -65,6 +65,15 @@ function checkPodCreate(body: CreatePodInput): void {
   }
 }
 
+/**
+ * One `POST /pods`, checked against the contract first, never resent once it may have reached the
+ * server. The caller puts its create marker into `body.env` and settles an ambiguous failure.
+ */
+export function sendPodCreate(rest: RestRequester, body: CreatePodInput, options?: CallOptions): Promise<Pod> {
+  checkPodCreate(body);
+  return rest.object<Pod>({ method: 'POST', path: '/pods', route: 'POST /pods', body, idempotent: false }, options);
+}
+
 /** A failure after which the pod may exist: the request may have been acted on, its answer lost. */
 function isAmbiguous(err: unknown): boolean {
   return err instanceof ServerError || err instanceof TimeoutError || (err instanceof ConnectionError && !err.notSent);
@@ -161,7 +170,7 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       const marker = newCreateMarker();
       const sent = { ...body, env: { ...body.env, [CREATE_MARKER_ENV]: marker } };
       try {
-        return await rest.object<Pod>({ method: 'POST', path: '/pods', route: 'POST /pods', body: sent, idempotent: false }, callOptions);
+        return await sendPodCreate(rest, sent, callOptions);
       } catch (err) {
         if (!isAmbiguous(err)) throw err;
         let found: Pod | undefined;

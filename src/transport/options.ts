@@ -1,6 +1,7 @@
 import { ValidationError, type RequestSummary } from '../errors.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
 import { MAX_KEY_LENGTH } from './redact.js';
+import type { PodsTransport, TransportChangeEvent } from './transport-choice.js';
 
 /** A `fetch` compatible function: the global one, undici's, a test double or `emulator.fetch`. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -57,6 +58,25 @@ export interface RunpodClientOptions {
   rateLimits?: false | Readonly<Record<string, RateLimitSetting>> | undefined;
   /** Called with the quota the server announces (REST v2 `RateLimit` headers) on every answer that has it. */
   onRateLimit?: ((info: RateLimitInfo) => void) | undefined;
+  /**
+   * The API behind `rp.pods` and `rp.gpuTypes`. `'auto'`: GraphQL while it works; from the first
+   * 410 Gone on `graphqlUrl`, REST v2 for this client's whole life (the call that met the 410 is
+   * re-issued on REST). `'graphql'`: GraphQL only (a 410 is an ApiRetiredError). `'rest'`: REST v2
+   * only. Inputs REST v2 cannot honour are refused with TransportUnsupportedError.
+   * @default 'auto'
+   */
+  podsTransport?: PodsTransport | undefined;
+  /**
+   * In `'auto'`, re-issue one call on REST v2 when GraphQL still answers 429 after the retries
+   * (a refusal before any work). Off by default: results would switch between exact and lossy.
+   * @default false
+   */
+  fallbackOnRateLimit?: boolean | undefined;
+  /**
+   * Called once per switch of `rp.pods` / `rp.gpuTypes` from GraphQL to REST v2. Without it, each
+   * client warns once (a process warning, where the runtime has them).
+   */
+  onTransportChange?: ((event: TransportChangeEvent) => void) | undefined;
 }
 
 /** Pacing for one bucket: at most `requests` per `intervalMs`, and at most `concurrency` in flight. */
@@ -154,6 +174,13 @@ function checkHeaders(value: unknown, request?: RequestForError): void {
 export function validateClientOptions(options: RunpodClientOptions): void {
   check('options', options, isObject, 'an object');
   validateCallOptions(options);
+}
+
+/** The options of rp.pods' transport: checked by the full client only, the one that reads them. */
+export function validateTransportOptions(options: RunpodClientOptions): void {
+  check('podsTransport', options.podsTransport, (v) => v === 'auto' || v === 'graphql' || v === 'rest', "'auto', 'graphql' or 'rest'");
+  check('fallbackOnRateLimit', options.fallbackOnRateLimit, (v) => typeof v === 'boolean', 'a boolean');
+  check('onTransportChange', options.onTransportChange, (v) => typeof v === 'function', 'a function');
 }
 
 /** The per-call options every method takes (and their client-wide defaults), checked before anything is sent. */

@@ -39,6 +39,8 @@ export interface TransportChoice {
   readonly mode: PodsTransport;
   /** The path the next call of `rp.pods` / `rp.gpuTypes` takes. */
   current(): TransportPath;
+  /** The 410 that latched this client to REST (in `'auto'`), once one did. */
+  retirement(): ApiRetiredError | undefined;
   /** The GraphQL client saw 410 Gone on `graphqlUrl`: in `'auto'`, latch to REST for good. */
   retired(error: ApiRetiredError): void;
   /**
@@ -50,7 +52,8 @@ export interface TransportChoice {
 
 const OPTION_HINT = "set podsTransport: 'auto' (or 'rest') so rp.pods and rp.gpuTypes go on over REST v2";
 
-/** One per client, never module-wide: an emulator's client and production's may share one Node process as well. */
+
+/** One per client, never module-wide: a process may hold an emulator's client and production's. */
 export function createTransportChoice(options: TransportChoiceOptions): TransportChoice {
   let latched: ApiRetiredError | undefined;
   let retirementReported = false;
@@ -78,16 +81,21 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
   return {
     mode: options.mode,
     current: () => (options.mode === 'rest' || latched ? 'rest' : 'graphql'),
+    retirement: () => latched,
     retired(error) {
+      // Strict mode: the error names the option that would have kept rp.pods and rp.gpuTypes going.
+      if (options.mode === 'graphql') (error as { replacement: string | undefined }).replacement ??= OPTION_HINT;
       if (options.mode === 'auto') latched ??= error;
     },
     async run(surface, operation, paths) {
       // The latch may have been set by a read this call never saw (a shared catalog read):
       // the event then goes with the first call that takes the REST path because of it.
+      const event = (reason: TransportChangeEvent['reason'], error: TransportChangeEvent['error']): TransportChangeEvent =>
+        ({ surface, operation, from: 'graphql', to: 'rest', reason, sticky: reason === 'retired', error });
       const onRest = () => {
         if (latched && !retirementReported) {
           retirementReported = true;
-          report({ surface, operation, from: 'graphql', to: 'rest', reason: 'retired', sticky: true, error: latched });
+          report(event('retired', latched));
         }
         return paths.rest();
       };
@@ -97,11 +105,8 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
         return await paths.graphql();
       } catch (err) {
         if (err instanceof ApiRetiredError && options.mode === 'auto' && latched) return onRest();
-        if (err instanceof ApiRetiredError && options.mode === 'graphql' && err.replacement === undefined) {
-          (err as { replacement: string | undefined }).replacement = OPTION_HINT;
-        }
         if (err instanceof RateLimitError && options.mode === 'auto' && options.fallbackOnRateLimit) {
-          report({ surface, operation, from: 'graphql', to: 'rest', reason: 'rate-limited', sticky: false, error: err });
+          report(event('rate-limited', err));
           return paths.rest();
         }
         throw err;

@@ -25,8 +25,8 @@ export function reportFigures(title: string, figures: Record<string, number | st
   process.stdout.write(`\n[fuzz] ${title} (seed ${FUZZ_SEED}) — ${line}\n`);
 }
 
-/** The full client, plus the legacy REST v1 client on the same fetch. */
-export type Client = RunpodClient & { readonly restV1: RunpodRestV1 };
+/** The full client, plus the legacy REST v1 client and rp.pods forced onto REST v2, on the same fetch. */
+export type Client = RunpodClient & { readonly restV1: RunpodRestV1; readonly podsOnRest: RunpodClient['pods'] };
 
 /**
  * Every client method, with fixed valid arguments. `ids` names which path segments come from the
@@ -69,6 +69,19 @@ export const METHODS: readonly MethodRow[] = [
   { name: 'pods.stop', call: (c, id, o) => c.pods.stop(id, o) },
   { name: 'pods.terminate', call: (c, id, o) => c.pods.terminate(id, { maxRetries: 0, ...o }) },
   { name: 'pods.waitUntilReady', call: (c, id, o) => c.pods.waitUntilReady(id, { ...WAIT, ...o }) },
+  // rp.pods over REST v2 (podsTransport: 'rest'; the path 'auto' takes after a 410)
+  { name: 'podsOnRest.list', call: (c, _id, o) => c.podsOnRest.list(o) },
+  { name: 'podsOnRest.get', call: (c, id, o) => c.podsOnRest.get(id, o), path: '/v2/pods/{id}' },
+  { name: 'podsOnRest.findByMarker', call: (c, id, o) => c.podsOnRest.findByMarker(id, o) },
+  {
+    name: 'podsOnRest.deploy',
+    call: (c, _id, o) => c.podsOnRest.deploy({ gpuTypeId: 'NVIDIA GeForce RTX 4090', imageName: 'img', gpuCount: 1, cloudType: 'ALL', volumeInGb: 20, ports: '22/tcp' }, { markerLookup: { attempts: 1 }, ...o }),
+  },
+  { name: 'podsOnRest.deployCpu', call: (c, _id, o) => c.podsOnRest.deployCpu({ instanceId: 'cpu3c-2-4', imageName: 'img' }, { markerLookup: { attempts: 1 }, ...o }) },
+  { name: 'podsOnRest.resume', call: (c, id, o) => c.podsOnRest.resume({ podId: id, gpuCount: 1 }, o), path: '/v2/pods/{id}' },
+  { name: 'podsOnRest.stop', call: (c, id, o) => c.podsOnRest.stop(id, o), path: '/v2/pods/{id}/action' },
+  { name: 'podsOnRest.terminate', call: (c, id, o) => c.podsOnRest.terminate(id, o), path: '/v2/pods/{id}' },
+  { name: 'podsOnRest.waitUntilReady', call: (c, id, o) => c.podsOnRest.waitUntilReady(id, { ...WAIT, ...o }), path: '/v2/pods/{id}' },
   { name: 'gpuTypes.list', call: (c, _id, o) => c.gpuTypes.list({}, o) },
   { name: 'gpuTypes.offers', call: (c, _id, o) => c.gpuTypes.offers({}, o) },
   // REST v2 (rp.rest)
@@ -147,8 +160,11 @@ export function fuzzClient(respond: (url: URL, init: RequestInit) => Response | 
   };
   const { restV1Url, ...urls } = TEST_URLS;
   const clientOptions = { apiKey: 'rpa_FUZZ_key_0123456789', ...urls, maxRetries: 0, timeoutMs: 2_000, ...options, fetch };
-  const client: Client = Object.assign(createRunpodClient(clientOptions), { restV1: createRunpodRestV1Client({ ...clientOptions, restUrl: options.restUrl ?? restV1Url }) });
-  return { client, sent };
+  let podsOnRest: RunpodClient['pods'] | undefined;
+  const client = Object.assign(createRunpodClient(clientOptions), { restV1: createRunpodRestV1Client({ ...clientOptions, restUrl: options.restUrl ?? restV1Url }) });
+  // Made on first use: most rows never need this second client.
+  Object.defineProperty(client, 'podsOnRest', { get: () => (podsOnRest ??= createRunpodClient({ ...clientOptions, podsTransport: 'rest' }).pods) });
+  return { client: client as Client, sent };
 }
 
 /** Runs and settles `run`, or reports `hang` after `ms` of real time (a watchdog, not an assertion on speed). */

@@ -18,7 +18,7 @@ const badKey = fc.oneof(
 );
 const badHeaders = fc.constantFrom<unknown>({ 'x-a': 'v\r\nx-b: 1' }, { 'x-a': 'ключ' }, { 'x-a': '\u0000' }, { 'x-a': 5 }, 'x-a: v', ['x-a', 'v']);
 
-const WAITS = new Set(['pods.waitUntilReady', 'job.wait']);
+const WAITS = new Set(['pods.waitUntilReady', 'podsOnRest.waitUntilReady', 'job.wait']);
 
 let refused = 0;
 let sentWithInvalid = 0;

@@ -221,7 +221,7 @@ describe('GraphQL failures on the wire', () => {
     expect((await captureError<ValidationError>(rp.pods.stop('  '))).field).toBe('podId');
     expect((await captureError<ValidationError>(rp.pods.deploy({ imageName: 'x', gpuTypeId: 'h', gpuCount: 0 }))).field).toBe('input.gpuCount');
     expect((await captureError<ValidationError>(rp.pods.deploy({ imageName: 'x', gpuTypeId: 'h', gpuCount: 1, ports: '8888:http' }))).field).toBe('input.ports');
-    expect((await captureError<ValidationError>(rp.pods.deploy({ imageName: 'x', gpuCount: 1 }))).field).toBe('input.gpuTypeId');
+    expect((await captureError<ValidationError>(rp.pods.deploy({ imageName: 'x', gpuCount: 1 } as never))).field).toBe('input.gpuTypeId');
     expect((await captureError<ValidationError>(rp.pods.resume({ podId: 'p', gpuCount: -1 }))).field).toBe('input.gpuCount');
     expect((await captureError<ValidationError>(rp.pods.deploy({ imageName: 'x', gpuTypeId: 'h', gpuCount: 1, cloudType: 'EVERYWHERE' as never }))).field).toBe('input.cloudType');
     expect((await captureError<ValidationError>(rp.gpuTypes.offers({ gpuCount: 1.5 }))).field).toBe('gpuCount');

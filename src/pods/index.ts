@@ -1,0 +1,277 @@
+// rp.pods above both APIs: validation, the create marker and the lookup after an ambiguous
+// failure, waitUntilReady and the transport choice live here once; graphql-path.ts and
+// rest-path.ts only speak their protocol.
+import {
+  AbortError,
+  CapacityUnavailableError,
+  NotFoundError,
+  PodTerminalStateError,
+  PossiblyCreatedError,
+  ServerError,
+  TimeoutError,
+  TransportUnsupportedError,
+  ValidationError,
+} from '../errors.js';
+import type { GpuTypeCatalog } from '../graphql/gpu-type-catalog.js';
+import type { GraphQLCallOptions, RunpodGraphQL } from '../graphql/graphql-client.js';
+import { parsePodEnv } from '../graphql/pod-env.js';
+import { createRestCatalogApi } from '../rest/catalog.js';
+import { createRestPodsApi, sendPodCreate } from '../rest/pods.js';
+import { createRestRequester } from '../rest/rest-request.js';
+import { linkAbort, sleep } from '../transport/abort.js';
+import { monotonicNow } from '../transport/clock.js';
+import { CREATE_MARKER_ENV, newCreateMarker } from '../transport/create-marker.js';
+import type { HttpCore } from '../transport/http-core.js';
+import { validateCallOptions } from '../transport/options.js';
+import { pollWithBackoff } from '../transport/poll.js';
+import type { TransportChoice, TransportPath } from '../transport/transport-choice.js';
+import { tagTransport, transportOf } from '../transport/transport-tag.js';
+import { requireId, shown } from '../validation.js';
+import { createGraphQLPodsPath } from './graphql-path.js';
+import { envWithMarker, isAmbiguousFailure, validateDeploy, validateDeployCpu, validateResume } from './pod-rules.js';
+import type { RestPodsPath } from './rest-path.js';
+import { isPodReady, TERMINAL_POD_STATUSES, type Pod, type PodCreateCallOptions, type PodsApi } from './types.js';
+
+export * from './types.js';
+
+/** When the pod is looked up after an ambiguous create failure: bounded, and spread out. */
+const DEFAULT_MARKER_LOOKUP = { attempts: 3, intervalMs: 1_500 } as const;
+
+export interface PodsApiDeps {
+  readonly graphql: RunpodGraphQL;
+  /** The core REST v2 calls go through (`restUrl`, Bearer auth, pacing under the `rest` bucket). */
+  readonly core: HttpCore;
+  /** The client's one transport choice. */
+  readonly choice: TransportChoice;
+  /** Checks GPU type ids before a GraphQL deploy. */
+  readonly catalog: GpuTypeCatalog;
+}
+
+function describeLastState(pod: Pod | null | undefined): string {
+  if (!pod) return 'unknown: no answer yet';
+  if (pod.desiredStatus !== 'RUNNING') return pod.desiredStatus;
+  return pod.runtime ? 'RUNNING, no port mapped yet' : 'RUNNING, container not up yet';
+}
+
+function tagAll<T>(value: T, path: TransportPath): T {
+  for (const item of Array.isArray(value) ? value : [value]) tagTransport(item, path);
+  return value;
+}
+
+/** One call's two ways of doing one step. */
+interface Paths<T> {
+  graphql: () => Promise<T>;
+  rest: (path: RestPodsPath) => Promise<T>;
+}
+
+export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): PodsApi {
+  const gql = createGraphQLPodsPath(graphql);
+
+  // Loaded on the first call that goes over REST v2, as the GraphQL runtime is on the first GraphQL call.
+  let loadingRest: Promise<RestPodsPath> | undefined;
+  const restPath = () =>
+    (loadingRest ??= import('./rest-path.js').then((m) => {
+      const rest = createRestRequester(core);
+      const errors = { CapacityUnavailableError, NotFoundError, TransportUnsupportedError, ValidationError };
+      return m.createRestPodsPath({ rest, pods: createRestPodsApi(rest), catalog: createRestCatalogApi(rest), sendPodCreate: (body, o) => sendPodCreate(rest, body, o), errors });
+    }));
+
+  /**
+   * The steps of one call: each goes where the choice says, and once one step went over REST the
+   * call stays there until it returns (a create and its marker lookup, a wait and its polls).
+   */
+  function session() {
+    let onRest = false;
+    return <T>(operation: string, paths: Paths<T>): Promise<T> => {
+      const rest = async () => {
+        onRest = true;
+        return tagAll(await paths.rest(await restPath()), 'rest');
+      };
+      if (onRest) return rest();
+      return choice.run('pods', operation, { graphql: async () => tagAll(await paths.graphql(), 'graphql'), rest });
+    };
+  }
+  type Step = ReturnType<typeof session>;
+
+  const getIn = (step: Step, podId: string, options?: GraphQLCallOptions) =>
+    step('get', { graphql: () => gql.get(podId, options), rest: (r) => r.get(podId, options) });
+  const listIn = (step: Step, options?: GraphQLCallOptions) => step('list', { graphql: () => gql.list(options), rest: (r) => r.list(options) });
+  const findIn = async (step: Step, marker: string, options?: GraphQLCallOptions) =>
+    (await listIn(step, options)).find((pod) => parsePodEnv(pod.env)[CREATE_MARKER_ENV] === marker) ?? null;
+
+  /**
+   * Sends a create once, with one marker whichever API carries it. After an ambiguous failure,
+   * looks the pod up by that marker (a bounded number of times, through the core and so paced)
+   * and returns it: one call, one pod. Nothing is ever resent.
+   */
+  async function createOnce(operation: string, send: (step: Step, marker: string, sending: () => void) => Promise<Pod | null>, options: PodCreateCallOptions | undefined): Promise<Pod> {
+    const attempts = Math.max(1, options?.markerLookup?.attempts ?? DEFAULT_MARKER_LOOKUP.attempts);
+    const intervalMs = options?.markerLookup?.intervalMs ?? DEFAULT_MARKER_LOOKUP.intervalMs;
+    const marker = newCreateMarker();
+    const step = session();
+    // Set just before a create request goes out: a read before it (a catalog) that fails created nothing.
+    let sent = false;
+    let failure: unknown;
+    try {
+      const pod = await send(step, marker, () => (sent = true));
+      if (pod) return pod;
+      failure = new ServerError(`${operation}: the platform returned no pod and no error`, { status: 200 });
+    } catch (err) {
+      if (!sent || !isAmbiguousFailure(err)) throw err;
+      failure = err;
+    }
+    let lookups = 0;
+    let lookupFailure: unknown;
+    for (let n = 0; n < attempts; n++) {
+      try {
+        if (n > 0) await sleep(intervalMs, options?.signal);
+        lookups++;
+        const pod = await findIn(step, marker, { signal: options?.signal });
+        if (pod) return pod;
+      } catch (err) {
+        lookupFailure = err;
+        if (err instanceof AbortError) break;
+      }
+    }
+    const why = failure instanceof Error ? failure.message : String(failure);
+    const lookedUp = lookupFailure ? `; looking it up failed too (${(lookupFailure as Error).message})` : '';
+    throw new PossiblyCreatedError(
+      `${operation} may have created a pod: ${why}. ${lookups} lookup(s) by create marker found none${lookedUp}. ` +
+        `Check later with pods.findByMarker('${marker}') and terminate what it finds`,
+      { createMarker: marker, cause: failure, request: (failure as { request?: PossiblyCreatedError['request'] }).request },
+    );
+  }
+
+  /** Why a pod that REST v2 reports failed stopped: its last system log lines (v2 has no lastStatusChange). */
+  async function reasonOf(pod: Pod, signal: AbortSignal | undefined): Promise<string | null> {
+    if (pod.lastStatusChange || transportOf(pod) !== 'rest') return pod.lastStatusChange;
+    try {
+      return (await (await restPath()).failureReason(pod.id, signal)) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  return {
+    async deploy(input, options) {
+      validateDeploy(input);
+      // Checked before the catalog is read, so that nothing at all is sent with bad options.
+      if (options) validateCallOptions(options);
+      const ids = input.gpuTypeId ? [input.gpuTypeId] : (input.gpuTypeIdList ?? []).filter((id): id is string => !!id);
+      return createOnce(
+        'DeployPod',
+        (step, marker, sending) =>
+          step('deploy', {
+            graphql: async () => {
+              await catalog.check(input.gpuTypeId ? 'input.gpuTypeId' : 'input.gpuTypeIdList', ids, options?.signal);
+              // The catalog read met the retirement (it swallows its errors): no DeployPod to a retired API.
+              const retired = choice.retirement();
+              if (retired) throw retired;
+              sending();
+              return gql.deploy(input, envWithMarker(input.env, marker), options);
+            },
+            rest: (r) => r.deploy(input, envWithMarker(input.env, marker), options, sending),
+          }),
+        options,
+      );
+    },
+
+    async deployCpu(input, options) {
+      validateDeployCpu(input);
+      if (options) validateCallOptions(options);
+      return createOnce(
+        'DeployCpuPod',
+        (step, marker, sending) =>
+          step('deployCpu', {
+            graphql: () => {
+              sending();
+              return gql.deployCpu(input, envWithMarker(input.env, marker), options);
+            },
+            rest: (r) => r.deployCpu(input, envWithMarker(input.env, marker), options, sending),
+          }),
+        options,
+      );
+    },
+
+    async resume(input, options) {
+      validateResume(input);
+      const step = session();
+      try {
+        return await step('resume', { graphql: () => gql.resume(input, options), rest: (r) => r.resume(input, options) });
+      } catch (err) {
+        // The platform's generic failure may come after the pod started: if it runs, that is the answer.
+        if (!isAmbiguousFailure(err)) throw err;
+        const pod = await getIn(step, input.podId, { signal: options?.signal }).catch(() => null);
+        if (pod?.desiredStatus === 'RUNNING') return pod;
+        throw err;
+      }
+    },
+
+    async stop(podId, options) {
+      requireId('podId', podId);
+      return session()('stop', { graphql: () => gql.stop(podId, options), rest: (r) => r.stop(podId, options) });
+    },
+
+    async terminate(podId, options) {
+      requireId('podId', podId);
+      if (options) validateCallOptions(options);
+      await session()('terminate', { graphql: () => gql.terminate(podId, options), rest: (r) => r.terminate(podId, options) });
+    },
+
+    async get(podId, options) {
+      requireId('podId', podId);
+      return getIn(session(), podId, options);
+    },
+
+    list: async (options) => listIn(session(), options),
+
+    async findByMarker(marker, options) {
+      requireId('marker', marker);
+      return findIn(session(), marker, options);
+    },
+
+    async waitUntilReady(podId, options = {}) {
+      requireId('podId', podId);
+      const timeoutMs = options.timeoutMs ?? 600_000;
+      if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new ValidationError('timeoutMs', `must be a positive number of milliseconds, got ${shown(timeoutMs)}`);
+      const started = monotonicNow();
+      // Fires at the deadline (or when the caller aborts): no poll, retry or wait outlives it.
+      const deadline = linkAbort(options.signal, timeoutMs);
+      const step = session();
+      let last: Pod | null | undefined;
+      const notReady = () =>
+        new TimeoutError(`pod ${podId} not ready after ${timeoutMs} ms (last status ${describeLastState(last)})`, { timeoutMs });
+      const deadlinePassed = () => !options.signal?.aborted && (deadline.timedOut() || monotonicNow() - started >= timeoutMs);
+      try {
+        const ready = await pollWithBackoff<Pod | null, Pod | 'terminal'>({
+          poll: async () => {
+            if (deadlinePassed()) throw notReady();
+            return getIn(step, podId, { signal: deadline.signal });
+          },
+          settle: (pod) => {
+            if (!pod) throw new NotFoundError(`waitUntilReady: no pod ${podId}`, { status: 200 });
+            last = pod;
+            if (isPodReady(pod, options.requirePorts ?? true)) return pod;
+            if (TERMINAL_POD_STATUSES.has(pod.desiredStatus)) return 'terminal';
+            return undefined;
+          },
+          deadline: notReady,
+          progress: (pod, progress) => options.onProgress?.({ pod: pod!, ...progress }),
+          timeoutMs,
+          intervalMs: options.pollIntervalMs ?? 2_000,
+          maxIntervalMs: options.maxPollIntervalMs ?? 15_000,
+          signal: deadline.signal,
+          what: 'waitUntilReady',
+        });
+        if (ready !== 'terminal') return ready;
+        const pod = last!;
+        throw new PodTerminalStateError(podId, pod.desiredStatus, await reasonOf(pod, deadline.signal));
+      } catch (err) {
+        if (!(err instanceof PodTerminalStateError || err instanceof NotFoundError) && deadlinePassed()) throw notReady();
+        throw err;
+      } finally {
+        deadline.dispose();
+      }
+    },
+  };
+}

@@ -1,0 +1,401 @@
+// rp.pods over REST v2, loaded on the first call that goes there. Every answer is mapped into the
+// generated GraphQL result types, typed against the generated REST v2 types: a contract change
+// breaks the build. Inputs REST v2 cannot honour are refused before anything is sent.
+import type { CapacityUnavailableError, ConflictError, NotFoundError, RunpodError, TransportUnsupportedError, ValidationError } from '../errors.js';
+import type { EnvironmentVariableInput, PodFieldsFragment, PodStatus } from '../graphql/__generated__/operations.js';
+import type { GraphQLCallOptions } from '../graphql/graphql-client.js';
+import type { RestCatalogApi } from '../rest/catalog.js';
+import type { RestPodsApi } from '../rest/pods.js';
+import type { RestRequester } from '../rest/rest-request.js';
+import type { Cloud, CreatePodInput, GpuCatalogQuery, GpuType as RestGpuType, Pod as RestPod, PodStatus as RestPodStatus } from '../rest/types.js';
+import type { CallOptions } from '../transport/options.js';
+import type { DeployCpuPodInput, DeployPodInput, Pod, ResumePodInput, StoppedPod } from './types.js';
+
+/**
+ * What this lazily loaded module uses of the eager ones, handed in rather than imported: an import
+ * would make the bundlers of code-splitting apps move those modules into a chunk of their own,
+ * which costs the start-up more than this module saves it.
+ */
+export interface RestPathKit {
+  readonly rest: RestRequester;
+  readonly pods: RestPodsApi;
+  readonly catalog: RestCatalogApi;
+  /** One `POST /pods`, never resent (src/rest/pods.ts). */
+  readonly sendPodCreate: (body: CreatePodInput, options?: CallOptions) => Promise<RestPod>;
+  readonly errors: {
+    readonly CapacityUnavailableError: typeof CapacityUnavailableError;
+    readonly NotFoundError: typeof NotFoundError;
+    readonly TransportUnsupportedError: typeof TransportUnsupportedError;
+    readonly ValidationError: typeof ValidationError;
+  };
+}
+
+/** The client's errors are told apart by name here (their classes stay in the eager bundle). */
+function isError<E extends RunpodError>(err: unknown, ...names: Array<E['name']>): err is E {
+  return err instanceof Error && names.includes(err.name);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+export interface RestPodsPath {
+  get(podId: string, options?: GraphQLCallOptions): Promise<Pod | null>;
+  list(options?: GraphQLCallOptions): Promise<Pod[]>;
+  /** `sending` is called just before the create request goes out (reads come before it). */
+  deploy(input: DeployPodInput, env: EnvironmentVariableInput[], options: GraphQLCallOptions | undefined, sending: () => void): Promise<Pod>;
+  deployCpu(input: DeployCpuPodInput, env: EnvironmentVariableInput[], options: GraphQLCallOptions | undefined, sending: () => void): Promise<Pod>;
+  resume(input: ResumePodInput, options?: GraphQLCallOptions): Promise<Pod>;
+  stop(podId: string, options?: GraphQLCallOptions): Promise<StoppedPod>;
+  terminate(podId: string, options?: GraphQLCallOptions): Promise<void>;
+  /** The last line of the pod's system log (REST v2 has no `lastStatusChange`), or undefined. */
+  failureReason(podId: string, signal?: AbortSignal): Promise<string | undefined>;
+}
+
+// ---- answers --------------------------------------------------------------------------------
+
+/** The requested state from the observed one: ERROR maps to EXITED, so a wait fails fast and `start` stays possible. */
+const DESIRED_STATUS: Readonly<Record<RestPodStatus, PodStatus>> = {
+  PROVISIONING: 'RUNNING',
+  STARTING: 'RUNNING',
+  RUNNING: 'RUNNING',
+  EXITED: 'EXITED',
+  ERROR: 'EXITED',
+  TERMINATED: 'TERMINATED',
+};
+
+const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const optional = (value: unknown, ok: (v: unknown) => boolean) => value === undefined || value === null || ok(value);
+const isNumber = (v: unknown) => typeof v === 'number';
+const isRecordList = (v: unknown) => Array.isArray(v) && v.every(isRecord);
+
+/** Every field the mapping reads, of the type it reads; anything else is the answer's own business. */
+function isRestPod(value: unknown): value is RestPod {
+  if (!isRecord(value) || !isString(value.id) || !isString(value.name) || !isString(value.status) || !(value.status in DESIRED_STATUS)) return false;
+  if (!isNumber(value.cost) || !optional(value.image, isString)) return false;
+  if (!optional(value.env, (env) => isRecord(env) && Object.values(env).every(isString))) return false;
+  if (!optional(value.gpu, (gpu) => isRecord(gpu) && optional(gpu.count, isNumber))) return false;
+  if (!optional(value.ssh, (ssh) => isRecord(ssh) && optional(ssh.proxy, (p) => isRecord(p) && optional(p.username, isString)))) return false;
+  return optional(
+    value.runtime,
+    (rt) => isRecord(rt) && optional(rt.gpus, isRecordList) && optional(rt.ports, isRecordList) && optional(rt.cpu, isRecord) && optional(rt.memory, isRecord),
+  );
+}
+
+const PRIVATE_V4 = /^(?:10\.|127\.|169\.254\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.)/;
+const PRIVATE_V6 = /^(?:::1$|f[cd]|fe[89ab])/i;
+
+/** REST v2 has no `isIpPublic`: a TCP port on an address outside the private and shared ranges. */
+function isPublicIp(ip: string | null, type: string | null): boolean {
+  return type === 'tcp' && !!ip && !PRIVATE_V4.test(ip) && !PRIVATE_V6.test(ip);
+}
+
+type Runtime = NonNullable<PodFieldsFragment['runtime']>;
+
+/** A REST v2 pod as the `PodFields` fragment. Lossy where v2 has no source: see the README. */
+export function toGraphQLPod(pod: RestPod): Pod {
+  const desiredStatus = DESIRED_STATUS[pod.status];
+  // `runtime` only while RUNNING: a create answers `runtime: {}` while PROVISIONING.
+  const rt = pod.status === 'RUNNING' ? pod.runtime : null;
+  const runtime: Runtime | null = rt
+    ? {
+        uptimeInSeconds: num(rt.uptime),
+        gpus: (rt.gpus ?? []).map((g) => ({ id: null, gpuUtilPercent: num(g.util), memoryUtilPercent: num(g.memoryUtil) })),
+        container: { cpuPercent: num(rt.cpu?.util), memoryPercent: num(rt.memory?.util) },
+        ports: (rt.ports ?? []).map((p) => {
+          const ip = str(p.ip);
+          const type = str(p.type);
+          return { ip, isIpPublic: isPublicIp(ip, type), privatePort: num(p.private), publicPort: num(p.public), type };
+        }),
+      }
+    : null;
+  const podHostId = str(pod.ssh?.proxy?.username);
+  return {
+    id: pod.id,
+    name: pod.name,
+    imageName: str(pod.image),
+    env: Object.entries(pod.env ?? {}).map(([key, value]) => `${key}=${value}`),
+    machineId: '',
+    desiredStatus,
+    lastStatusChange: null,
+    costPerHr: pod.cost,
+    // The requested count; while running, the GPUs actually held.
+    gpuCount: rt?.gpus ? rt.gpus.length : (num(pod.gpu?.count) ?? 0),
+    machine: podHostId ? { podHostId } : null,
+    runtime,
+  };
+}
+
+// ---- inputs ---------------------------------------------------------------------------------
+
+/** Set in a way that asks for something (`false`, `0` and `''` ask for nothing). */
+const given = (value: unknown) => value !== undefined && value !== null && value !== false && value !== 0 && value !== '';
+
+/** GraphQL deploy inputs with no REST v2 counterpart. */
+const PLACEMENT_ONLY = ['minVcpuCount', 'minMemoryInGb', 'minDisk', 'minDownload', 'minUpload', 'supportPublicIp', 'port', 'volumeKey', 'stopAfter', 'terminateAfter'] as const;
+
+function refuseWith(Unsupported: typeof TransportUnsupportedError, fields: string[], operation: string, why: string): void {
+  if (fields.length) {
+    throw new Unsupported(
+      fields.map((f) => `input.${f}`),
+      `${operation} over REST v2 cannot honour ${why}; nothing was sent. Leave ${fields.length > 1 ? 'them' : 'it'} out, or use podsTransport: 'graphql' while GraphQL lasts`,
+    );
+  }
+}
+
+function checkContainer(input: DeployPodInput | DeployCpuPodInput, fields: string[]): void {
+  const volume = input.volumeInGb ?? 0;
+  if (volume > 0 && volume < 10) fields.push('volumeInGb');
+  if (given(input.networkVolumeId) && volume > 0) fields.push('networkVolumeId', 'volumeInGb');
+  if (input.containerDiskInGb === 0) fields.push('containerDiskInGb');
+}
+
+/** Every field of a GPU deploy that REST v2 would drop or change. */
+export function unsupportedDeployFields(input: DeployPodInput): string[] {
+  const fields: string[] = PLACEMENT_ONLY.filter((f) => given(input[f]));
+  checkContainer(input, fields);
+  if (given(input.cudaVersion) && (input.allowedCudaVersions ?? []).some((v) => v != null)) fields.push('cudaVersion', 'allowedCudaVersions');
+  return [...new Set(fields)];
+}
+
+const CPU_INSTANCE = /^([a-z0-9]+)-(\d+)(?:-(\d+))?$/i;
+
+export function unsupportedDeployCpuFields(input: DeployCpuPodInput): string[] {
+  const fields: string[] = [];
+  if (!CPU_INSTANCE.test(input.instanceId)) fields.push('instanceId');
+  if (given(input.volumeInGb)) fields.push('volumeInGb');
+  checkContainer(input, fields);
+  return [...new Set(fields)];
+}
+
+export function unsupportedResumeFields(input: ResumePodInput): string[] {
+  const fields: string[] = [];
+  if (input.gpuCount === 0) fields.push('gpuCount');
+  if (given(input.syncMachine)) fields.push('syncMachine');
+  if (input.computeType != null) fields.push('computeType');
+  return fields;
+}
+
+/** REST v2 requires a name: the image without its tag or digest, else the template id. */
+function podName(input: { name?: string | null | undefined; imageName?: string | null | undefined; templateId?: string | null | undefined }): string {
+  if (input.name) return input.name;
+  const image = input.imageName?.replace(/@.*$/, '').replace(/:[^/:]*$/, '');
+  return image || input.templateId || 'pod';
+}
+
+const envMap = (env: EnvironmentVariableInput[]) => Object.fromEntries(env.map((e) => [e.key, e.value]));
+const portList = (ports: string | null | undefined) => (ports ? ports.split(',').map((p) => p.trim()).filter(Boolean) : undefined);
+const nonNull = <T>(list: ReadonlyArray<T | null | undefined> | null | undefined): T[] => (list ?? []).filter((v): v is T => v != null);
+
+/** The container and mount fields both creates share. */
+function containerFields(input: DeployPodInput | DeployCpuPodInput, env: EnvironmentVariableInput[]): Omit<CreatePodInput, 'name' | 'gpu' | 'cpu'> {
+  const path = input.volumeMountPath || '/workspace';
+  const body: Omit<CreatePodInput, 'name' | 'gpu' | 'cpu'> = { env: envMap(env) };
+  if (input.imageName) body.image = input.imageName;
+  if (input.templateId) body.templateId = input.templateId;
+  if (input.dockerArgs) body.args = input.dockerArgs;
+  if (input.containerDiskInGb != null) body.disk = input.containerDiskInGb;
+  const ports = portList(input.ports);
+  if (ports) body.ports = ports;
+  if (input.networkVolumeId) body.mounts = { network: [{ volumeId: input.networkVolumeId, path }] };
+  else if (input.volumeInGb) body.mounts = { persistent: { size: input.volumeInGb, path } };
+  if (input.startSsh != null) body.startSsh = input.startSsh;
+  if (input.dataCenterId) body.dataCenterIds = [input.dataCenterId];
+  return body;
+}
+
+interface Candidate {
+  readonly gpuTypeId: string;
+  readonly cloud: Cloud;
+  readonly price: number;
+  readonly dataCenterIds: string[] | undefined;
+}
+
+const clean = (options: GraphQLCallOptions | undefined) => {
+  if (!options) return undefined;
+  const { idempotent: _idempotent, markerLookup: _lookup, ...call } = options as GraphQLCallOptions & { markerLookup?: unknown };
+  return call;
+};
+
+export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
+  const { rest, pods, catalog } = kit;
+  const core = rest.core;
+  const { CapacityUnavailableError, NotFoundError, TransportUnsupportedError, ValidationError } = kit.errors;
+  const refuse = (fields: string[], operation: string, why: string) => refuseWith(TransportUnsupportedError, fields, operation, why);
+  const sendPodCreate = (_rest: RestRequester, body: CreatePodInput, options?: CallOptions) => kit.sendPodCreate(body, options);
+
+  /** A pod answer, checked: a wrong shape is a ServerError naming the route, never a TypeError. */
+  function mapped(value: unknown, route: string, path: string): Pod {
+    if (!isRestPod(value)) {
+      const method = route.slice(0, route.indexOf(' ')) as 'GET' | 'POST';
+      throw core.wrongShape(rest.http({ method, path, route, idempotent: method === 'GET' }), 'a REST v2 Pod (id, name, status, cost, env, runtime)', value);
+    }
+    return toGraphQLPod(value);
+  }
+  const onePath = (id: string) => `/pods/${encodeURIComponent(id)}`;
+
+  async function get(podId: string, options?: GraphQLCallOptions): Promise<Pod | null> {
+    try {
+      return mapped(await pods.get(podId, clean(options)), 'GET /pods/{id}', onePath(podId));
+    } catch (err) {
+      if (isError(err, 'NotFoundError')) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * In-stock offers for the requested types and clouds, cheapest first: REST v2 places one type in
+   * one cloud, so `cloudType: 'ALL'` and `gpuTypeIdList` are searched here.
+   */
+  async function candidates(input: DeployPodInput, options?: GraphQLCallOptions): Promise<Candidate[]> {
+    const ids = input.gpuTypeId ? [input.gpuTypeId] : nonNull(input.gpuTypeIdList);
+    const clouds: Cloud[] = input.cloudType === 'SECURE' ? ['SECURE'] : input.cloudType === 'COMMUNITY' ? ['COMMUNITY'] : ['SECURE', 'COMMUNITY'];
+    const allowed = nonNull(input.allowedCudaVersions);
+    const query: GpuCatalogQuery = { include: ['AVAILABILITY'], product: ['POD'], count: input.gpuCount ?? 1 };
+    if (input.countryCode) query.countryCodes = [input.countryCode];
+    if (allowed.length) query.cudaVersions = allowed;
+    if (input.cudaVersion) query.minCudaVersion = input.cudaVersion;
+    const lists: Array<[Cloud, RestGpuType[]]> = [];
+    for (const cloud of clouds) lists.push([cloud, await catalog.gpus({ ...query, cloud }, clean(options))]);
+    if (!input.countryCode) {
+      const known = new Set(lists.flatMap(([, types]) => types.map((t) => t.id)));
+      const field = input.gpuTypeId ? 'input.gpuTypeId' : 'input.gpuTypeIdList';
+      for (const id of ids) if (known.size > 0 && !known.has(id)) throw new ValidationError(field, `"${id}" is not a GPU type id (gpuTypes.list() gives the ids; display names are not ids)`);
+    }
+    const found: Candidate[] = [];
+    for (const [cloud, types] of lists) {
+      for (const id of ids) {
+        const type = types.find((t) => t.id === id);
+        if (!type || !isRecord(type.price)) continue;
+        const centres = Array.isArray(type.dataCenters) ? type.dataCenters.filter((d) => isRecord(d) && isString(d.id)) : [];
+        let level = type.availability;
+        let dataCenterIds: string[] | undefined;
+        if (input.dataCenterId) {
+          level = centres.find((d) => d.id === input.dataCenterId)?.availability;
+          dataCenterIds = [input.dataCenterId];
+        } else if (input.countryCode) {
+          dataCenterIds = centres.filter((d) => d.availability !== 'NONE').map((d) => d.id);
+          if (dataCenterIds.length === 0) continue;
+        }
+        const price = num(cloud === 'SECURE' ? type.price.secure : type.price.community);
+        if (!level || level === 'NONE' || price === null) continue;
+        found.push({ gpuTypeId: id, cloud, price, dataCenterIds });
+      }
+    }
+    return found.sort((a, b) => a.price - b.price);
+  }
+
+  async function deploy(input: DeployPodInput, env: EnvironmentVariableInput[], options: GraphQLCallOptions | undefined, sending: () => void): Promise<Pod> {
+    refuse(unsupportedDeployFields(input), 'deploy', 'these inputs');
+    const offers = await candidates(input, options);
+    const base = containerFields(input, env);
+    if (input.containerRegistryAuthId) base.registry = input.containerRegistryAuthId;
+    if (input.globalNetwork != null) base.globalNetworking = input.globalNetwork;
+    if (input.startJupyter != null) base.startJupyter = input.startJupyter;
+    const allowed = nonNull(input.allowedCudaVersions);
+    let refusal: Error | undefined;
+    for (const offer of offers) {
+      const body: CreatePodInput = {
+        ...base,
+        name: podName(input),
+        cloud: offer.cloud,
+        gpu: { id: offer.gpuTypeId, count: input.gpuCount ?? 1, ...(allowed.length && { allowedCudaVersions: allowed }), ...(input.cudaVersion && { minCudaVersion: input.cudaVersion }) },
+      };
+      if (offer.dataCenterIds) body.dataCenterIds = offer.dataCenterIds;
+      try {
+        sending();
+        return mapped(await sendPodCreate(rest, body, clean(options)), 'POST /pods', '/pods');
+      } catch (err) {
+        // Only a clean refusal moves on: anything that may have created the pod is settled by its marker.
+        if (!isError(err, 'CapacityUnavailableError', 'PermissionDeniedError')) throw err;
+        refusal = err;
+      }
+    }
+    throw refusal ?? new CapacityUnavailableError('DeployPod: REST v2 catalog shows no stock for the requested GPU types, clouds and count; nothing was sent', { operationName: 'DeployPod' });
+  }
+
+  async function deployCpu(input: DeployCpuPodInput, env: EnvironmentVariableInput[], options: GraphQLCallOptions | undefined, sending: () => void): Promise<Pod> {
+    refuse(unsupportedDeployCpuFields(input), 'deployCpu', 'these inputs (instanceId must look like cpu3c-2-4; CPU pods take no volume)');
+    const [, flavour = '', vcpus = '', memory] = CPU_INSTANCE.exec(input.instanceId)!;
+    const vcpuCount = Number(vcpus);
+    if (memory !== undefined) {
+      const type = await catalog.cpu(flavour, undefined, clean(options));
+      const derived = num(type.ramGbPerVcpu);
+      if (derived !== null && Math.round(derived * vcpuCount) !== Number(memory)) {
+        refuse(['instanceId'], 'deployCpu', `${memory} GB: REST v2 derives memory from the flavour (${flavour} with ${vcpuCount} vCPU has ${Math.round(derived * vcpuCount)} GB)`);
+      }
+    }
+    const body: CreatePodInput = { ...containerFields(input, env), name: podName(input), cpu: { id: flavour, vcpuCount } };
+    if (input.cloudType === 'SECURE' || input.cloudType === 'COMMUNITY') body.cloud = input.cloudType;
+    sending();
+    return mapped(await sendPodCreate(rest, body, clean(options)), 'POST /pods', '/pods');
+  }
+
+  return {
+    get,
+    async list(options) {
+      const list = await pods.list({ includeClusterPods: true }, clean(options));
+      return list.map((p) => mapped(p, 'GET /pods', '/pods'));
+    },
+    deploy,
+    deployCpu,
+    async resume(input, options) {
+      refuse(unsupportedResumeFields(input), 'resume', 'a GPU count of 0, syncMachine or computeType (it starts the pod with the GPUs it had)');
+      if (input.gpuCount != null) {
+        const raw = await pods.get(input.podId, clean(options));
+        mapped(raw, 'GET /pods/{id}', onePath(input.podId));
+        const had = num((raw as RestPod).gpu?.count) ?? 0;
+        if (had !== input.gpuCount) refuse(['gpuCount'], 'resume', `gpuCount ${input.gpuCount}: it starts the pod with the ${had} GPU(s) it had`);
+      }
+      try {
+        return mapped(await pods.start(input.podId, clean(options)), 'POST /pods/{id}/action', `${onePath(input.podId)}/action`);
+      } catch (err) {
+        // Already running (or starting): the start's goal holds, as GraphQL's podResume answers.
+        if (isError<ConflictError>(err, 'ConflictError') && ['RUNNING', 'STARTING', 'PROVISIONING'].includes(err.resourceStatus ?? '')) {
+          const pod = await get(input.podId, options);
+          if (pod) return pod;
+        }
+        // The host's GPUs were taken: whatever the status it comes with, a refusal, as on GraphQL.
+        if (isError<RunpodError>(err, 'ServerError', 'BadRequestError') && /not enough free GPUs/i.test(err.message)) {
+          throw new CapacityUnavailableError(err.message, { status: (err as { status?: number }).status, operationName: 'ResumePod', request: err.request, cause: err });
+        }
+        throw err;
+      }
+    },
+    async stop(podId, options) {
+      try {
+        const pod = mapped(await pods.stop(podId, clean(options)), 'POST /pods/{id}/action', `${onePath(podId)}/action`);
+        return { id: pod.id, desiredStatus: pod.desiredStatus };
+      } catch (err) {
+        // Already stopped: safe to retry, as on GraphQL.
+        if (isError<ConflictError>(err, 'ConflictError') && (err.resourceStatus === 'EXITED' || err.resourceStatus === 'ERROR')) return { id: podId, desiredStatus: 'EXITED' };
+        throw err;
+      }
+    },
+    async terminate(podId, options) {
+      await pods.delete(podId, clean(options));
+    },
+    async failureReason(podId, signal) {
+      // The stream follows new lines after its backfill: read briefly, then hang up.
+      const stop = new AbortController();
+      const hangUp = () => stop.abort();
+      signal?.addEventListener('abort', hangUp, { once: true });
+      let timer = setTimeout(hangUp, 1_500);
+      let last: string | undefined;
+      try {
+        for await (const line of pods.logs(podId, { source: 'system', tail: 20, signal: stop.signal, maxReconnects: 0 })) {
+          if (line.line.trim()) last = line.line.trim();
+          // The backfill comes at once; a pause after it means it is over.
+          clearTimeout(timer);
+          timer = setTimeout(hangUp, 100);
+        }
+      } catch {
+        /* hung up, or no logs: the reason stays what was read */
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', hangUp);
+      }
+      return last;
+    },
+  };
+}

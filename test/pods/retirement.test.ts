@@ -1,0 +1,356 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ApiRetiredError,
+  CapacityUnavailableError,
+  createRunpodClient,
+  PodTerminalStateError,
+  TransportUnsupportedError,
+  ValidationError,
+  transportOf,
+  type DeployCpuPodInput,
+  type DeployPodInput,
+  type ResumePodInput,
+  type RunpodClientOptions,
+  type TransportChangeEvent,
+} from '../../src/index.js';
+import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { parsePodEnv } from '../../src/graphql/pod-env.js';
+import { CREATE_MARKER_ENV } from '../../src/transport/create-marker.js';
+import { captureError } from '../helpers.js';
+
+const KEY = 'rpa_retirement_key';
+const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
+
+interface Sent {
+  method: string;
+  path: string;
+}
+
+/** A client on an in-process emulator, recording every request it sends. */
+function setup(emulatorOptions: EmulatorOptions = {}, clientOptions: RunpodClientOptions = {}, onAnswer?: (body: string) => void) {
+  const emulator = createEmulator({ apiKeys: [KEY], podStartupMs: 0, ...emulatorOptions });
+  const base = emulator.clientOptions(KEY);
+  const sent: Sent[] = [];
+  const events: TransportChangeEvent[] = [];
+  const rp = createRunpodClient({
+    ...base,
+    rateLimits: false,
+    onTransportChange: (e) => events.push(e),
+    ...clientOptions,
+    fetch: (input, init) => {
+      const url = new URL(String(input instanceof Request ? input.url : input));
+      sent.push({ method: init?.method ?? 'GET', path: url.pathname });
+      const answer = base.fetch!(input, init);
+      return onAnswer ? answer.finally(() => onAnswer(typeof init?.body === 'string' ? init.body : '')) : answer;
+    },
+  });
+  const graphqlSent = () => sent.filter((s) => s.path.endsWith('/graphql')).length;
+  return { emulator, rp, sent, events, graphqlSent };
+}
+
+function podsOf(emulator: Emulator): number {
+  return emulator.inspect.podCount(KEY);
+}
+
+describe('a whole session with GraphQL retired', () => {
+  it.each(['problem', 'graphql', 'empty'] as const)('every method of rp.pods works over REST v2 (410 body: %s)', async (body) => {
+    const { emulator, rp, events, graphqlSent } = setup({ graphqlRetired: { body } });
+    const pod = await rp.pods.deploy({ name: 'retired', imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1, cloudType: 'SECURE', ports: '8888/http,22/tcp', env: { HF_HOME: '/workspace/hf' } });
+    expect(graphqlSent()).toBe(1);
+    expect(transportOf(pod)).toBe('rest');
+    expect(pod).toMatchObject({ name: 'retired', imageName: image, machineId: '', lastStatusChange: null, desiredStatus: 'RUNNING' });
+    expect(parsePodEnv(pod.env).HF_HOME).toBe('/workspace/hf');
+    // The tag is invisible to JSON and equality.
+    expect(JSON.parse(JSON.stringify(pod))).toEqual(pod);
+
+    const ready = await rp.pods.waitUntilReady(pod.id, { pollIntervalMs: 10, timeoutMs: 5_000 });
+    expect(ready.runtime?.ports?.some((p) => p?.privatePort === 8888 && p.publicPort != null)).toBe(true);
+    expect(ready.machine?.podHostId).toMatch(new RegExp(`^${pod.id}-`));
+    expect(ready.gpuCount).toBe(1);
+    expect(ready.costPerHr).toBeGreaterThan(0);
+
+    expect((await rp.pods.list()).map((p) => p.id)).toContain(pod.id);
+    expect((await rp.pods.get(pod.id))?.id).toBe(pod.id);
+    expect(await rp.pods.get('no-such-pod')).toBeNull();
+    expect((await rp.pods.findByMarker(parsePodEnv(pod.env)[CREATE_MARKER_ENV]!))?.id).toBe(pod.id);
+
+    expect(await rp.pods.stop(pod.id)).toEqual({ id: pod.id, desiredStatus: 'EXITED' });
+    expect(await rp.pods.stop(pod.id)).toEqual({ id: pod.id, desiredStatus: 'EXITED' });
+    const resumed = await rp.pods.resume({ podId: pod.id });
+    expect(resumed.desiredStatus).toBe('RUNNING');
+    expect((await rp.pods.resume({ podId: pod.id, gpuCount: 1 })).id).toBe(pod.id);
+    await rp.pods.terminate(pod.id);
+    expect((await rp.pods.get(pod.id))?.desiredStatus ?? 'TERMINATED').toBe('TERMINATED');
+
+    const cpu = await rp.pods.deployCpu({ instanceId: 'cpu3c-2-4', imageName: 'ubuntu:22.04' });
+    expect(cpu.gpuCount).toBe(0);
+    expect(transportOf(cpu)).toBe('rest');
+    await rp.pods.terminate(cpu.id);
+
+    expect(graphqlSent()).toBe(1);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ surface: 'pods', operation: 'deploy', from: 'graphql', to: 'rest', reason: 'retired', sticky: true });
+    expect(events[0]!.error).toBeInstanceOf(ApiRetiredError);
+    // Both terminated: nothing left behind.
+    expect(podsOf(emulator)).toBe(0);
+  });
+
+  it('without a handler, the client warns once', async () => {
+    const { rp } = setup({ graphqlRetired: true }, { onTransportChange: undefined });
+    const warnings: string[] = [];
+    const listener = (w: Error) => warnings.push(w.message);
+    process.on('warning', listener);
+    try {
+      await rp.pods.list();
+      await rp.pods.list();
+      await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      process.off('warning', listener);
+    }
+    expect(warnings.filter((w) => w.includes('REST v2'))).toHaveLength(1);
+  });
+
+  it('the latch is per client: another client of the same process still tries GraphQL first', async () => {
+    const first = setup({ graphqlRetired: true });
+    await first.rp.pods.list();
+    const second = setup();
+    await second.rp.pods.list();
+    expect(second.graphqlSent()).toBe(1);
+    expect(second.events).toEqual([]);
+  });
+
+  it("users' own GraphQL documents do not fall back: they get ApiRetiredError", async () => {
+    const { rp } = setup({ graphqlRetired: true });
+    const err = await captureError<ApiRetiredError>(rp.graphql.request('query { myself { id } }'));
+    expect(err).toBeInstanceOf(ApiRetiredError);
+    expect(err.status).toBe(410);
+  });
+});
+
+describe('retirement mid-session', () => {
+  it('a pod deployed over GraphQL finishes waitUntilReady over REST v2', async () => {
+    const { emulator, rp, events, graphqlSent } = setup({ podStartupMs: 2_000, clock: 'manual' });
+    const pod = await rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1, ports: '8888/http' });
+    expect(transportOf(pod)).toBe('graphql');
+    emulator.retireGraphql();
+    const before = graphqlSent();
+    const waiting = rp.pods.waitUntilReady(pod.id, { pollIntervalMs: 5, timeoutMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 30));
+    await emulator.clock.advance(2_000);
+    const ready = await waiting;
+    expect(transportOf(ready)).toBe('rest');
+    expect(ready.id).toBe(pod.id);
+    expect(graphqlSent()).toBe(before + 1);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ operation: 'get', reason: 'retired' });
+  });
+
+  it('a 410 on DeployPod yields exactly one pod', async () => {
+    const { emulator, rp } = setup();
+    emulator.retireGraphql('empty');
+    const pod = await rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1 });
+    expect(transportOf(pod)).toBe('rest');
+    expect(podsOf(emulator)).toBe(1);
+  });
+
+  it('a generic error after a GraphQL create, then the retirement: the marker lookup over REST finds the one pod', async () => {
+    // Retired as soon as the create is answered, so the marker lookup meets the 410.
+    const { emulator, rp } = setup({}, {}, (body) => body.includes('DeployPod') && emulator.retireGraphql());
+    emulator.faults.inject({ match: 'graphql:DeployPod', fault: { type: 'error-after-create' } });
+    const pod = await rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1 }, { markerLookup: { attempts: 2, intervalMs: 1 } });
+    expect(transportOf(pod)).toBe('rest');
+    expect(podsOf(emulator)).toBe(1);
+  });
+});
+
+describe('strict and forced modes', () => {
+  it("'graphql' is strict: a 410 is an ApiRetiredError whose replacement names the option", async () => {
+    const { emulator, rp, events, sent } = setup({ graphqlRetired: true }, { podsTransport: 'graphql' });
+    const err = await captureError<ApiRetiredError>(rp.pods.list());
+    expect(err).toBeInstanceOf(ApiRetiredError);
+    expect(err.replacement).toMatch(/podsTransport/);
+    await captureError(rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1 }));
+    expect(sent.every((s) => s.path.endsWith('/graphql'))).toBe(true);
+    expect(events).toEqual([]);
+    expect(podsOf(emulator)).toBe(0);
+  });
+
+  it("'rest' never touches GraphQL", async () => {
+    const { rp, graphqlSent, events } = setup({}, { podsTransport: 'rest' });
+    const pod = await rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1, cloudType: 'SECURE' });
+    await rp.pods.waitUntilReady(pod.id, { requirePorts: false, pollIntervalMs: 5 });
+    await rp.pods.list();
+    await rp.pods.stop(pod.id);
+    await rp.pods.resume({ podId: pod.id });
+    await rp.pods.terminate(pod.id);
+    expect(graphqlSent()).toBe(0);
+    expect(events).toEqual([]);
+  });
+
+  it('bad options are refused at creation', () => {
+    expect(() => createRunpodClient({ podsTransport: 'soap' as never })).toThrow(ValidationError);
+    expect(() => createRunpodClient({ fallbackOnRateLimit: 'yes' as never })).toThrow(ValidationError);
+    expect(() => createRunpodClient({ onTransportChange: 1 as never })).toThrow(ValidationError);
+  });
+
+  it('a 429 standing after the retries falls back for that call only with fallbackOnRateLimit', async () => {
+    const limited = { graphqlRateLimit: { requests: 0, intervalMs: 60_000 } };
+    const off = setup(limited, { maxRetries: 0 });
+    await captureError(off.rp.pods.list());
+    const on = setup(limited, { maxRetries: 0, fallbackOnRateLimit: true });
+    const pods = await on.rp.pods.list();
+    expect(pods).toEqual([]);
+    await on.rp.pods.list();
+    expect(on.graphqlSent()).toBe(2);
+    expect(on.events.map((e) => [e.reason, e.sticky])).toEqual([
+      ['rate-limited', false],
+      ['rate-limited', false],
+    ]);
+  });
+});
+
+const gpu = { imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1 } as const;
+const UNSUPPORTED: Array<[string, () => [method: 'deploy' | 'deployCpu' | 'resume', input: object], string[]]> = [
+  ['resume with gpuCount 0', () => ['resume', { podId: 'p1', gpuCount: 0 }], ['input.gpuCount']],
+  ['resume with syncMachine', () => ['resume', { podId: 'p1', syncMachine: true }], ['input.syncMachine']],
+  ['resume with computeType', () => ['resume', { podId: 'p1', computeType: 'CPU' }], ['input.computeType']],
+  ...(['minVcpuCount', 'minMemoryInGb', 'minDisk', 'minDownload', 'minUpload', 'port'] as const).map(
+    (f): [string, () => ['deploy', object], string[]] => [`deploy with ${f}`, () => ['deploy', { ...gpu, [f]: 8 }], [`input.${f}`]],
+  ),
+  ['deploy with supportPublicIp', () => ['deploy', { ...gpu, supportPublicIp: true }], ['input.supportPublicIp']],
+  ['deploy with volumeKey', () => ['deploy', { ...gpu, volumeKey: 'k' }], ['input.volumeKey']],
+  ['deploy with stopAfter', () => ['deploy', { ...gpu, stopAfter: '2027-01-01T00:00:00Z' }], ['input.stopAfter']],
+  ['deploy with terminateAfter', () => ['deploy', { ...gpu, terminateAfter: '2027-01-01T00:00:00Z' }], ['input.terminateAfter']],
+  ['deploy with a 5 GB volume', () => ['deploy', { ...gpu, volumeInGb: 5 }], ['input.volumeInGb']],
+  ['deploy with a network volume and a volume', () => ['deploy', { ...gpu, networkVolumeId: 'nv1', volumeInGb: 20 }], ['input.networkVolumeId', 'input.volumeInGb']],
+  ['deploy with containerDiskInGb 0', () => ['deploy', { ...gpu, containerDiskInGb: 0 }], ['input.containerDiskInGb']],
+  ['deploy with cudaVersion and allowedCudaVersions', () => ['deploy', { ...gpu, cudaVersion: '12.4', allowedCudaVersions: ['12.8'] }], ['input.cudaVersion', 'input.allowedCudaVersions']],
+  ['deploy with several at once', () => ['deploy', { ...gpu, minVcpuCount: 4, minDisk: 10, volumeInGb: 3 }], ['input.minVcpuCount', 'input.minDisk', 'input.volumeInGb']],
+  ['deployCpu with a volume', () => ['deployCpu', { instanceId: 'cpu3c-2-4', imageName: 'ubuntu', volumeInGb: 20 }], ['input.volumeInGb']],
+  ['deployCpu with an instanceId REST cannot split', () => ['deployCpu', { instanceId: 'cpu3c', imageName: 'ubuntu' }], ['input.instanceId']],
+];
+
+describe('every input REST v2 cannot honour is refused, and nothing is sent', () => {
+  it.each(UNSUPPORTED)('%s', async (_name, make, fields) => {
+    const { rp, sent } = setup({}, { podsTransport: 'rest' });
+    const [method, input] = make();
+    const call =
+      method === 'deploy' ? rp.pods.deploy(input as DeployPodInput) : method === 'deployCpu' ? rp.pods.deployCpu(input as DeployCpuPodInput) : rp.pods.resume(input as ResumePodInput);
+    const err = await captureError<TransportUnsupportedError>(call);
+    expect(err).toBeInstanceOf(TransportUnsupportedError);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect([...err.fields].sort()).toEqual([...fields].sort());
+    expect(sent).toEqual([]);
+  });
+
+  it('the same inputs go through on GraphQL, which honours them', async () => {
+    const { rp, emulator } = setup();
+    await rp.pods.deploy({ ...gpu, volumeInGb: 5, containerDiskInGb: 10 });
+    expect(podsOf(emulator)).toBe(1);
+  });
+
+  it('a resume with another GPU count than the pod had: read, refused, the pod left as it was', async () => {
+    const { rp, sent, emulator } = setup({}, { podsTransport: 'rest' });
+    const pod = await rp.pods.deploy({ ...gpu, cloudType: 'SECURE' });
+    await rp.pods.stop(pod.id);
+    sent.length = 0;
+    const err = await captureError<TransportUnsupportedError>(rp.pods.resume({ podId: pod.id, gpuCount: 2 }));
+    expect(err.fields).toEqual(['input.gpuCount']);
+    expect(sent.filter((s) => s.method !== 'GET')).toEqual([]);
+    expect(emulator.inspect.pod(pod.id)?.desiredStatus).toBe('EXITED');
+  });
+
+  it('a deployCpu whose memory part disagrees with the flavour: nothing is created', async () => {
+    const { rp, sent, emulator } = setup({}, { podsTransport: 'rest' });
+    const err = await captureError<TransportUnsupportedError>(rp.pods.deployCpu({ instanceId: 'cpu3c-2-16', imageName: 'ubuntu' }));
+    expect(err.fields).toEqual(['input.instanceId']);
+    expect(sent.filter((s) => s.method !== 'GET')).toEqual([]);
+    expect(podsOf(emulator)).toBe(0);
+    expect((await rp.pods.deployCpu({ instanceId: 'cpu3c-2-4', imageName: 'ubuntu' })).desiredStatus).toBe('RUNNING');
+  });
+});
+
+describe('input checks before anything is sent, on both paths', () => {
+  it.each(['auto', 'rest'] as const)('%s: an empty name, a cycle, no GPU type or no image', async (mode) => {
+    const { rp, sent } = setup({}, { podsTransport: mode });
+    expect((await captureError<ValidationError>(rp.pods.deploy({ ...gpu, name: '' }))).field).toBe('input.name');
+    expect((await captureError<ValidationError>(rp.pods.deployCpu({ instanceId: 'cpu3c-2-4', imageName: 'u', name: ' ' }))).field).toBe('input.name');
+    const cyclic: Record<string, unknown> = { ...gpu };
+    cyclic.self = cyclic;
+    expect(await captureError(rp.pods.deploy(cyclic as unknown as DeployPodInput))).toBeInstanceOf(ValidationError);
+    expect(await captureError(rp.pods.deploy({ imageName: 'x' } as unknown as DeployPodInput))).toBeInstanceOf(ValidationError);
+    expect(await captureError(rp.pods.deploy({ gpuTypeId: 'x' } as unknown as DeployPodInput))).toBeInstanceOf(ValidationError);
+    expect(sent).toEqual([]);
+  });
+});
+
+describe("cloudType 'ALL' and gpuTypeIdList on REST v2", () => {
+  it('reads both clouds and takes the cheapest offer in stock', async () => {
+    const { rp, emulator, sent } = setup({}, { podsTransport: 'rest' });
+    const pod = await rp.pods.deploy(gpu);
+    expect(sent.filter((s) => s.path.endsWith('/catalog/gpus'))).toHaveLength(2);
+    // The A4000 costs 0.17 in the community cloud, 0.25 in the secure one.
+    expect(emulator.inspect.pod(pod.id)?.hostId).toBe('host-a4000-community');
+  });
+
+  it('moves to the next offer after a clean no-capacity refusal', async () => {
+    const { rp, emulator } = setup({}, { podsTransport: 'rest' });
+    emulator.faults.inject({
+      match: 'POST /v2/pods',
+      fault: { type: 'status', status: 400, body: { title: 'Bad Request', status: 400, detail: 'There are no longer any instances available with the requested specifications.' } },
+    });
+    const pod = await rp.pods.deploy({ ...gpu, cloudType: 'ALL' });
+    expect(emulator.inspect.pod(pod.id)?.hostId).toBe('host-a4000-secure');
+    expect(podsOf(emulator)).toBe(1);
+  });
+
+  it('never moves on after an ambiguous failure: the marker settles it, one pod', async () => {
+    const { rp, emulator } = setup({}, { podsTransport: 'rest' });
+    emulator.faults.inject({ match: 'POST /v2/pods', fault: { type: 'error-after-create', status: 502 } });
+    const pod = await rp.pods.deploy(gpu, { markerLookup: { attempts: 2, intervalMs: 1 } });
+    expect(emulator.inspect.pod(pod.id)?.hostId).toBe('host-a4000-community');
+    expect(podsOf(emulator)).toBe(1);
+  });
+
+  it('gpuTypeIdList: the cheapest type in stock; an unknown id is a ValidationError before any create', async () => {
+    const { rp, emulator, sent } = setup({}, { podsTransport: 'rest' });
+    const pod = await rp.pods.deploy({ imageName: image, gpuTypeIdList: ['NVIDIA L40S', 'NVIDIA GeForce RTX 4090'], gpuCount: 1, cloudType: 'SECURE' });
+    expect(emulator.inspect.pod(pod.id)?.hostId).toMatch(/^host-4090/);
+    sent.length = 0;
+    const err = await captureError<ValidationError>(rp.pods.deploy({ imageName: image, gpuTypeId: 'RTX 9999', gpuCount: 1 }));
+    expect(err.field).toBe('input.gpuTypeId');
+    expect(sent.filter((s) => s.method !== 'GET')).toEqual([]);
+  });
+
+  it('no stock anywhere: CapacityUnavailableError, and no create is sent', async () => {
+    const { rp, sent } = setup({}, { podsTransport: 'rest' });
+    const err = await captureError(rp.pods.deploy({ imageName: image, gpuTypeId: 'NVIDIA H100 80GB HBM3', gpuCount: 4 }));
+    expect(err).toBeInstanceOf(CapacityUnavailableError);
+    expect(sent.filter((s) => s.method !== 'GET')).toEqual([]);
+  });
+});
+
+describe('waitUntilReady on REST v2', () => {
+  it("a failed pod's reason comes from its system log", async () => {
+    const { rp } = setup({}, { podsTransport: 'rest' });
+    const cuda128 = 'runpod/pytorch:2.8.0-py3.11-cuda12.8.1-cudnn-devel-ubuntu22.04';
+    const pod = await rp.pods.deploy({ imageName: cuda128, gpuTypeId: 'NVIDIA GeForce RTX 4090', gpuCount: 1, cloudType: 'SECURE', dataCenterId: 'EU-RO-1' });
+    const err = await captureError<PodTerminalStateError>(rp.pods.waitUntilReady(pod.id, { pollIntervalMs: 5, timeoutMs: 5_000 }));
+    expect(err).toBeInstanceOf(PodTerminalStateError);
+    expect(err.desiredStatus).toBe('EXITED');
+    expect(err.reason).toMatch(/cuda/i);
+  });
+});
+
+describe('resume on REST v2 onto a host whose GPUs were taken', () => {
+  it('is a CapacityUnavailableError, and the pod stays stopped', async () => {
+    const { rp, emulator } = setup({}, { podsTransport: 'rest' });
+    const h100 = { imageName: image, gpuTypeId: 'NVIDIA H100 80GB HBM3', gpuCount: 1, cloudType: 'SECURE' } as const;
+    const pod = await rp.pods.deploy(h100);
+    await rp.pods.stop(pod.id);
+    await rp.pods.deploy(h100);
+    const err = await captureError(rp.pods.resume({ podId: pod.id }));
+    expect(err).toBeInstanceOf(CapacityUnavailableError);
+    expect(emulator.inspect.pod(pod.id)?.desiredStatus).toBe('EXITED');
+  });
+});
