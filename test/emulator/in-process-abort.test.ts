@@ -83,6 +83,16 @@ describe('emulator.fetch honours the request signal (manual clock, no clock.run)
     expect(ms).toBeLessThan(2000);
   });
 
+  it('a create whose answer is held past the time limit ends in time, and the client finds the pod', async () => {
+    const { emulator, rp } = manual();
+    emulator.faults.inject({ match: 'POST /v2/pods', fault: { type: 'hang-after-create', ms: 5_000 } });
+    const started = Date.now();
+    const pod = await rp.rest.pods.create({ name: 'held', image: 'img:1', gpu: { id: 'NVIDIA RTX A4000' } }, { timeoutMs: 300, markerLookup: { attempts: 1, intervalMs: 1 } });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(emulator.inspect.pod(pod.id)?.desiredStatus).toBe('RUNNING');
+    expect(emulator.inspect.podCount()).toBe(1);
+  });
+
   it('a raw request aborted while held rejects as fetch does, and its hold ends', async () => {
     const { emulator } = manual();
     const options = emulator.clientOptions();
