@@ -311,7 +311,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     if (isAfterCreate(fault)) {
       await next();
       const surface = c.req.path.endsWith('/graphql') ? 'graphql' : isRestV2(c.req.path) ? 'rest-v2' : 'rest-v1';
-      const answer = await answerAfterCreate(fault, surface, c.res, () => new Response(null, { status: 500, headers: { [DROP_MARKER]: '1' } }), c.req.raw.signal);
+      const answer = await answerAfterCreate(fault, surface, c.res, () => new Response(null, { status: 500, headers: { [DROP_MARKER]: '1' } }));
       c.res = undefined;
       c.res = answer;
       return;

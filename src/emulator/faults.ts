@@ -105,20 +105,10 @@ export async function answerAfterCreate(
   surface: 'graphql' | 'rest-v1' | 'rest-v2',
   handled: Response,
   drop: () => Response,
-  signal?: AbortSignal,
 ): Promise<Response> {
   if (fault.type === 'drop-after-create') return drop();
   if (fault.type === 'hang-after-create') {
-    // Held until `ms` passes or the caller gives up, whichever comes first.
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, fault.ms);
-      signal?.addEventListener('abort', done, { once: true });
-    });
+    await new Promise((resolve) => setTimeout(resolve, fault.ms));
     return handled;
   }
   if (surface === 'rest-v2') {

@@ -85,7 +85,7 @@ describe('emulator.fetch honours the request signal (manual clock, no clock.run)
 
   it('a create whose answer is held past the time limit ends in time, and the client finds the pod', async () => {
     const { emulator, rp } = manual();
-    emulator.faults.inject({ match: 'POST /v2/pods', fault: { type: 'hang-after-create', ms: 60_000 } });
+    emulator.faults.inject({ match: 'POST /v2/pods', fault: { type: 'hang-after-create', ms: 5_000 } });
     const started = Date.now();
     const pod = await rp.rest.pods.create({ name: 'held', image: 'img:1', gpu: { id: 'NVIDIA RTX A4000' } }, { timeoutMs: 300, markerLookup: { attempts: 1, intervalMs: 1 } });
     expect(Date.now() - started).toBeLessThan(3000);
