@@ -1,8 +1,8 @@
 // Server-Sent Event log streams (pods and serverless workers), resumed with Last-Event-ID after a drop.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { AbortError, ConnectionError, RunpodError, ValidationError } from '../errors.js';
+import { AbortError, ConnectionError, RunpodError, StreamError, TimeoutError, ValidationError } from '../errors.js';
 import { sleep } from '../transport/abort.js';
-import { validateCallOptions, type CallOptions } from '../transport/options.js';
+import { checkDuration, validateCallOptions, type CallOptions } from '../transport/options.js';
 import { redactUrl } from '../transport/redact.js';
 import { backoffMs } from '../transport/retry.js';
 import { isRecord, isString } from '../transport/shape.js';
@@ -25,12 +25,96 @@ export interface LogOptions extends CallOptions {
   tail?: number | undefined;
   /** Start with the lines written since then. */
   since?: string | Date | undefined;
-  /** Reconnections after a dropped connection before giving up. @default 5 */
+  /**
+   * Deadline for the whole stream, reconnections and waits for new lines included: when it passes
+   * the loop throws `TimeoutError`. Without it a stream follows until the source stops, the loop
+   * is left or `signal` fires; the client's `timeoutMs` then bounds only each wait for headers.
+   */
+  timeoutMs?: number | undefined;
+  /** Follow new lines for this long, then end the loop normally (no error). */
+  followMs?: number | undefined;
+  /** Reconnections in a row (without a new line in between) after dropped connections before giving up, 0–1000. @default 5 */
   maxReconnects?: number | undefined;
+  /** Longest event (or line of one) accepted, in characters; a longer one is a `StreamError`. @default 1048576 (1 MiB) */
+  maxEventSize?: number | undefined;
 }
 
 const DEFAULT_MAX_RECONNECTS = 5;
+const MAX_RECONNECTS = 1000;
 const MAX_TAIL = 5000;
+export const DEFAULT_MAX_EVENT_SIZE = 1024 * 1024;
+const MAX_EVENT_SIZE = 64 * 1024 * 1024;
+/** Bytes decoded and fed to the parser at a time, so one huge read cannot grow it past its limit. */
+const FEED_BYTES = 64 * 1024;
+/** How long the start of an answer that is not an event stream is waited for, for its error. */
+const HEAD_WAIT_MS = 1_000;
+/** setTimeout's largest delay; longer timers are chained. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The value of a `Last-Event-ID` header for `id`: its UTF-8 bytes, one per character, which is
+ * what an `EventSource` sends. A header carries only bytes, so any id (non-Latin-1 included)
+ * reaches the server intact; undefined for the empty id, which asks for no resume.
+ */
+export function lastEventIdHeader(id: string): string | undefined {
+  if (id === '') return undefined;
+  // Plain ASCII, by far the common case, is its own encoding.
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(id)) return id;
+  let out = '';
+  for (const byte of new TextEncoder().encode(id)) out += String.fromCharCode(byte);
+  return out;
+}
+
+/** A timer on the monotonic clock that may run longer than setTimeout's 24.8-day limit. */
+function longTimer(ms: number, fire: () => void): () => void {
+  const at = performance.now() + ms;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    const left = at - performance.now();
+    if (left <= 0) fire();
+    else timer = setTimeout(arm, Math.min(Math.ceil(left), MAX_TIMER_MS));
+  };
+  timer = setTimeout(arm, Math.min(Math.ceil(ms), MAX_TIMER_MS));
+  return () => clearTimeout(timer);
+}
+
+/** The bounds of one stream: the caller's signal, the deadline and the follow time, as one signal. */
+function streamBounds(signal: AbortSignal | undefined, timeoutMs: number | undefined, followMs: number | undefined) {
+  const controller = new AbortController();
+  let ended: 'caller' | 'deadline' | 'follow' | undefined;
+  const end = (why: 'caller' | 'deadline' | 'follow') => {
+    if (ended) return;
+    ended = why;
+    controller.abort(why === 'caller' ? signal?.reason : new Error(why));
+  };
+  const onAbort = () => end('caller');
+  if (signal?.aborted) end('caller');
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  const timers = [timeoutMs === undefined ? undefined : longTimer(timeoutMs, () => end('deadline')), followMs === undefined ? undefined : longTimer(followMs, () => end('follow'))];
+  return {
+    signal: controller.signal,
+    ended: () => ended,
+    dispose() {
+      for (const clear of timers) clear?.();
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+function checkLogOptions(options: LogOptions): void {
+  const { tail, source, maxReconnects, maxEventSize } = options;
+  if (tail !== undefined && !(Number.isInteger(tail) && tail >= 0 && tail <= MAX_TAIL)) throw new ValidationError('tail', `must be an integer from 0 to ${MAX_TAIL}; got ${shown(tail)}`);
+  if (source !== undefined && source !== 'container' && source !== 'system') throw new ValidationError('source', `must be "container" or "system"; got ${shown(source)}`);
+  if (maxReconnects !== undefined && !(Number.isInteger(maxReconnects) && maxReconnects >= 0 && maxReconnects <= MAX_RECONNECTS)) {
+    throw new ValidationError('maxReconnects', `must be an integer from 0 to ${MAX_RECONNECTS}; got ${shown(maxReconnects)}`);
+  }
+  if (maxEventSize !== undefined && !(Number.isInteger(maxEventSize) && maxEventSize >= 1024 && maxEventSize <= MAX_EVENT_SIZE)) {
+    throw new ValidationError('maxEventSize', `must be an integer from 1024 to ${MAX_EVENT_SIZE} (characters); got ${shown(maxEventSize)}`);
+  }
+  checkDuration('followMs', options.followMs);
+  if (options.since instanceof Date && Number.isNaN(options.since.getTime())) throw new ValidationError('since', 'must be a valid Date or an ISO 8601 string; got Invalid Date');
+}
 
 /**
  * The lines of a log stream. Breaking out of the loop (or the caller's `signal`) ends the request;
@@ -39,9 +123,18 @@ const MAX_TAIL = 5000;
 export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'idempotent'>, options: LogOptions = {}): AsyncIterable<LogLine> {
   // Checked as a whole here: the headers below are rebuilt, so the core would see only the copy.
   validateCallOptions(options);
-  const { source, tail, since, maxReconnects = DEFAULT_MAX_RECONNECTS, signal, ...callOptions } = options;
-  if (tail !== undefined && !(Number.isInteger(tail) && tail >= 0 && tail <= MAX_TAIL)) throw new ValidationError('tail', `must be an integer from 0 to ${MAX_TAIL}; got ${tail}`);
-  if (source !== undefined && source !== 'container' && source !== 'system') throw new ValidationError('source', `must be "container" or "system"; got ${shown(source)}`);
+  checkLogOptions(options);
+  const {
+    source,
+    tail,
+    since,
+    maxReconnects = DEFAULT_MAX_RECONNECTS,
+    maxEventSize = DEFAULT_MAX_EVENT_SIZE,
+    signal,
+    timeoutMs,
+    followMs,
+    ...callOptions
+  } = options;
   const fullCall: RestCall = {
     ...call,
     query: { source, tail, since: since instanceof Date ? since.toISOString() : since },
@@ -49,67 +142,147 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
   };
   return {
     async *[Symbol.asyncIterator]() {
+      const bounds = streamBounds(signal, timeoutMs, followMs);
       let lastEventId: string | undefined;
       let drops = 0;
-      for (;;) {
-        const headers: Record<string, string> = { ...callOptions.headers, accept: 'text/event-stream' };
-        if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-        const req = rest.http(fullCall, { ...callOptions, signal, headers });
-        const res = await rest.core.requestRaw(req);
-        if (!res.body) return;
-        const reader = res.body.getReader();
-        const cancel = () => void reader.cancel().catch(() => undefined);
-        signal?.addEventListener('abort', cancel, { once: true });
-        const lines: LogLine[] = [];
-        let bad: unknown;
-        const parser = createParser({
-          onEvent(event: EventSourceMessage) {
-            if (event.id !== undefined) lastEventId = event.id;
-            let data: unknown;
-            try {
-              data = JSON.parse(event.data);
-            } catch {
-              data = event.data;
+      let req = rest.http(fullCall, { ...callOptions, signal: bounds.signal });
+      /** What ends the stream once its bounds fired: normally, TimeoutError or AbortError. */
+      const boundsError = (): RunpodError | undefined => {
+        const why = bounds.ended();
+        if (why === 'deadline') return new TimeoutError(`${req.operation}: the log stream ran past its ${timeoutMs} ms deadline`, { timeoutMs: timeoutMs!, request: summary(req) });
+        if (why === 'caller') return new AbortError(`${req.operation} aborted by the caller`, { request: summary(req), cause: signal?.reason });
+        return undefined;
+      };
+      try {
+        for (;;) {
+          const headers: Record<string, string> = { ...callOptions.headers, accept: 'text/event-stream' };
+          const resumeFrom = lastEventId === undefined ? undefined : lastEventIdHeader(lastEventId);
+          if (resumeFrom !== undefined) headers['last-event-id'] = resumeFrom;
+          req = rest.http(fullCall, { ...callOptions, signal: bounds.signal, headers });
+          let res: Response;
+          try {
+            res = await rest.core.requestRaw(req);
+          } catch (err) {
+            if (bounds.ended()) {
+              const error = boundsError();
+              if (error) throw error;
+              return;
             }
-            if (isRecord(data) && isString(data.ts) && isString(data.line) && isString(data.source)) {
-              lines.push({ ts: data.ts, source: data.source as LogSource, line: data.line });
-            } else bad ??= data;
-          },
-        });
-        const decoder = new TextDecoder();
-        let dropped: unknown;
-        try {
-          for (;;) {
-            let chunk: ReadableStreamReadResult<Uint8Array>;
-            try {
-              chunk = await reader.read();
-            } catch (err) {
-              dropped = err;
-              break;
-            }
-            if (signal?.aborted) throw new AbortError(`${req.operation} aborted by the caller`, { request: summary(req), cause: signal.reason });
-            if (chunk.done) return;
-            parser.feed(decoder.decode(chunk.value, { stream: true }));
-            if (bad !== undefined) throw rest.core.wrongShape(req, 'log events {ts, source, line}', bad);
-            while (lines.length) yield lines.shift()!;
+            throw err;
           }
-        } finally {
-          signal?.removeEventListener('abort', cancel);
-          cancel();
-        }
-        if (signal?.aborted) throw new AbortError(`${req.operation} aborted by the caller`, { request: summary(req), cause: signal.reason });
-        if (++drops > maxReconnects) {
-          throw new ConnectionError(`${req.operation}: the log stream dropped ${drops} times`, {
-            notSent: false,
-            request: summary(req),
-            cause: dropped instanceof RunpodError ? dropped : new Error(rest.core.scrub(String((dropped as Error)?.message ?? dropped))),
+          const contentType = res.headers.get('content-type');
+          if (!contentType || !/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
+            const head = await readHead(res);
+            throw new StreamError(`${req.operation}: expected an event stream (text/event-stream), got ${contentType ?? 'no content-type'}: ${rest.core.scrub(head).slice(0, 120)}`, {
+              reason: 'not-event-stream',
+              status: res.status,
+              body: rest.core.scrub(head).slice(0, 300),
+              request: summary(req),
+            });
+          }
+          if (!res.body) return;
+          const reader = res.body.getReader();
+          const cancel = () => void reader.cancel().catch(() => undefined);
+          bounds.signal.addEventListener('abort', cancel, { once: true });
+          const lines: LogLine[] = [];
+          let bad: unknown;
+          let tooLarge = false;
+          const parser = createParser({
+            maxBufferSize: maxEventSize,
+            onEvent(event: EventSourceMessage) {
+              if (event.id !== undefined) lastEventId = event.id;
+              let data: unknown;
+              try {
+                data = JSON.parse(event.data);
+              } catch {
+                data = event.data;
+              }
+              if (isRecord(data) && isString(data.ts) && isString(data.line) && isString(data.source)) {
+                lines.push({ ts: data.ts, source: data.source as LogSource, line: data.line });
+              } else bad ??= data;
+            },
+            onError(error) {
+              if (error.type === 'max-buffer-size-exceeded') tooLarge = true;
+            },
           });
+          const decoder = new TextDecoder();
+          let dropped: unknown;
+          try {
+            for (;;) {
+              let chunk: ReadableStreamReadResult<Uint8Array>;
+              try {
+                chunk = await reader.read();
+              } catch (err) {
+                dropped = err;
+                break;
+              }
+              if (bounds.ended()) break;
+              if (chunk.done) return;
+              // Fed in slices: a single huge read never reaches the parser whole.
+              const bytes = chunk.value;
+              for (let at = 0; at < bytes.length && !tooLarge; at += FEED_BYTES) {
+                parser.feed(decoder.decode(bytes.subarray(at, at + FEED_BYTES), { stream: true }));
+              }
+              if (tooLarge) {
+                throw new StreamError(`${req.operation}: an event of the log stream is longer than ${maxEventSize} characters (maxEventSize); the stream was closed`, {
+                  reason: 'event-too-large',
+                  limit: maxEventSize,
+                  status: res.status,
+                  request: summary(req),
+                });
+              }
+              if (bad !== undefined) throw rest.core.wrongShape(req, 'log events {ts, source, line}', bad);
+              if (lines.length) drops = 0;
+              while (lines.length) yield lines.shift()!;
+            }
+          } finally {
+            bounds.signal.removeEventListener('abort', cancel);
+            cancel();
+          }
+          if (bounds.ended()) {
+            const error = boundsError();
+            if (error) throw error;
+            return;
+          }
+          if (++drops > maxReconnects) {
+            throw new ConnectionError(`${req.operation}: the log stream dropped ${drops} times in a row`, {
+              notSent: false,
+              request: summary(req),
+              cause: dropped instanceof RunpodError ? dropped : new Error(rest.core.scrub(String((dropped as Error)?.message ?? dropped))),
+            });
+          }
+          // Resume at once the first time; back off when the stream keeps dropping.
+          if (drops > 1) {
+            try {
+              await sleep(backoffMs(drops - 2), bounds.signal);
+            } catch {
+              const error = boundsError();
+              if (error) throw error;
+              return;
+            }
+          }
         }
-        // Resume at once the first time; back off when the stream keeps dropping.
-        if (drops > 1) await sleep(backoffMs(drops - 2), signal);
+      } finally {
+        bounds.dispose();
       }
     },
   };
+}
+
+/** The start of an answer that is not an event stream, for its error: one read, for at most a second. */
+async function readHead(res: Response): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const first = await Promise.race([reader.read(), new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), HEAD_WAIT_MS)))]);
+    return first?.value ? new TextDecoder().decode(first.value.subarray(0, 4096)) : '';
+  } catch {
+    return '';
+  } finally {
+    clearTimeout(timer);
+    void reader.cancel().catch(() => undefined);
+  }
 }
 
 function summary(req: { method: string; url: string; operation: string }) {
