@@ -53,17 +53,20 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The value of a `Last-Event-ID` header for `id`: its UTF-8 bytes, one per character, which is
- * what an `EventSource` sends. A header carries only bytes, so any id (non-Latin-1 included)
- * reaches the server intact; undefined for the empty id, which asks for no resume.
+ * what an `EventSource` sends, so any id (non-Latin-1 included) reaches the server intact; without
+ * the spaces and tabs around it, which HTTP drops anyway. Undefined when nothing is left (the
+ * empty id asks for no resume).
  */
 export function lastEventIdHeader(id: string): string | undefined {
-  if (id === '') return undefined;
+  let value = id;
   // Plain ASCII, by far the common case, is its own encoding.
   // eslint-disable-next-line no-control-regex
-  if (/^[\x00-\x7f]*$/.test(id)) return id;
-  let out = '';
-  for (const byte of new TextEncoder().encode(id)) out += String.fromCharCode(byte);
-  return out;
+  if (!/^[\x00-\x7f]*$/.test(id)) {
+    value = '';
+    for (const byte of new TextEncoder().encode(id)) value += String.fromCharCode(byte);
+  }
+  value = value.replace(/^[ \t]+|[ \t]+$/g, '');
+  return value === '' ? undefined : value;
 }
 
 /** A timer on the monotonic clock that may run longer than setTimeout's 24.8-day limit. */
@@ -190,6 +193,8 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
           const parser = createParser({
             maxBufferSize: maxEventSize,
             onEvent(event: EventSourceMessage) {
+              // Past a bad event nothing more is handed out, or resumed from.
+              if (bad !== undefined) return;
               if (event.id !== undefined) lastEventId = event.id;
               let data: unknown;
               try {
@@ -207,22 +212,36 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
           });
           const decoder = new TextDecoder();
           let dropped: unknown;
+          let endsInCR = false;
+          let cut = false;
+          const feed = (text: string) => {
+            if (text === '' || tooLarge) return;
+            parser.feed(text);
+            endsInCR = text.endsWith('\r');
+          };
           try {
             for (;;) {
               let chunk: ReadableStreamReadResult<Uint8Array>;
               try {
                 chunk = await reader.read();
               } catch (err) {
+                cut = true;
                 dropped = err;
-                break;
               }
               if (bounds.ended()) break;
-              if (chunk.done) return;
-              // Fed in slices: a single huge read never reaches the parser whole.
-              const bytes = chunk.value;
-              for (let at = 0; at < bytes.length && !tooLarge; at += FEED_BYTES) {
-                parser.feed(decoder.decode(bytes.subarray(at, at + FEED_BYTES), { stream: true }));
+              if (cut || chunk!.done) {
+                // The parser holds a final CR back, waiting to see whether LF follows: at the end it
+                // ends its line (and perhaps an event that is whole), as a CR alone does.
+                feed(decoder.decode());
+                if (endsInCR) feed('\n');
+              } else {
+                // Fed in slices: a single huge read never reaches the parser whole.
+                const bytes = chunk!.value;
+                for (let at = 0; at < bytes.length && !tooLarge; at += FEED_BYTES) feed(decoder.decode(bytes.subarray(at, at + FEED_BYTES), { stream: true }));
               }
+              // The lines that came before a bad event are handed out first: nothing read is lost.
+              if (lines.length) drops = 0;
+              while (lines.length) yield lines.shift()!;
               if (tooLarge) {
                 throw new StreamError(`${req.operation}: an event of the log stream is longer than ${maxEventSize} characters (maxEventSize); the stream was closed`, {
                   reason: 'event-too-large',
@@ -232,8 +251,8 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
                 });
               }
               if (bad !== undefined) throw rest.core.wrongShape(req, 'log events {ts, source, line}', bad);
-              if (lines.length) drops = 0;
-              while (lines.length) yield lines.shift()!;
+              if (cut) break;
+              if (chunk!.done) return;
             }
           } finally {
             bounds.signal.removeEventListener('abort', cancel);
