@@ -89,7 +89,8 @@ export function hostCheck(allowed: '*' | readonly string[] | undefined, inProces
     let headerHost: string | undefined;
     if (header !== null) {
       try {
-        headerHost = new URL(`http://${header}`).hostname;
+        // A Host is a name and a port: user info or a path would make the URL parser read another name.
+        headerHost = /[@/\\?#\s]/.test(header) ? '' : new URL(`http://${header}`).hostname;
       } catch {
         headerHost = '';
       }

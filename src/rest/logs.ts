@@ -55,17 +55,19 @@ const MAX_TIMER_MS = 2_147_483_647;
  * The value of a `Last-Event-ID` header for `id`: its UTF-8 bytes, one per character, which is
  * what an `EventSource` sends, so any id (non-Latin-1 included) reaches the server intact; without
  * the spaces and tabs around it, which HTTP drops anyway. Undefined when nothing is left (the
- * empty id asks for no resume).
+ * empty id asks for no resume); null when no header can carry it (control characters): the resume
+ * then asks from the id before it, so a few lines may come twice, and none is lost.
  */
-export function lastEventIdHeader(id: string): string | undefined {
+export function lastEventIdHeader(id: string): string | undefined | null {
   let value = id;
   // Plain ASCII, by far the common case, is its own encoding.
-  // eslint-disable-next-line no-control-regex
   if (!/^[\x00-\x7f]*$/.test(id)) {
     value = '';
     for (const byte of new TextEncoder().encode(id)) value += String.fromCharCode(byte);
   }
   value = value.replace(/^[ \t]+|[ \t]+$/g, '');
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return null;
   return value === '' ? undefined : value;
 }
 
@@ -146,7 +148,8 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
   return {
     async *[Symbol.asyncIterator]() {
       const bounds = streamBounds(signal, timeoutMs, followMs);
-      let lastEventId: string | undefined;
+      /** The Last-Event-ID to resume with: that of the last event whose id a header can carry. */
+      let resumeFrom: string | undefined;
       let drops = 0;
       let req = rest.http(fullCall, { ...callOptions, signal: bounds.signal });
       /** What ends the stream once its bounds fired: normally, TimeoutError or AbortError. */
@@ -159,7 +162,6 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
       try {
         for (;;) {
           const headers: Record<string, string> = { ...callOptions.headers, accept: 'text/event-stream' };
-          const resumeFrom = lastEventId === undefined ? undefined : lastEventIdHeader(lastEventId);
           if (resumeFrom !== undefined) headers['last-event-id'] = resumeFrom;
           req = rest.http(fullCall, { ...callOptions, signal: bounds.signal, headers });
           let res: Response;
@@ -195,7 +197,10 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
             onEvent(event: EventSourceMessage) {
               // Past a bad event nothing more is handed out, or resumed from.
               if (bad !== undefined) return;
-              if (event.id !== undefined) lastEventId = event.id;
+              if (event.id !== undefined) {
+                const header = lastEventIdHeader(event.id);
+                if (header !== null) resumeFrom = header;
+              }
               let data: unknown;
               try {
                 data = JSON.parse(event.data);

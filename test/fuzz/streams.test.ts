@@ -15,7 +15,7 @@ const encoder = new TextEncoder();
 const eventId = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.constantFrom('', ' ', 'ид/42', '😀', '\u00ff\u0100', '\t x \t', '2026-11-21T00:00:00.000Z/000000000001'),
+  fc.constantFrom('', ' ', 'ид/42', '😀', '\u00ff\u0100', '\t x \t', 'a\u0004b', '\u007f', '2026-11-21T00:00:00.000Z/000000000001'),
 ).map((s) => s.replace(/[\r\n\0]/g, ''));
 
 const lineText = fc.oneof(fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ maxLength: 30 }));
@@ -58,12 +58,21 @@ function body(chunks: Uint8Array[], end: 'close' | 'drop', contentType: string |
   return new Response(stream, { headers: contentType === undefined ? {} : { 'content-type': contentType } });
 }
 
-/** What a client that follows HTTP sends for a Last-Event-ID: the id's UTF-8 bytes, trimmed of spaces and tabs. */
-function expectedHeader(id: string | undefined): string | null {
-  if (id === undefined || id === '') return null;
-  const latin = String.fromCharCode(...encoder.encode(id));
-  const trimmed = latin.replace(/^[ \t]+|[ \t]+$/g, '');
-  return trimmed === '' ? null : trimmed;
+/**
+ * Model of the resume header after `ids` (the ids of the events delivered, in order): the UTF-8
+ * bytes of the last one a header can carry, trimmed of spaces and tabs; an id with control
+ * characters is passed over, and an empty one (after trimming) means no header.
+ */
+function expectedHeader(ids: Array<string | undefined>): string | null {
+  let header: string | null = null;
+  for (const id of ids) {
+    if (id === undefined) continue;
+    const trimmed = String.fromCharCode(...encoder.encode(id)).replace(/^[ \t]+|[ \t]+$/g, '');
+    // eslint-disable-next-line no-control-regex
+    if (/[\x00-\x08\x0a-\x1f\x7f]/.test(trimmed)) continue;
+    header = trimmed === '' ? null : trimmed;
+  }
+  return header;
 }
 
 async function drain(lines: AsyncIterable<LogLine>, out: string[]): Promise<void> {
@@ -107,9 +116,7 @@ describe('fuzz: hostile log streams', () => {
           expect(seen).toEqual(delivered.map((e) => e.line));
           if (end === 'drop') {
             expect(requests).toHaveLength(2);
-            let lastId: string | undefined;
-            for (const e of delivered) if (e.id !== undefined) lastId = e.id;
-            expect(requests[1]!.get('last-event-id')).toBe(expectedHeader(lastId));
+            expect(requests[1]!.get('last-event-id')).toBe(expectedHeader(delivered.map((e) => e.id)));
           } else expect(requests).toHaveLength(1);
         }),
       ),
@@ -148,7 +155,8 @@ describe('fuzz: hostile log streams', () => {
           expect(error.limit).toBe(LIMIT);
           expect(seen).toEqual(before.map((e) => e.line));
           // What was read: the events before, the limit, and at most one read and one parser slice more.
-          expect(pulled).toBeLessThanOrEqual(encoder.encode(prefix).length + 4 * LIMIT + 2 * chunkSize + 64 * 1024);
+          // (the body is read through two streams, each of which may have pulled one read ahead).
+          expect(pulled).toBeLessThanOrEqual(encoder.encode(prefix).length + 4 * LIMIT + 4 * chunkSize + 64 * 1024);
         }),
       ),
       params(40),

@@ -129,6 +129,9 @@ describe('log streams are bounded', () => {
       expect(new TextDecoder().decode(Uint8Array.from(sent, (c) => c.charCodeAt(0)))).toBe(id);
     }
     expect(lastEventIdHeader('')).toBeUndefined();
+    expect(lastEventIdHeader(' \t ')).toBeUndefined();
+    // No header can carry a control character: the resume asks from the id before it.
+    expect(lastEventIdHeader('a\u0004b')).toBeNull();
     expect(lastEventIdHeader('2026-11-21T00:00:00.000Z/000000000001')).toBe('2026-11-21T00:00:00.000Z/000000000001');
   });
 
