@@ -1,14 +1,15 @@
 // Server-Sent Event log streams (pods and serverless workers), resumed with Last-Event-ID after a drop.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { AbortError, ConnectionError, RunpodError, StreamError, TimeoutError, ValidationError } from '../errors.js';
+import { ConnectionError, RunpodError, StreamError, TimeoutError, ValidationError } from '../errors.js';
 import { sleep } from '../transport/abort.js';
 import { checkDuration, validateCallOptions, type CallOptions } from '../transport/options.js';
 import { redactUrl } from '../transport/redact.js';
 import { backoffMs } from '../transport/retry.js';
 import { isRecord, isString } from '../transport/shape.js';
+import type { HttpRequest } from '../transport/http-core.js';
 import type { RestCall, RestRequester } from './rest-request.js';
 import type { LogSource } from './types.js';
-import { shown } from '../validation.js';
+import { checkInteger, shown } from '../validation.js';
 
 /** One log line. */
 export interface LogLine {
@@ -46,9 +47,7 @@ export const DEFAULT_MAX_EVENT_SIZE = 1024 * 1024;
 const MAX_EVENT_SIZE = 64 * 1024 * 1024;
 /** Bytes decoded and fed to the parser at a time, so one huge read cannot grow it past its limit. */
 const FEED_BYTES = 64 * 1024;
-/** How long the start of an answer that is not an event stream is waited for, for its error. */
-const HEAD_WAIT_MS = 1_000;
-/** setTimeout's largest delay; longer timers are chained. */
+/** setTimeout's largest delay. */
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
@@ -71,54 +70,14 @@ export function lastEventIdHeader(id: string): string | undefined | null {
   return value === '' ? undefined : value;
 }
 
-/** A timer on the monotonic clock that may run longer than setTimeout's 24.8-day limit. */
-function longTimer(ms: number, fire: () => void): () => void {
-  const at = performance.now() + ms;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = () => {
-    const left = at - performance.now();
-    if (left <= 0) fire();
-    else timer = setTimeout(arm, Math.min(Math.ceil(left), MAX_TIMER_MS));
-  };
-  timer = setTimeout(arm, Math.min(Math.ceil(ms), MAX_TIMER_MS));
-  return () => clearTimeout(timer);
-}
-
-/** The bounds of one stream: the caller's signal, the deadline and the follow time, as one signal. */
-function streamBounds(signal: AbortSignal | undefined, timeoutMs: number | undefined, followMs: number | undefined) {
-  const controller = new AbortController();
-  let ended: 'caller' | 'deadline' | 'follow' | undefined;
-  const end = (why: 'caller' | 'deadline' | 'follow') => {
-    if (ended) return;
-    ended = why;
-    controller.abort(why === 'caller' ? signal?.reason : new Error(why));
-  };
-  const onAbort = () => end('caller');
-  if (signal?.aborted) end('caller');
-  else signal?.addEventListener('abort', onAbort, { once: true });
-  const timers = [timeoutMs === undefined ? undefined : longTimer(timeoutMs, () => end('deadline')), followMs === undefined ? undefined : longTimer(followMs, () => end('follow'))];
-  return {
-    signal: controller.signal,
-    ended: () => ended,
-    dispose() {
-      for (const clear of timers) clear?.();
-      signal?.removeEventListener('abort', onAbort);
-    },
-  };
-}
-
 function checkLogOptions(options: LogOptions): void {
-  const { tail, source, maxReconnects, maxEventSize } = options;
-  if (tail !== undefined && !(Number.isInteger(tail) && tail >= 0 && tail <= MAX_TAIL)) throw new ValidationError('tail', `must be an integer from 0 to ${MAX_TAIL}; got ${shown(tail)}`);
-  if (source !== undefined && source !== 'container' && source !== 'system') throw new ValidationError('source', `must be "container" or "system"; got ${shown(source)}`);
-  if (maxReconnects !== undefined && !(Number.isInteger(maxReconnects) && maxReconnects >= 0 && maxReconnects <= MAX_RECONNECTS)) {
-    throw new ValidationError('maxReconnects', `must be an integer from 0 to ${MAX_RECONNECTS}; got ${shown(maxReconnects)}`);
-  }
-  if (maxEventSize !== undefined && !(Number.isInteger(maxEventSize) && maxEventSize >= 1024 && maxEventSize <= MAX_EVENT_SIZE)) {
-    throw new ValidationError('maxEventSize', `must be an integer from 1024 to ${MAX_EVENT_SIZE} (characters); got ${shown(maxEventSize)}`);
-  }
+  checkInteger('tail', options.tail, 0, MAX_TAIL);
+  checkInteger('maxReconnects', options.maxReconnects, 0, MAX_RECONNECTS);
+  checkInteger('maxEventSize', options.maxEventSize, 1024, MAX_EVENT_SIZE);
   checkDuration('followMs', options.followMs);
-  if (options.since instanceof Date && Number.isNaN(options.since.getTime())) throw new ValidationError('since', 'must be a valid Date or an ISO 8601 string; got Invalid Date');
+  const { source, since } = options;
+  if (source !== undefined && source !== 'container' && source !== 'system') throw new ValidationError('source', `must be "container" or "system"; got ${shown(source)}`);
+  if (since instanceof Date && Number.isNaN(since.getTime())) throw new ValidationError('since', 'must be a valid Date; got Invalid Date');
 }
 
 /**
@@ -147,17 +106,26 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
   };
   return {
     async *[Symbol.asyncIterator]() {
-      const bounds = streamBounds(signal, timeoutMs, followMs);
+      // One signal for the caller's signal, the deadline and the follow time; `ended` says which fired.
+      const bounds = new AbortController();
+      let ended: 'caller' | 'deadline' | 'follow' | undefined;
+      const end = (why: 'caller' | 'deadline' | 'follow') => {
+        ended ??= why;
+        bounds.abort(signal?.reason);
+      };
+      const onAbort = () => end('caller');
+      if (signal?.aborted) onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // Bounds past setTimeout's 24.8 days are held to it.
+      const timers = [timeoutMs && setTimeout(end, Math.min(timeoutMs, MAX_TIMER_MS), 'deadline'), followMs && setTimeout(end, Math.min(followMs, MAX_TIMER_MS), 'follow')];
       /** The Last-Event-ID to resume with: that of the last event whose id a header can carry. */
       let resumeFrom: string | undefined;
       let drops = 0;
-      let req = rest.http(fullCall, { ...callOptions, signal: bounds.signal });
-      /** What ends the stream once its bounds fired: normally, TimeoutError or AbortError. */
-      const boundsError = (): RunpodError | undefined => {
-        const why = bounds.ended();
-        if (why === 'deadline') return new TimeoutError(`${req.operation}: the log stream ran past its ${timeoutMs} ms deadline`, { timeoutMs: timeoutMs!, request: summary(req) });
-        if (why === 'caller') return new AbortError(`${req.operation} aborted by the caller`, { request: summary(req), cause: signal?.reason });
-        return undefined;
+      let req!: HttpRequest;
+      /** Once a bound fired: TimeoutError, AbortError, or (after `followMs`) the end of the loop. */
+      const finish = () => {
+        if (ended === 'deadline') throw new TimeoutError(`${req.operation}: the log stream ran past its ${timeoutMs} ms deadline`, { timeoutMs: timeoutMs!, request: summary(req) });
+        if (ended === 'caller') throw rest.core.abortedByCaller(req);
       };
       try {
         for (;;) {
@@ -168,22 +136,14 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
           try {
             res = await rest.core.requestRaw(req);
           } catch (err) {
-            if (bounds.ended()) {
-              const error = boundsError();
-              if (error) throw error;
-              return;
-            }
-            throw err;
+            if (!ended) throw err;
+            finish();
+            return;
           }
           const contentType = res.headers.get('content-type');
           if (!contentType || !/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
-            const head = await readHead(res);
-            throw new StreamError(`${req.operation}: expected an event stream (text/event-stream), got ${contentType ?? 'no content-type'}: ${rest.core.scrub(head).slice(0, 120)}`, {
-              reason: 'not-event-stream',
-              status: res.status,
-              body: rest.core.scrub(head).slice(0, 300),
-              request: summary(req),
-            });
+            void res.body?.cancel().catch(() => undefined);
+            throw new StreamError(`${req.operation}: expected text/event-stream, got ${contentType ?? 'no content-type'}`, { reason: 'not-event-stream', status: res.status, request: summary(req) });
           }
           if (!res.body) return;
           const reader = res.body.getReader();
@@ -233,7 +193,7 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
                 cut = true;
                 dropped = err;
               }
-              if (bounds.ended()) break;
+              if (ended) break;
               if (cut || chunk!.done) {
                 // The parser holds a final CR back, waiting to see whether LF follows: at the end it
                 // ends its line (and perhaps an event that is whole), as a CR alone does.
@@ -248,12 +208,7 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
               if (lines.length) drops = 0;
               while (lines.length) yield lines.shift()!;
               if (tooLarge) {
-                throw new StreamError(`${req.operation}: an event of the log stream is longer than ${maxEventSize} characters (maxEventSize); the stream was closed`, {
-                  reason: 'event-too-large',
-                  limit: maxEventSize,
-                  status: res.status,
-                  request: summary(req),
-                });
+                throw new StreamError(`${req.operation}: an event is longer than maxEventSize (${maxEventSize} characters)`, { reason: 'event-too-large', limit: maxEventSize, status: res.status, request: summary(req) });
               }
               if (bad !== undefined) throw rest.core.wrongShape(req, 'log events {ts, source, line}', bad);
               if (cut) break;
@@ -263,9 +218,8 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
             bounds.signal.removeEventListener('abort', cancel);
             cancel();
           }
-          if (bounds.ended()) {
-            const error = boundsError();
-            if (error) throw error;
+          if (ended) {
+            finish();
             return;
           }
           if (++drops > maxReconnects) {
@@ -280,33 +234,17 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
             try {
               await sleep(backoffMs(drops - 2), bounds.signal);
             } catch {
-              const error = boundsError();
-              if (error) throw error;
+              finish();
               return;
             }
           }
         }
       } finally {
-        bounds.dispose();
+        for (const timer of timers) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
       }
     },
   };
-}
-
-/** The start of an answer that is not an event stream, for its error: one read, for at most a second. */
-async function readHead(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const first = await Promise.race([reader.read(), new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), HEAD_WAIT_MS)))]);
-    return first?.value ? new TextDecoder().decode(first.value.subarray(0, 4096)) : '';
-  } catch {
-    return '';
-  } finally {
-    clearTimeout(timer);
-    void reader.cancel().catch(() => undefined);
-  }
 }
 
 function summary(req: { method: string; url: string; operation: string }) {

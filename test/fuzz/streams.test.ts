@@ -220,8 +220,9 @@ describe('fuzz: hostile log streams', () => {
         bad,
         counted('sse: bad stream options', (field, value) => {
           if (field === 'maxEventSize' && Number.isInteger(value) && (value as number) >= 1024 && (value as number) <= 64 * 1024 * 1024) return true;
-          // A duration of null is no duration, as everywhere else.
-          if ((field === 'followMs' || field === 'timeoutMs') && (value === null || (typeof value === 'number' && Number.isFinite(value) && value > 0))) return true;
+          // null is the default, as for every option.
+          if (value === null) return true;
+          if ((field === 'followMs' || field === 'timeoutMs') && typeof value === 'number' && Number.isFinite(value) && value > 0) return true;
           let sent = 0;
           const rp = createRunpodClient({ apiKey: KEY, fetch: async () => (sent++, new Response('')), restUrl: 'https://api.runpod.test/v2' });
           let error: unknown;

@@ -20,8 +20,9 @@ async function gzippedBundle(entry: string): Promise<number> {
  */
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 38.5 * 1024],
-  ['runpod-gql/rest', 'dist/rest/index.js', 15 * 1024],
+  // Issue 22's bounded log streams (limits, deadlines, StreamError) added 0.7 KB to both.
+  ['runpod-gql', 'dist/index.js', 39.5 * 1024],
+  ['runpod-gql/rest', 'dist/rest/index.js', 15.5 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 11 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 12.5 * 1024],
 ];

@@ -60,7 +60,7 @@ describe('log streams are bounded', () => {
     expect(err).toBeInstanceOf(StreamError);
     expect(err.reason).toBe('event-too-large');
     expect(err.limit).toBe(256 * 1024);
-    expect(err.message).toMatch(/262144 characters \(maxEventSize\)/);
+    expect(err.message).toMatch(/longer than maxEventSize \(262144 characters\)/);
     expect(stats.bytes).toBeLessThanOrEqual(256 * 1024 + 2 * chunk.length);
     expect(stats.cancelled).toBe(true);
     expect(calls).toHaveLength(1); // not resumed: the same event would come again
@@ -95,7 +95,7 @@ describe('log streams are bounded', () => {
     expect(err).toBeInstanceOf(StreamError);
     expect(err.reason).toBe('not-event-stream');
     expect(err.limit).toBeUndefined();
-    expect(err.message).toMatch(/expected an event stream \(text\/event-stream\), got text\/html; charset=utf-8: <html><body>Sign in/);
+    expect(err.message).toMatch(/expected text\/event-stream, got text\/html; charset=utf-8$/);
     expect(calls).toHaveLength(1);
 
     const none = recordingFetch(() => new Response('data: {}\n\n'));
@@ -157,9 +157,9 @@ describe('log streams are bounded', () => {
   it('refuses bad reconnect and size options before sending', () => {
     const { fetch, calls } = recordingFetch(() => textBody([]));
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
-    for (const maxReconnects of [NaN, -1, 1.5, Infinity, 1001, '3' as never, null as never]) {
+    for (const maxReconnects of [NaN, -1, 1.5, Infinity, 1001, '3' as never]) {
       expect(() => rp.rest.pods.logs('p1', { maxReconnects })).toThrow(ValidationError);
-      expect(() => rp.rest.endpoints.workerLogs('e1', 'w1', { maxReconnects })).toThrow(/^maxReconnects: must be an integer from 0 to 1000/);
+      expect(() => rp.rest.endpoints.workerLogs('e1', 'w1', { maxReconnects })).toThrow(/^maxReconnects: must be an integer between 0 and 1000/);
     }
     for (const maxEventSize of [0, 100, 1.5, NaN, 2 ** 40]) expect(() => rp.rest.pods.logs('p1', { maxEventSize })).toThrow(/^maxEventSize: /);
     for (const followMs of [0, -1, NaN]) expect(() => rp.rest.pods.logs('p1', { followMs })).toThrow(/^followMs: /);
