@@ -196,7 +196,7 @@ export class RateLimitError extends ApiError {
 }
 /** 5xx after all retries that were allowed, or a 2xx that was not the JSON it should have been. */
 export class ServerError extends ApiError {
-  override readonly name = 'ServerError';
+  override readonly name: string = 'ServerError';
 }
 
 export interface GraphQLErrorEntry {
@@ -455,5 +455,24 @@ export class JobCancelledError extends JobError {
 
   constructor(options: RunpodErrorOptions & { endpointId: string; job: JobSnapshot }) {
     super(`job ${options.job.id} on endpoint ${options.endpointId} was cancelled`, options);
+  }
+}
+
+/**
+ * A 2xx answer to a stream request (REST v2 logs) that cannot be read as an event stream:
+ * `reason: 'not-event-stream'` when it is not `text/event-stream` (an HTML proxy page, say), or
+ * `'event-too-large'` when one event (or a line of it) runs past `limit` characters. Nothing more is
+ * read from it, and it is not resumed: the same answer would come again.
+ */
+export class StreamError extends ServerError {
+  override readonly name = 'StreamError';
+  declare readonly reason: 'not-event-stream' | 'event-too-large';
+  /** The limit an event went beyond, in characters (`maxEventSize`); undefined for `not-event-stream`. */
+  declare readonly limit: number | undefined;
+
+  constructor(message: string, options: ApiErrorOptions & { reason: 'not-event-stream' | 'event-too-large'; limit?: number | undefined }) {
+    super(message, options);
+    this.reason = options.reason;
+    this.limit = options.limit;
   }
 }

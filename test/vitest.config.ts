@@ -8,7 +8,8 @@ export default defineConfig({
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: 'tsconfig.json' },
     pool: 'forks',
     // The CLI and package tests run the built `dist/`: build it once before any test file.
-    globalSetup: ['test/global-setup.ts'],
+    // The fuzz figures: each file's tallies, printed per class when the run ends.
+    globalSetup: ['test/global-setup.ts', 'test/fuzz/figures-setup.ts'],
     // CI reads the JSON report to print its plain `N passed, N failed` line.
     reporters: process.env.VITEST_JSON_REPORT ? ['default', ['json', { outputFile: process.env.VITEST_JSON_REPORT }]] : ['default'],
     testTimeout: 20_000,

@@ -31,6 +31,10 @@ export interface EmulatorClock {
   run<T>(work: PromiseLike<T> | (() => PromiseLike<T>)): Promise<T>;
 }
 
+/** setTimeout's largest delay: a longer one fires at once, so a long sleep waits in steps of this. */
+export const MAX_TIMER_MS = 2_147_483_647;
+const timerDelay = (ms: number) => Math.min(ms, MAX_TIMER_MS);
+
 interface Sleeper {
   at: number;
   wake: () => void;
@@ -57,7 +61,7 @@ export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11
           const until = now() + Math.max(0, ms);
           const wake = () => {
             const left = until - now();
-            if (left > 0) timer = setTimeout(wake, Math.max(1, left / timeScale));
+            if (left > 0) timer = setTimeout(wake, timerDelay(Math.max(1, left / timeScale)));
             else {
               signal?.removeEventListener('abort', onAbort);
               resolve();
@@ -66,7 +70,7 @@ export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11
           // The abort listener goes when the sleep ends either way: a long-lived signal shared by many
           // sleeps would otherwise collect one listener per sleep (MaxListenersExceededWarning).
           const onAbort = () => (clearTimeout(timer), reject(signal!.reason));
-          let timer = setTimeout(wake, Math.max(0, ms / timeScale));
+          let timer = setTimeout(wake, timerDelay(Math.max(0, ms / timeScale)));
           signal?.addEventListener('abort', onAbort, { once: true });
         }),
       advance: async () => {

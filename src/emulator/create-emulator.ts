@@ -4,7 +4,7 @@ import { createEmulatorClock, type EmulatorClock } from './clock.js';
 import { EmulatorHttpError } from './errors.js';
 import { answerAfterCreate, FaultInjector, isAfterCreate, type Fault, type FaultRule } from './faults.js';
 import { bearerKey, FixedWindowLimiter } from './graphql-access.js';
-import { bodyLimit, DEFAULT_MAX_BODY_BYTES, emulatorCors } from './http-guards.js';
+import { bodyLimit, decodablePath, DEFAULT_MAX_BODY_BYTES, emulatorCors, hostCheck } from './http-guards.js';
 import { createGraphQLExecutor } from './graphql-handler.js';
 import { Platform, type Account } from './platform.js';
 import { openaiEchoHandler, openaiRoutes } from './openai-routes.js';
@@ -72,6 +72,12 @@ export interface EmulatorOptions {
    * @default loopback origins only (`http://localhost:*`, `http://127.x.x.x:*`, `http://[::1]:*`)
    */
   corsOrigins?: '*' | readonly string[] | undefined;
+  /**
+   * Host names answered besides the loopback ones, or `'*'` for any: a request whose Host is
+   * another name gets 403, against DNS rebinding. Add the name a served emulator is reached by
+   * (`emulator` in a container network, a Worker's host). @default loopback names only (`localhost`, `127.x.x.x`, `[::1]`) and the in-process `emulator.invalid`
+   */
+  allowedHosts?: '*' | readonly string[] | undefined;
   /** Largest request body accepted, in bytes, counted as it arrives. @default 33554432 (32 MiB) */
   maxBodyBytes?: number | undefined;
   /**
@@ -274,8 +280,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   for (const key of options.apiKeys ?? [EMULATOR_API_KEY]) addAccount(key);
 
   const app = new Hono<EmulatorEnv>();
+  app.use('*', hostCheck(options.allowedHosts, new URL(IN_PROCESS_BASE).hostname));
   app.use('*', emulatorCors(options.corsOrigins));
   app.use('*', bodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+  app.use(
+    '*',
+    decodablePath((c, message) => (isRestV2(new URL(c.req.raw.url).pathname) ? problemResponse(c, 400, message) : c.json({ error: message, status: 400 }, 400))),
+  );
 
   // Latency is real time (it stands for the network): `dispose()` ends the waits still pending,
   // and the requests they held go on at once.

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 
 /** Above the largest route limit the platform documents (20 MB for `/runsync`). */
@@ -67,4 +67,57 @@ export function emulatorCors(allowed: '*' | readonly string[] | undefined): Midd
     return null;
   };
   return cors({ origin, allowHeaders: ['authorization', 'content-type', 'last-event-id', 'x-runpod-worker-id'], allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], exposeHeaders: ['retry-after', 'ratelimit', 'ratelimit-policy', 'x-request-id', 'x-runpod-worker-id'] });
+}
+
+/** Names that reach this machine only: a DNS name cannot be made to point at them by a web page. */
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * The host names the emulator answers: loopback names and `inProcessHost` (`emulator.invalid`,
+ * which no DNS can resolve), plus `allowed`, or any with `'*'`. Against DNS rebinding: a page on
+ * `evil.example` whose name is made to resolve to 127.0.0.1 reaches a served emulator as its own
+ * origin, where CORS does not apply, but its requests still carry `Host: evil.example`.
+ */
+export function hostCheck(allowed: '*' | readonly string[] | undefined, inProcessHost: string): MiddlewareHandler {
+  if (allowed === '*') return (_c, next) => next();
+  const extra = new Set((allowed ?? []).map((host) => host.toLowerCase()));
+  const isAllowed = (hostname: string) => LOOPBACK_HOST.test(hostname) || hostname === inProcessHost || extra.has(hostname);
+  return async (c, next) => {
+    // In Node the listener builds the URL from the Host header; in-process it is the URL asked for.
+    const url = new URL(c.req.raw.url);
+    const header = c.req.raw.headers.get('host');
+    let headerHost: string | undefined;
+    if (header !== null) {
+      try {
+        // A Host is a name and a port: user info or a path would make the URL parser read another name.
+        headerHost = /[@/\\?#\s]/.test(header) ? '' : new URL(`http://${header}`).hostname;
+      } catch {
+        headerHost = '';
+      }
+    }
+    if (isAllowed(url.hostname.toLowerCase()) && (headerHost === undefined || isAllowed(headerHost.toLowerCase()))) return next();
+    const shownHost = (headerHost ?? url.hostname).slice(0, 100).replace(/[^\x20-\x7e]/g, '?');
+    return c.json({ error: `Host ${JSON.stringify(shownHost)} is not allowed: the emulator answers loopback names only (add it to the allowedHosts option)`, status: 403 }, 403);
+  };
+}
+
+/**
+ * 400 for a path whose percent-escapes do not decode (`%FF`, `%E0%A4%A`): every route decodes its
+ * ids, and a broken escape is the client's mistake, not the emulator's (it answered 500).
+ */
+export function decodablePath(refuse: (c: Context, message: string) => Response): MiddlewareHandler {
+  return async (c, next) => {
+    const raw = c.req.raw.url;
+    const start = raw.indexOf('/', raw.indexOf('//') + 2);
+    const end = raw.search(/[?#]/);
+    const path = start < 0 ? '/' : raw.slice(start, end < start ? undefined : end);
+    if (path.includes('%')) {
+      try {
+        decodeURIComponent(path);
+      } catch {
+        return refuse(c, `the path ${path.slice(0, 200)} is not valid percent-encoded UTF-8`);
+      }
+    }
+    return next();
+  };
 }

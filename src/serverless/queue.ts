@@ -494,10 +494,11 @@ function openStream<Chunk>(routes: QueueRoutes, jobId: string, options: StreamOp
   const controller = new AbortController();
   let closed = false;
   const onCallerAbort = () => controller.abort(callerSignal?.reason);
-  if (callerSignal?.aborted) controller.abort(callerSignal.reason);
-  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
   async function* chunks(): AsyncGenerator<StreamChunk<Chunk>, void, undefined> {
+    // Followed only while the stream is iterated: a stream never read leaves no listener behind.
+    if (callerSignal?.aborted) controller.abort(callerSignal.reason);
+    else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     const deadline = monotonicNow() + timeoutMs;
     const link = linkAbort(controller.signal, Math.min(timeoutMs, MAX_TIMER_MS));
     let lastStatus = 'UNKNOWN';

@@ -115,7 +115,7 @@ describe('dispose()', () => {
     const emulator = createEmulator({ apiKeys: ['rpa_k'] });
     emulator.faults.inject({ match: 'GET /v2/pods', fault: { type: 'latency', ms: 3_600_000 } });
     let settled = false;
-    const answer = emulator.fetch(new Request('http://emulator.test/v2/pods', { headers: { authorization: 'Bearer rpa_k' } })).then((res) => {
+    const answer = emulator.fetch(new Request('http://emulator.invalid/v2/pods', { headers: { authorization: 'Bearer rpa_k' } })).then((res) => {
       settled = true;
       return res;
     });

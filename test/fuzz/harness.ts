@@ -1,7 +1,19 @@
 // Shared ground of the fuzz tests: run counts and seed, the method table, malformed answers and
 // the figures `npm run fuzz` prints.
+//
+// Figures per class. Wrap the predicate of a property in `counted(className, predicate)`: each case
+// it checks counts, and a case that throws or returns false counts as a failure (the error goes on
+// to fast-check as before). At the end of `npm run fuzz` one line per class is printed, summed over
+// every file: `fuzz <class>: N cases, N failures`.
+//
+//   fc.assert(fc.asyncProperty(arbitrary, counted('sse', async (input) => { … })), params(50));
+//
+// A hand-made loop reports with `tally(className, failed)` per case instead.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { inspect } from 'node:util';
 import fc from 'fast-check';
+import { afterAll, inject } from 'vitest';
 import { createRunpodClient, type RunpodClient } from '../../src/client.js';
 import { createRunpodRestV1Client, type RunpodRestV1 } from '../../src/rest-v1/index.js';
 import type { CallOptions, RunpodClientOptions } from '../../src/transport/options.js';
@@ -24,6 +36,47 @@ export function reportFigures(title: string, figures: Record<string, number | st
   const line = Object.entries(figures).map(([k, v]) => `${k}: ${v}`).join(', ');
   process.stdout.write(`\n[fuzz] ${title} (seed ${FUZZ_SEED}) — ${line}\n`);
 }
+
+const tallies: Record<string, { cases: number; failures: number }> = {};
+
+/** Counts one case of `className`, failed or not (see the top of this file). */
+export function tally(className: string, failed: boolean): void {
+  const t = (tallies[className] ??= { cases: 0, failures: 0 });
+  t.cases++;
+  if (failed) t.failures++;
+}
+
+/** `predicate`, counting each case it checks under `className`; a throw or `false` is a failure. */
+export function counted<Args extends unknown[], R>(className: string, predicate: (...args: Args) => R): (...args: Args) => R {
+  return (...args: Args): R => {
+    let result: R;
+    try {
+      result = predicate(...args);
+    } catch (err) {
+      tally(className, true);
+      throw err;
+    }
+    if (result instanceof Promise) {
+      return result.then(
+        (value: unknown) => (tally(className, value === false), value),
+        (err: unknown) => {
+          tally(className, true);
+          throw err;
+        },
+      ) as R;
+    }
+    tally(className, (result as unknown) === false);
+    return result;
+  };
+}
+
+// Each file leaves its tallies in the run's folder (test/fuzz/figures-setup.ts prints them).
+afterAll(() => {
+  if (Object.keys(tallies).length === 0) return;
+  const dir = inject('fuzzFiguresDir');
+  if (dir) writeFileSync(join(dir, `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`), JSON.stringify(tallies));
+  for (const name of Object.keys(tallies)) delete tallies[name];
+});
 
 /** The full client, plus the legacy REST v1 client and rp.pods forced onto REST v2, on the same fetch. */
 export type Client = RunpodClient & { readonly restV1: RunpodRestV1; readonly podsOnRest: RunpodClient['pods'] };
