@@ -49,7 +49,7 @@ export class RunpodError extends Error {
  * with the server's own list of problems in `errors`.
  */
 export class ValidationError extends RunpodError {
-  override readonly name = 'ValidationError';
+  override readonly name: string = 'ValidationError';
   /** The offending field, e.g. `gpuCount` or `input.ports`. */
   declare readonly field: string;
   /** The server's problems (REST v2 `errors[]`), when the server refused the request. */
@@ -68,6 +68,21 @@ export class ValidationError extends RunpodError {
     this.errors = redactValue(options.errors ?? []);
     this.status = options.status;
     this.body = redactValue(options.body);
+  }
+}
+
+/**
+ * An input the current transport cannot honour (REST v2 after GraphQL's retirement, or
+ * `podsTransport: 'rest'`). Refused before anything is sent, rather than dropped or changed.
+ * `fields` names every such input of the call.
+ */
+export class TransportUnsupportedError extends ValidationError {
+  override readonly name: string = 'TransportUnsupportedError';
+  declare readonly fields: readonly string[];
+
+  constructor(fields: readonly string[], message: string, options: RunpodErrorOptions = {}) {
+    super(fields.join(', '), message, options);
+    this.fields = Object.freeze([...fields]);
   }
 }
 
