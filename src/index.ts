@@ -1,6 +1,7 @@
 export { createRunpodClient, type RunpodClient } from './client.js';
 export * from './errors.js';
 export type { MarkerLookupOptions } from './transport/create-marker.js';
+export { transportOf } from './transport/transport-tag.js';
 export type { CallOptions, FetchLike, RetryEvent, RunpodClientOptions } from './transport/options.js';
 export {
   DEFAULT_GRAPHQL_URL,
