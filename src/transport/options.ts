@@ -1,3 +1,4 @@
+import type { PodsTransport, TransportChangeEvent } from './transport-choice.js';
 import { ValidationError, type RequestSummary } from '../errors.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
 
@@ -56,6 +57,12 @@ export interface RunpodClientOptions {
   rateLimits?: false | Readonly<Record<string, RateLimitSetting>> | undefined;
   /** Called with the quota the server announces (REST v2 `RateLimit` headers) on every answer that has it. */
   onRateLimit?: ((info: RateLimitInfo) => void) | undefined;
+  /** Which API `rp.pods` and `rp.gpuTypes` use. @default 'auto' */
+  podsTransport?: PodsTransport | undefined;
+  /** In `'auto'`, re-issue one call on REST v2 when GraphQL's 429 outlives the retries. @default false */
+  fallbackOnRateLimit?: boolean | undefined;
+  /** Called once per switch from GraphQL to REST v2. */
+  onTransportChange?: ((event: TransportChangeEvent) => void) | undefined;
 }
 
 /** Pacing for one bucket: at most `requests` per `intervalMs`, and at most `concurrency` in flight. */
