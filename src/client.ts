@@ -1,10 +1,14 @@
-import { createGpuTypesApi, type GpuTypesApi } from './graphql/gpu-types.js';
+import { createGpuTypeCatalog } from './gpu-types/catalog.js';
+import { createGpuTypesApi, type GpuTypesApi } from './gpu-types/index.js';
 import { createGraphQLClient, type RunpodGraphQL } from './graphql/graphql-client.js';
 import { createPodsApi, type PodsApi } from './graphql/pods.js';
 import { createRestClient, type RunpodRest } from './rest/rest-client.js';
+import { createRestRequester } from './rest/rest-request.js';
 import { createServerlessClient, type RunpodServerless } from './serverless/serverless-client.js';
 import { createHttpCoreFromOptions } from './transport/http-core.js';
 import type { RunpodClientOptions } from './transport/options.js';
+import { ApiRetiredError } from './errors.js';
+import { createTransportChoice } from './transport/transport-choice.js';
 
 export interface RunpodClient extends RunpodServerless {
   /** Typed GraphQL pod operations. */
@@ -24,9 +28,25 @@ export interface RunpodClient extends RunpodServerless {
 export function createRunpodClient(options: RunpodClientOptions = {}): RunpodClient {
   const core = createHttpCoreFromOptions(options);
   const graphql = createGraphQLClient(core);
+  // rp.gpuTypes and deploy's catalog read REST v2 through src/rest/, as rp.rest does.
+  const restRequester = createRestRequester(core);
+  // TEMPORARY WIRING (h20b): h20a builds the choice here and sets the latch inside the GraphQL
+  // client; this stands in for it until that lands.
+  const choice = createTransportChoice({ mode: options.podsTransport ?? 'auto', fallbackOnRateLimit: options.fallbackOnRateLimit ?? false, onTransportChange: options.onTransportChange });
+  const latching: RunpodGraphQL = {
+    request: (async (...args: Parameters<RunpodGraphQL['request']>) => {
+      try {
+        return await graphql.request(...args);
+      } catch (err) {
+        if (err instanceof ApiRetiredError) choice.retired(err);
+        throw err;
+      }
+    }) as RunpodGraphQL['request'],
+  };
+  // END OF TEMPORARY WIRING: with h20a's wiring, pass `graphql` where `latching` is used below.
   return {
-    pods: createPodsApi(graphql),
-    gpuTypes: createGpuTypesApi(graphql),
+    pods: createPodsApi(latching, createGpuTypeCatalog(latching, restRequester, choice)),
+    gpuTypes: createGpuTypesApi(latching, restRequester, choice),
     graphql,
     rest: createRestClient(core),
     ...createServerlessClient(core),

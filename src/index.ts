@@ -24,7 +24,7 @@ export {
   type WaitForPodProgress,
   type WaitUntilReadyOptions,
 } from './graphql/pods.js';
-export type { GpuOffer, GpuOffersInput, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './graphql/gpu-types.js';
+export type { GpuOffer, GpuOffersInput, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './gpu-types/index.js';
 export { parsePodEnv, toEnvironmentInput } from './graphql/pod-env.js';
 export * from './graphql/__generated__/operations.js';
 export { CREATE_MARKER_ENV, createRunpodRestClient } from './rest/index.js';

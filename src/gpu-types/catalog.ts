@@ -1,9 +1,13 @@
-import { ValidationError } from '../errors.js';
+import { AbortError, ValidationError } from '../errors.js';
+import { GpuTypeCatalogDocument } from '../graphql/__generated__/operations.js';
+import type { RunpodGraphQL } from '../graphql/graphql-client.js';
+import type { RestRequester } from '../rest/rest-request.js';
 import { throwIfAborted } from '../transport/abort.js';
-import { GpuTypeCatalogDocument } from './__generated__/operations.js';
-import type { RunpodGraphQL } from './graphql-client.js';
+import { isRecord } from '../transport/shape.js';
+import type { TransportChoice } from '../transport/transport-choice.js';
+import { loadRestPath } from './index.js';
 
-interface CatalogEntry {
+export interface CatalogEntry {
   readonly id: string;
   readonly displayName: string | null;
 }
@@ -32,6 +36,7 @@ function editDistance(a: string, b: string): number {
 
 /** The catalog id a mistaken id most likely meant: a display name, a case slip, a suffix, else the nearest spelling. */
 export function closestGpuTypeId(given: string, catalog: readonly CatalogEntry[]): string | undefined {
+  if (typeof given !== 'string') return undefined;
   const key = normalise(given);
   if (!key) return undefined;
   const exact = catalog.find((t) => normalise(t.id) === key || (t.displayName !== null && normalise(t.displayName) === key));
@@ -49,24 +54,63 @@ export function closestGpuTypeId(given: string, catalog: readonly CatalogEntry[]
   return best && best.distance <= Math.max(2, Math.floor(key.length / 3)) ? best.id : undefined;
 }
 
-export function createGpuTypeCatalog(graphql: RunpodGraphQL): GpuTypeCatalog {
-  let loading: Promise<CatalogEntry[] | undefined> | undefined;
+/** The catalog entries of an answer of any shape: entries without a string id are skipped, a non-string name is null. */
+export function catalogEntries(types: unknown): CatalogEntry[] {
+  if (!Array.isArray(types)) return [];
+  const entries: CatalogEntry[] = [];
+  for (const t of types as unknown[]) {
+    if (!isRecord(t) || typeof t.id !== 'string' || t.id === '') continue;
+    entries.push({ id: t.id, displayName: typeof t.displayName === 'string' ? t.displayName : null });
+  }
+  return entries;
+}
 
-  // Shared by concurrent deploys, so it does not take any one caller's signal.
-  function load(): Promise<CatalogEntry[] | undefined> {
-    loading ??= graphql.request(GpuTypeCatalogDocument).then(
-      (data) => {
-        // An answer of another shape just leaves the deploy unchecked, as an unreadable catalog does.
-        const types: unknown = data?.gpuTypes;
-        const entries = (Array.isArray(types) ? types : []).filter((t): t is CatalogEntry => typeof t?.id === 'string' && t.id !== '');
-        if (entries.length === 0) loading = undefined;
-        return entries.length > 0 ? entries : undefined;
+/** Settles with `promise`, or rejects with AbortError as soon as `signal` fires (`promise` goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortError('deploy aborted by the caller', { cause: signal.reason }));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
       },
-      () => {
-        loading = undefined;
-        return undefined;
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
       },
     );
+  });
+}
+
+/**
+ * The catalog deploy checks GPU type ids against, read once per client over the current path:
+ * GraphQL's `GpuTypeCatalog`, or `GET /v2/catalog/gpus` once REST v2 is in use.
+ */
+export function createGpuTypeCatalog(graphql: RunpodGraphQL, rest: RestRequester, choice: TransportChoice): GpuTypeCatalog {
+  let loading: Promise<CatalogEntry[] | undefined> | undefined;
+
+  // Shared by concurrent deploys, so it does not take any one caller's signal; each caller waits
+  // on it with its own (untilAborted).
+  function load(): Promise<CatalogEntry[] | undefined> {
+    loading ??= choice
+      .run('pods', 'deploy', {
+        graphql: async () => catalogEntries((await graphql.request(GpuTypeCatalogDocument))?.gpuTypes),
+        rest: async () => catalogEntries(await (await loadRestPath()).readCatalogOverRest(rest)),
+      })
+      .then(
+        (entries) => {
+          // An answer of another shape just leaves the deploy unchecked, as an unreadable catalog does.
+          if (entries.length === 0) loading = undefined;
+          return entries.length > 0 ? entries : undefined;
+        },
+        () => {
+          loading = undefined;
+          return undefined;
+        },
+      );
     return loading;
   }
 
@@ -74,7 +118,7 @@ export function createGpuTypeCatalog(graphql: RunpodGraphQL): GpuTypeCatalog {
     async check(field, ids, signal) {
       if (ids.length === 0) return;
       throwIfAborted(signal, 'deploy');
-      const catalog = await load();
+      const catalog = await untilAborted(load(), signal);
       throwIfAborted(signal, 'deploy');
       if (!catalog) return;
       const known = new Set(catalog.map((t) => t.id));

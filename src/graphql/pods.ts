@@ -33,7 +33,7 @@ import {
   type PodStatus,
   type StopPodMutation,
 } from './__generated__/operations.js';
-import { createGpuTypeCatalog } from './gpu-type-catalog.js';
+import type { GpuTypeCatalog } from '../gpu-types/catalog.js';
 import { withDataCheck, type DataCheck, type GraphQLCallOptions, type RunpodGraphQL } from './graphql-client.js';
 import { isGenericFailure } from './graphql-errors.js';
 import { parsePodEnv, toEnvironmentInput } from './pod-env.js';
@@ -240,8 +240,7 @@ function describeLastState(pod: Pod | null | undefined): string {
   return pod.runtime ? 'RUNNING, no port mapped yet' : 'RUNNING, container not up yet';
 }
 
-export function createPodsApi(graphql: RunpodGraphQL): PodsApi {
-  const catalog = createGpuTypeCatalog(graphql);
+export function createPodsApi(graphql: RunpodGraphQL, catalog: GpuTypeCatalog): PodsApi {
 
   const get = async (podId: string, options?: GraphQLCallOptions) => {
     requireId('podId', podId);
