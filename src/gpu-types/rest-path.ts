@@ -200,7 +200,8 @@ export async function listOverRest(rest: RestRequester, input: GpuTypesListInput
   for (const { type, levels } of seen.values()) {
     const offered = levels.filter(({ cloud }) => (cloud === 'SECURE' ? type.secure : type.community));
     const inStock = levels.filter(({ level }) => level !== 'NONE');
-    const priced = (inStock.length > 0 ? inStock : offered).map(({ cloud }) => (cloud === 'SECURE' ? type.price.secure : type.price.community));
+    // The clouds in stock; with none, those that offer the type; with none, every cloud asked.
+    const priced = (inStock.length > 0 ? inStock : offered.length > 0 ? offered : levels).map(({ cloud }) => (cloud === 'SECURE' ? type.price.secure : type.price.community));
     const level = levels.reduce<AvailabilityLevel>((best, l) => higher(best, l.level), 'NONE');
     result.push({
       id: type.id,
@@ -209,7 +210,7 @@ export async function listOverRest(rest: RestRequester, input: GpuTypesListInput
       secureCloud: type.secure,
       communityCloud: type.community,
       lowestPrice: {
-        uninterruptablePrice: priced.length > 0 ? Math.min(...priced) : null,
+        uninterruptablePrice: Math.min(...priced),
         stockStatus: STOCK[level],
         availableGpuCounts: null,
       },
