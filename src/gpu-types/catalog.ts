@@ -5,7 +5,7 @@ import type { RestRequester } from '../rest/rest-request.js';
 import { throwIfAborted } from '../transport/abort.js';
 import { isRecord } from '../transport/shape.js';
 import type { TransportChoice } from '../transport/transport-choice.js';
-import { loadRestPath } from './index.js';
+import { loadRestPath, restPathKit } from './index.js';
 
 export interface CatalogEntry {
   readonly id: string;
@@ -98,7 +98,7 @@ export function createGpuTypeCatalog(graphql: RunpodGraphQL, rest: RestRequester
     loading ??= choice
       .run('pods', 'deploy', {
         graphql: async () => catalogEntries((await graphql.request(GpuTypeCatalogDocument))?.gpuTypes),
-        rest: async () => catalogEntries(await (await loadRestPath()).readCatalogOverRest(rest)),
+        rest: async () => catalogEntries(await (await loadRestPath()).readCatalogOverRest(restPathKit(rest))),
       })
       .then(
         (entries) => {

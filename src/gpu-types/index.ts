@@ -1,10 +1,12 @@
-import { ValidationError } from '../errors.js';
+import { ServerError, TransportUnsupportedError, ValidationError } from '../errors.js';
+import { createRestCatalogApi } from '../rest/catalog.js';
 import type { GraphQLCallOptions, RunpodGraphQL } from '../graphql/graphql-client.js';
 import type { RestRequester } from '../rest/rest-request.js';
 import type { TransportChoice } from '../transport/transport-choice.js';
 import { tagTransport, transportOf } from '../transport/transport-tag.js';
 import { checkInteger, checkNumber } from '../validation.js';
 import { listOverGraphql } from './graphql-path.js';
+import type { RestPathKit } from './rest-path.js';
 import type { GpuOffer, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './types.js';
 
 export type { GpuOffer, GpuOffersInput, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './types.js';
@@ -13,6 +15,16 @@ const STOCKED: ReadonlySet<string> = new Set(['High', 'Medium', 'Low']);
 
 /** The REST v2 mappers, loaded on first use so the start-up bundle does not carry them. */
 export const loadRestPath = () => import('./rest-path.js');
+
+/** What the lazily loaded REST path needs at run time (it imports types only). */
+export function restPathKit(rest: RestRequester): RestPathKit {
+  return {
+    catalog: createRestCatalogApi(rest),
+    wrongShape: (call, options, expected, body): ServerError => rest.core.wrongShape(rest.http(call, options), expected, body),
+    ValidationError,
+    TransportUnsupportedError,
+  };
+}
 
 /**
  * `rp.gpuTypes` above both APIs: GraphQL while it works, REST v2 (`/v2/catalog/gpus`) after its
@@ -25,7 +37,7 @@ export function createGpuTypesApi(graphql: RunpodGraphQL, rest: RestRequester, c
     checkInteger('gpuCount', gpuCount, 1);
     return choice.run('gpuTypes', operation, {
       graphql: async () => tagEach(await listOverGraphql(graphql, input, gpuCount, options), 'graphql'),
-      rest: async () => tagEach(await (await loadRestPath()).listOverRest(rest, input, gpuCount, options), 'rest'),
+      rest: async () => tagEach(await (await loadRestPath()).listOverRest(restPathKit(rest), input, gpuCount, options), 'rest'),
     });
   }
 

@@ -1,13 +1,24 @@
 // Loaded on first use only (a dynamic import), so clients that never leave GraphQL do not carry it.
-import { TransportUnsupportedError, ValidationError } from '../errors.js';
+// It imports types only: what it needs at run time comes in a RestPathKit, so no shared chunk
+// (errors, the REST requester) is split out of the start-up bundle on its account.
+import type { ServerError, TransportUnsupportedError, ValidationError } from '../errors.js';
 import type { Compliance } from '../graphql/__generated__/operations.js';
 import type { GraphQLCallOptions } from '../graphql/graphql-client.js';
-import { createRestCatalogApi } from '../rest/catalog.js';
-import type { RestRequester } from '../rest/rest-request.js';
+import type { RestCatalogApi } from '../rest/catalog.js';
+import type { RestCall } from '../rest/rest-request.js';
 import type { AvailabilityLevel, GpuCatalogQuery, GpuType as RestGpuType } from '../rest/types.js';
 import type { CallOptions } from '../transport/options.js';
-import { isRecord } from '../transport/shape.js';
 import type { GpuType, GpuTypesListInput } from './types.js';
+
+/** What the REST path uses from the rest of the package, handed in by its caller. */
+export interface RestPathKit {
+  readonly catalog: RestCatalogApi;
+  wrongShape(call: RestCall, options: CallOptions, expected: string, body: unknown): ServerError;
+  readonly ValidationError: typeof ValidationError;
+  readonly TransportUnsupportedError: typeof TransportUnsupportedError;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 type Cloud = NonNullable<GpuCatalogQuery['cloud']>;
 
@@ -52,27 +63,27 @@ export function unsupportedGpuFilters(input: object): string[] {
     .map(([key]) => key);
 }
 
-function stringList(field: string, value: unknown, pattern: RegExp, hint: string): string[] | undefined {
+function stringList(kit: RestPathKit, field: string, value: unknown, pattern: RegExp, hint: string): string[] | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) throw new ValidationError(field, `must be an array of ${hint}`);
+  if (!Array.isArray(value)) throw new kit.ValidationError(field, `must be an array of ${hint}`);
   const out: string[] = [];
   for (const entry of value as unknown[]) {
     if (entry === null || entry === undefined) continue;
-    if (typeof entry !== 'string' || !pattern.test(entry)) throw new ValidationError(field, `must be an array of ${hint}`);
+    if (typeof entry !== 'string' || !pattern.test(entry)) throw new kit.ValidationError(field, `must be an array of ${hint}`);
     out.push(entry);
   }
   return out;
 }
 
-function optionalString(field: string, value: unknown, pattern: RegExp, hint: string): string | undefined {
+function optionalString(kit: RestPathKit, field: string, value: unknown, pattern: RegExp, hint: string): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || !pattern.test(value)) throw new ValidationError(field, `must be ${hint}`);
+  if (typeof value !== 'string' || !pattern.test(value)) throw new kit.ValidationError(field, `must be ${hint}`);
   return value;
 }
 
-function optionalBoolean(field: string, value: unknown): boolean | undefined {
+function optionalBoolean(kit: RestPathKit, field: string, value: unknown): boolean | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') throw new ValidationError(field, 'must be true, false or unset');
+  if (typeof value !== 'boolean') throw new kit.ValidationError(field, 'must be true, false or unset');
   return value;
 }
 
@@ -95,24 +106,24 @@ interface RestListPlan {
 }
 
 /** Checks every filter and turns it into catalog queries; throws before anything is sent. */
-function plan(input: GpuTypesListInput, gpuCount: number): RestListPlan {
+function plan(kit: RestPathKit, input: GpuTypesListInput, gpuCount: number): RestListPlan {
   const unsupported = unsupportedGpuFilters(input);
   if (unsupported.length > 0) {
-    throw new TransportUnsupportedError(
+    throw new kit.TransportUnsupportedError(
       unsupported,
       "REST v2's GPU catalog cannot filter by these, so nothing was sent; leave them out, or use podsTransport: 'graphql' while GraphQL lasts",
     );
   }
-  const secureCloud = optionalBoolean('secureCloud', input.secureCloud);
-  const id = optionalString('id', input.id, /./, 'a GPU type id');
-  const ids = stringList('ids', input.ids, /./, 'GPU type ids');
-  const country = optionalString('countryCode', input.countryCode, /^[A-Za-z]{2}$/, 'a two-letter country code like "US"');
-  const allowed = stringList('allowedCudaVersions', input.allowedCudaVersions, /^\d+\.\d+$/, 'CUDA versions like "12.4"');
-  const minCuda = optionalString('cudaVersion', input.cudaVersion, /^\d+(\.\d+)?$/, 'a CUDA version like "12.4"');
-  const dataCenterId = optionalString('dataCenterId', input.dataCenterId, /./, 'a data centre id');
-  const compliance = stringList('compliance', input.compliance, /^[A-Z0-9_]+$/, `compliance values (${COMPLIANCE.join(', ')})`);
-  if (compliance?.some((c) => !COMPLIANCE.includes(c as Compliance))) throw new ValidationError('compliance', `must hold only ${COMPLIANCE.join(', ')}`);
-  const globalNetwork = optionalBoolean('globalNetwork', input.globalNetwork) === true;
+  const secureCloud = optionalBoolean(kit, 'secureCloud', input.secureCloud);
+  const id = optionalString(kit, 'id', input.id, /./, 'a GPU type id');
+  const ids = stringList(kit, 'ids', input.ids, /./, 'GPU type ids');
+  const country = optionalString(kit, 'countryCode', input.countryCode, /^[A-Za-z]{2}$/, 'a two-letter country code like "US"');
+  const allowed = stringList(kit, 'allowedCudaVersions', input.allowedCudaVersions, /^\d+\.\d+$/, 'CUDA versions like "12.4"');
+  const minCuda = optionalString(kit, 'cudaVersion', input.cudaVersion, /^\d+(\.\d+)?$/, 'a CUDA version like "12.4"');
+  const dataCenterId = optionalString(kit, 'dataCenterId', input.dataCenterId, /./, 'a data centre id');
+  const compliance = stringList(kit, 'compliance', input.compliance, /^[A-Z0-9_]+$/, `compliance values (${COMPLIANCE.join(', ')})`);
+  if (compliance?.some((c) => !COMPLIANCE.includes(c as Compliance))) throw new kit.ValidationError('compliance', `must hold only ${COMPLIANCE.join(', ')}`);
+  const globalNetwork = optionalBoolean(kit, 'globalNetwork', input.globalNetwork) === true;
 
   // The catalog takes either an exact set or a minimum (400 with both): send the versions that satisfy both.
   const cudaVersions = allowed?.length ? (minCuda ? allowed.filter((v) => cudaAtLeast(v, minCuda)) : allowed) : undefined;
@@ -167,10 +178,10 @@ const callOptions = (options: GraphQLCallOptions | undefined): CallOptions => {
  * of one GPU (the lowest of the clouds in stock), stock is scoped to the count and cloud, and
  * `availableGpuCounts` is null (REST v2 has no per-count stock).
  */
-export async function listOverRest(rest: RestRequester, input: GpuTypesListInput, gpuCount: number, options?: GraphQLCallOptions): Promise<GpuType[]> {
-  const p = plan(input, gpuCount);
+export async function listOverRest(kit: RestPathKit, input: GpuTypesListInput, gpuCount: number, options?: GraphQLCallOptions): Promise<GpuType[]> {
+  const p = plan(kit, input, gpuCount);
   const opts = callOptions(options);
-  const catalog = createRestCatalogApi(rest);
+  const { catalog } = kit;
 
   const allowedDataCenters = async (): Promise<ReadonlySet<string> | undefined> => {
     let allowed: Set<string> | undefined = p.dataCenterId !== undefined ? new Set([p.dataCenterId]) : undefined;
@@ -182,7 +193,7 @@ export async function listOverRest(rest: RestRequester, input: GpuTypesListInput
     return allowed;
   };
 
-  const [centres, ...answers] = await Promise.all([allowedDataCenters(), ...p.clouds.map((cloud) => readCloud(rest, catalog, { ...p.query, cloud }, opts))]);
+  const [centres, ...answers] = await Promise.all([allowedDataCenters(), ...p.clouds.map((cloud) => readCloud(kit, { ...p.query, cloud }, opts))]);
 
   const seen = new Map<string, { type: RestGpuType; levels: Array<{ cloud: Cloud; level: AvailabilityLevel }> }>();
   answers.forEach((types, i) => {
@@ -219,21 +230,18 @@ export async function listOverRest(rest: RestRequester, input: GpuTypesListInput
   return result;
 }
 
-async function readCloud(rest: RestRequester, catalog: ReturnType<typeof createRestCatalogApi>, query: GpuCatalogQuery, options: CallOptions): Promise<RestGpuType[]> {
-  const types = await catalog.gpus(query, options);
+async function readCloud(kit: RestPathKit, query: GpuCatalogQuery, options: CallOptions): Promise<RestGpuType[]> {
+  const types = await kit.catalog.gpus(query, options);
   const bad = types.find((t) => !isRestGpuType(t));
   if (bad !== undefined) {
-    throw rest.core.wrongShape(
-      rest.http({ method: 'GET', path: '/catalog/gpus', route: 'GET /catalog/gpus', query, idempotent: true }, options),
-      'GPU types with a name, memory, cloud flags, list prices and availability levels',
-      bad,
-    );
+    const call: RestCall = { method: 'GET', path: '/catalog/gpus', route: 'GET /catalog/gpus', query, idempotent: true };
+    throw kit.wrongShape(call, options, 'GPU types with a name, memory, cloud flags, list prices and availability levels', bad);
   }
   return types;
 }
 
 /** The GPU type ids and names deploy checks against, over REST v2 (no availability: the list only). */
-export async function readCatalogOverRest(rest: RestRequester): Promise<Array<{ id: string; displayName: string | null }>> {
-  const types = await createRestCatalogApi(rest).gpus();
+export async function readCatalogOverRest(kit: RestPathKit): Promise<Array<{ id: string; displayName: string | null }>> {
+  const types = await kit.catalog.gpus();
   return types.map((t) => ({ id: t.id, displayName: typeof t.name === 'string' ? t.name : null }));
 }
