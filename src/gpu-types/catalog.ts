@@ -7,6 +7,7 @@ import { isRecord } from '../transport/shape.js';
 import type { TransportChoice } from '../transport/transport-choice.js';
 import { loadRestPath, restPathKit } from './index.js';
 
+/** A GPU type id of the platform and its display name. */
 export interface CatalogEntry {
   readonly id: string;
   readonly displayName: string | null;
@@ -18,40 +19,6 @@ export interface GpuTypeCatalog {
    * The catalog is read once per client; when it cannot be read, nothing is refused.
    */
   check(field: string, ids: readonly string[], signal?: AbortSignal): Promise<void>;
-}
-
-const normalise = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '');
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
-/** The catalog id a mistaken id most likely meant: a display name, a case slip, a suffix, else the nearest spelling. */
-export function closestGpuTypeId(given: string, catalog: readonly CatalogEntry[]): string | undefined {
-  if (typeof given !== 'string') return undefined;
-  const key = normalise(given);
-  if (!key) return undefined;
-  const exact = catalog.find((t) => normalise(t.id) === key || (t.displayName !== null && normalise(t.displayName) === key));
-  if (exact) return exact.id;
-  const containing = catalog.filter((t) => normalise(t.id).includes(key)).sort((a, b) => a.id.length - b.id.length)[0];
-  if (containing) return containing.id;
-  let best: { id: string; distance: number } | undefined;
-  for (const t of catalog) {
-    for (const name of [t.id, t.displayName]) {
-      if (!name) continue;
-      const distance = editDistance(key, normalise(name));
-      if (!best || distance < best.distance) best = { id: t.id, distance };
-    }
-  }
-  return best && best.distance <= Math.max(2, Math.floor(key.length / 3)) ? best.id : undefined;
 }
 
 /** The catalog entries of an answer of any shape: entries without a string id are skipped, a non-string name is null. */
@@ -124,7 +91,8 @@ export function createGpuTypeCatalog(graphql: RunpodGraphQL, rest: RestRequester
       const known = new Set(catalog.map((t) => t.id));
       for (const id of ids) {
         if (known.has(id)) continue;
-        const closest = closestGpuTypeId(id, catalog);
+        // Only a mistake needs the suggestion: it loads then, not with the client.
+        const closest = (await import('./closest-id.js')).closestGpuTypeId(id, catalog);
         const hint = closest ? `; did you mean "${closest}"?` : '';
         throw new ValidationError(field, `"${id}" is not a GPU type id${hint} (gpuTypes.list() gives the ids; display names are not ids)`);
       }

@@ -7,11 +7,9 @@ import { tagTransport, transportOf } from '../transport/transport-tag.js';
 import { checkInteger, checkNumber } from '../validation.js';
 import { listOverGraphql } from './graphql-path.js';
 import type { RestPathKit } from './rest-path.js';
-import type { GpuOffer, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './types.js';
+import type { GpuType, GpuTypesApi, GpuTypesListInput } from './types.js';
 
 export type { GpuOffer, GpuOffersInput, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './types.js';
-
-const STOCKED: ReadonlySet<string> = new Set(['High', 'Medium', 'Low']);
 
 /** The REST v2 mappers, loaded on first use so the start-up bundle does not carry them. */
 export const loadRestPath = () => import('./rest-path.js');
@@ -54,36 +52,10 @@ export function createGpuTypesApi(graphql: RunpodGraphQL, rest: RestRequester, c
       }
       const types = await list({ gpuCount, ...(input.secureCloud !== undefined && { secureCloud: input.secureCloud }) }, options, 'offers');
       const path = transportOf(types);
-      const cloud = input.secureCloud === undefined ? 'ALL' : input.secureCloud ? 'SECURE' : 'COMMUNITY';
-      const offers: GpuOffer[] = [];
-      for (const type of types) {
-        const price = type.lowestPrice;
-        const stock = price?.stockStatus;
-        if (!type.id || price?.uninterruptablePrice == null || !stock || !STOCKED.has(stock)) continue;
-        const counts = (price.availableGpuCounts ?? []).filter((n): n is number => n !== null);
-        // Over REST v2 `availableGpuCounts` is null (no per-count stock): the catalog's stock was
-        // already read for `gpuCount` GPUs, so the count check is skipped rather than failed.
-        if (price.availableGpuCounts && !counts.includes(gpuCount)) continue;
-        if (input.secureCloud === true && type.secureCloud === false) continue;
-        if (input.secureCloud === false && type.communityCloud === false) continue;
-        if (input.minMemoryInGb !== undefined && (type.memoryInGb ?? 0) < input.minMemoryInGb) continue;
-        const pricePerHour = Math.round(price.uninterruptablePrice * gpuCount * 10_000) / 10_000;
-        if (input.maxPricePerHour !== undefined && pricePerHour > input.maxPricePerHour) continue;
-        const offer: GpuOffer = {
-          gpuTypeId: type.id,
-          displayName: type.displayName ?? type.id,
-          memoryInGb: type.memoryInGb,
-          gpuCount,
-          pricePerGpuHour: price.uninterruptablePrice,
-          pricePerHour,
-          stockStatus: stock as StockStatus,
-          availableGpuCounts: counts,
-          cloud,
-        };
-        offers.push(path ? tagTransport(offer, path) : offer);
-      }
-      const sorted = offers.sort((a, b) => a.pricePerHour - b.pricePerHour || a.gpuTypeId.localeCompare(b.gpuTypeId));
-      return path ? tagTransport(sorted, path) : sorted;
+      // The selection itself loads with the first call (no imports of its own, so no shared chunk).
+      const offers = (await import('./offers.js')).selectOffers(types, input, gpuCount);
+      for (const offer of offers) if (path) tagTransport(offer, path);
+      return path ? tagTransport(offers, path) : offers;
     },
   };
 }
