@@ -25,8 +25,11 @@ export function reportFigures(title: string, figures: Record<string, number | st
   process.stdout.write(`\n[fuzz] ${title} (seed ${FUZZ_SEED}) — ${line}\n`);
 }
 
-/** The full client, plus the legacy REST v1 client on the same fetch. */
-export type Client = RunpodClient & { readonly restV1: RunpodRestV1 };
+/**
+ * The full client, plus the legacy REST v1 client and a client with `podsTransport: 'rest'`
+ * (rp.pods and rp.gpuTypes over REST v2, as after GraphQL's retirement) on the same fetch.
+ */
+export type Client = RunpodClient & { readonly restV1: RunpodRestV1; readonly overRest: RunpodClient };
 
 /**
  * Every client method, with fixed valid arguments. `ids` names which path segments come from the
@@ -62,6 +65,11 @@ export const METHODS: readonly MethodRow[] = [
   { name: 'pods.waitUntilReady', call: (c, id, o) => c.pods.waitUntilReady(id, { ...WAIT, ...o }) },
   { name: 'gpuTypes.list', call: (c, _id, o) => c.gpuTypes.list({}, o) },
   { name: 'gpuTypes.offers', call: (c, _id, o) => c.gpuTypes.offers({}, o) },
+  // rp.gpuTypes over REST v2 (podsTransport: 'rest'): one catalog read per cloud, data centres for compliance
+  { name: 'gpuTypes.list over REST v2', call: (c, _id, o) => c.overRest.gpuTypes.list({ gpuCount: 2, dataCenterId: 'EU-RO-1', allowedCudaVersions: ['12.4'] }, o) },
+  { name: 'gpuTypes.list over REST v2, compliance', call: (c, _id, o) => c.overRest.gpuTypes.list({ compliance: ['GDPR'], globalNetwork: true, secureCloud: true }, o) },
+  { name: 'gpuTypes.offers over REST v2', call: (c, _id, o) => c.overRest.gpuTypes.offers({ gpuCount: 1 }, o) },
+  { name: 'pods.deploy, GPU catalog over REST v2', call: (c, _id, o) => c.overRest.pods.deploy({ gpuTypeId: 'NVIDIA GeForce RTX 4090', imageName: 'img', gpuCount: 1, cloudType: 'SECURE' }, { markerLookup: { attempts: 1 }, ...o }) },
   // REST v2 (rp.rest)
   { name: 'rest.pods.list', call: (c, _id, o) => c.rest.pods.list({}, o) },
   { name: 'rest.pods.create', call: (c, _id, o) => c.rest.pods.create({ name: 'p', image: 'img', gpu: { id: 'NVIDIA GeForce RTX 4090', count: 1 } }, { ...o, markerLookup: { attempts: 1, intervalMs: 1 } }) },
@@ -133,7 +141,10 @@ export function fuzzClient(respond: (url: URL, init: RequestInit) => Response | 
   };
   const { restV1Url, ...urls } = TEST_URLS;
   const clientOptions = { apiKey: 'rpa_FUZZ_key_0123456789', ...urls, maxRetries: 0, timeoutMs: 2_000, ...options, fetch };
-  const client: Client = Object.assign(createRunpodClient(clientOptions), { restV1: createRunpodRestV1Client({ ...clientOptions, restUrl: options.restUrl ?? restV1Url }) });
+  const client: Client = Object.assign(createRunpodClient(clientOptions), {
+    restV1: createRunpodRestV1Client({ ...clientOptions, restUrl: options.restUrl ?? restV1Url }),
+    overRest: createRunpodClient({ ...clientOptions, podsTransport: 'rest' }),
+  });
   return { client, sent };
 }
 
