@@ -92,7 +92,10 @@ export function createGpuTypeCatalog(graphql: RunpodGraphQL, rest: RestRequester
       for (const id of ids) {
         if (known.has(id)) continue;
         // Only a mistake needs the suggestion: it loads then, not with the client.
-        const closest = (await import('./closest-id.js')).closestGpuTypeId(id, catalog);
+        const closest = await import('./closest-id.js').then(
+          (m) => m.closestGpuTypeId(id, catalog),
+          () => undefined, // the suggestion is a nicety: a chunk that fails to load only loses it
+        );
         const hint = closest ? `; did you mean "${closest}"?` : '';
         throw new ValidationError(field, `"${id}" is not a GPU type id${hint} (gpuTypes.list() gives the ids; display names are not ids)`);
       }
