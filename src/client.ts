@@ -1,8 +1,9 @@
-import { createGpuTypesApi, type GpuTypesApi } from './graphql/gpu-types.js';
+import { createGpuTypeCatalog } from './gpu-types/catalog.js';
+import { createGpuTypesApi, type GpuTypesApi } from './gpu-types/index.js';
 import { createGraphQLClient, type RunpodGraphQL } from './graphql/graphql-client.js';
-import { createGpuTypeCatalog } from './graphql/gpu-type-catalog.js';
 import { createPodsApi, type PodsApi } from './pods/index.js';
 import { createRestClient, type RunpodRest } from './rest/rest-client.js';
+import { createRestRequester } from './rest/rest-request.js';
 import { createServerlessClient, type RunpodServerless } from './serverless/serverless-client.js';
 import { createHttpCoreFromOptions } from './transport/http-core.js';
 import { createTransportChoice } from './transport/transport-choice.js';
@@ -33,9 +34,11 @@ export function createRunpodClient(options: RunpodClientOptions = {}): RunpodCli
     onTransportChange: options.onTransportChange,
   });
   const graphql = createGraphQLClient(core, choice);
+  // rp.gpuTypes and deploy's catalog read REST v2 through src/rest/, as rp.rest does.
+  const restRequester = createRestRequester(core);
   return {
-    pods: createPodsApi({ graphql, core, choice, catalog: createGpuTypeCatalog(graphql) }),
-    gpuTypes: createGpuTypesApi(graphql),
+    pods: createPodsApi({ graphql, core, choice, catalog: createGpuTypeCatalog(graphql, restRequester, choice) }),
+    gpuTypes: createGpuTypesApi(graphql, restRequester, choice),
     graphql,
     rest: createRestClient(core),
     ...createServerlessClient(core),

@@ -1,6 +1,7 @@
 export { createRunpodClient, type RunpodClient } from './client.js';
 export * from './errors.js';
 export type { MarkerLookupOptions } from './transport/create-marker.js';
+export { transportOf } from './transport/transport-tag.js';
 export type { CallOptions, FetchLike, RetryEvent, RunpodClientOptions } from './transport/options.js';
 export {
   DEFAULT_GRAPHQL_URL,
@@ -24,9 +25,8 @@ export {
   type WaitForPodProgress,
   type WaitUntilReadyOptions,
 } from './pods/index.js';
-export { transportOf } from './transport/transport-tag.js';
 export type { PodsTransport, TransportChangeEvent, TransportPath } from './transport/transport-choice.js';
-export type { GpuOffer, GpuOffersInput, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './graphql/gpu-types.js';
+export type { GpuOffer, GpuOffersInput, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './gpu-types/index.js';
 export { parsePodEnv, toEnvironmentInput } from './graphql/pod-env.js';
 export * from './graphql/__generated__/operations.js';
 export { CREATE_MARKER_ENV, createRunpodRestClient } from './rest/index.js';

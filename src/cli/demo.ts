@@ -1,6 +1,7 @@
 // `npm run demo`: a guided session against the local emulator, using only the public client.
 // No account, no network: the emulator listens on 127.0.0.1 and stops at the end.
-import { AbortError, createRunpodClient, JobCancelledError, type RunpodClient } from '../index.js';
+import { AbortError, createRunpodClient, JobCancelledError, transportOf, type RunpodClient } from '../index.js';
+import type { PodsTransport } from '../transport/transport-choice.js';
 import { createEmulator } from '../emulator/index.js';
 import { listen } from '../emulator/node.js';
 
@@ -22,6 +23,7 @@ function table(rows: Array<Record<string, string | number>>): void {
 async function tour(rp: RunpodClient, emulator: ReturnType<typeof createEmulator>, lbUrl: string): Promise<void> {
   step(1, 'Where can I get a GPU, and what does it cost?');
   const offers = await rp.gpuTypes.offers({ gpuCount: 1 });
+  show('answered over', transportOf(offers) === 'rest' ? 'REST v2 (list prices; no per-count stock)' : 'GraphQL');
   table(offers.map((o) => ({ gpu: o.displayName, vram: `${o.memoryInGb} GB`, '$/hr': o.pricePerHour.toFixed(2), stock: o.stockStatus, counts: o.availableGpuCounts.join(',') })));
 
   step(2, 'Deploy a pod on the cheapest 24 GB+ GPU and wait until it is ready');
@@ -135,7 +137,20 @@ async function serverlessTour(rp: RunpodClient, lbUrl: string): Promise<void> {
   show('POST /v1/chat', await lb.post('/v1/chat', { json: { message: 'hi' } }));
 }
 
+/** `npm run demo -- --transport rest`: the same session with rp.pods and rp.gpuTypes on REST v2. */
+function transportArg(args: readonly string[]): PodsTransport {
+  if (args.length === 0) return 'auto';
+  const [flag, value] = args[0]!.includes('=') ? args[0]!.split('=', 2) : [args[0], args[1]];
+  const rest = args.slice(args[0]!.includes('=') ? 1 : 2);
+  if (flag !== '--transport' || (value !== 'auto' && value !== 'graphql' && value !== 'rest') || rest.length > 0) {
+    console.error('usage: npm run demo [-- --transport auto|graphql|rest]');
+    process.exit(2);
+  }
+  return value;
+}
+
 async function main(): Promise<void> {
+  const podsTransport = transportArg(process.argv.slice(2));
   const emulator = createEmulator({ podStartupMs: 1_200 });
   emulator.loadBalanced.define({
     id: 'demo-llm',
@@ -146,9 +161,10 @@ async function main(): Promise<void> {
     },
   });
   const server = await listen(emulator, { port: 0, host: '127.0.0.1' });
-  console.log(bold('runpod-gql demo') + dim(` — against the local emulator at ${server.url} (no account, no network)`));
+  console.log(bold('runpod-gql demo') + dim(` — against the local emulator at ${server.url} (no account, no network)${podsTransport === 'auto' ? '' : `, pods and GPU types over ${podsTransport === 'rest' ? 'REST v2' : 'GraphQL'}`}`));
   const rp = createRunpodClient({
     ...server.clientOptions(),
+    podsTransport,
     onRetry: (e) => show('retrying', `${e.operation} after ${e.reason} in ${e.delayMs} ms`),
   });
   try {

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CapacityUnavailableError, createRunpodClient, RunpodError, ValidationError, type RunpodClient } from '../index.js';
+import type { PodsTransport, TransportChangeEvent } from '../transport/transport-choice.js';
 import type { Emulator } from '../emulator/index.js';
 import { formatProgress, printTable } from './output.js';
 
@@ -20,6 +21,8 @@ interface GlobalOptions {
   apiKey?: string;
   emulator?: boolean;
   json?: boolean;
+  /** `--transport` of `gpus` and `pods`: which API rp.pods and rp.gpuTypes use. */
+  transport?: PodsTransport;
 }
 
 function version(): string {
@@ -45,6 +48,9 @@ const json = (value: string): unknown => {
     throw new InvalidArgumentError('Expected JSON, e.g. --input \'{"prompt":"hi"}\'.');
   }
 };
+/** `--transport`, on `gpus` and `pods`: maps to the client's `podsTransport`. */
+const transportOption = () =>
+  new Option('--transport <mode>', 'API for pods and GPU types: auto (GraphQL, then REST v2 once it is retired), graphql, rest').choices(['auto', 'graphql', 'rest']).default('auto');
 const envPair = (pair: string, previous: Record<string, string> = {}): Record<string, string> => {
   const eq = pair.indexOf('=');
   if (eq < 1) throw new InvalidArgumentError('Expected KEY=VALUE.');
@@ -115,12 +121,16 @@ interface Session {
   emulator?: Emulator;
 }
 
+/** One line on stderr when rp.pods or rp.gpuTypes leaves GraphQL (instead of Node's warning). */
+const transportNote = (event: TransportChangeEvent) =>
+  console.error(`note: GraphQL ${event.reason === 'retired' ? 'is retired (410 Gone)' : 'is rate-limited'}; ${event.surface} went on over REST v2 (--transport rest skips GraphQL)`);
+
 async function openSession(options: GlobalOptions): Promise<Session> {
   if (options.emulator) {
     // Loaded only when used: the emulator (Hono, graphql-js) would slow every other command's start.
     const { createEmulator } = await import('../emulator/index.js');
     const emulator = createEmulator({ podStartupMs: 500 });
-    return { rp: createRunpodClient(emulator.clientOptions()), emulator };
+    return { rp: createRunpodClient({ ...emulator.clientOptions(), podsTransport: options.transport, onTransportChange: transportNote }), emulator };
   }
   const apiKey = options.apiKey ?? process.env.RUNPOD_API_KEY;
   if (!apiKey) throw new UsageError('no API key: set RUNPOD_API_KEY, pass --api-key KEY, or try --emulator');
@@ -140,7 +150,7 @@ async function openSession(options: GlobalOptions): Promise<Session> {
     urls[name] = value;
   }
   return {
-    rp: createRunpodClient({ apiKey, graphqlUrl: urls.RUNPOD_GRAPHQL_URL, restUrl: urls.RUNPOD_REST_URL, serverlessUrl: urls.RUNPOD_SERVERLESS_URL }),
+    rp: createRunpodClient({ apiKey, graphqlUrl: urls.RUNPOD_GRAPHQL_URL, restUrl: urls.RUNPOD_REST_URL, serverlessUrl: urls.RUNPOD_SERVERLESS_URL, podsTransport: options.transport, onTransportChange: transportNote }),
   };
 }
 
@@ -189,6 +199,7 @@ Exit codes: 0 ok, 1 unexpected error, 2 usage error (nothing was sent), 3 API er
     .option('--community', 'community cloud only')
     .option('--min-memory <gb>', 'minimum GPU memory (VRAM)', number)
     .option('--max-price <usd>', 'highest price per hour for all --count GPUs', number)
+    .addOption(transportOption())
     .action(
       withClient(async ({ rp }, o) => {
         const offers = await rp.gpuTypes.offers({
@@ -203,7 +214,7 @@ Exit codes: 0 ok, 1 unexpected error, 2 usage error (nothing was sent), 3 API er
       }),
     );
 
-  const pods = requireSubcommand(program.command('pods').description('deploy, inspect and control pods'));
+  const pods = requireSubcommand(program.command('pods').description('deploy, inspect and control pods').addOption(transportOption()));
   pods
     .command('list')
     .description('your pods')

@@ -12,7 +12,7 @@ import {
   TransportUnsupportedError,
   ValidationError,
 } from '../errors.js';
-import type { GpuTypeCatalog } from '../graphql/gpu-type-catalog.js';
+import type { GpuTypeCatalog } from '../gpu-types/catalog.js';
 import type { GraphQLCallOptions, RunpodGraphQL } from '../graphql/graphql-client.js';
 import { parsePodEnv } from '../graphql/pod-env.js';
 import { createRestCatalogApi } from '../rest/catalog.js';

@@ -1,7 +1,9 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { createEmulator } from '../../src/emulator/index.js';
+import { DEFAULT_GRAPHQL_URL, DEFAULT_REST_URL } from '../../src/index.js';
 import { taggedSnippets } from './snippets.js';
 
 // Runs every ```ts block of the README that has `<!-- run -->` on the line above it, verbatim.
@@ -49,5 +51,67 @@ describe('README snippets', () => {
         await import(file.url.href);
       });
     }
+  }
+});
+
+// The Quick Start talks to production (`createRunpodClient()`, the default URLs). It runs here
+// verbatim, with the global fetch (the client's default, looked up at call time) handing the
+// production URLs to an in-process emulator: once as GraphQL is today, once with GraphQL retired.
+const quickStart = (() => {
+  const lines = readme.split('\n');
+  const heading = lines.findIndex((l) => l.trim() === '## Quick start');
+  const open = lines.findIndex((l, i) => i > heading && l.trim() === '```ts');
+  const close = lines.findIndex((l, i) => i > open && l.trim() === '```');
+  return heading < 0 || open < 0 || close < 0 ? undefined : `${lines.slice(open + 1, close).join('\n')}\n`;
+})();
+// rp.pods on REST v2 is another change of issue 20 (src/pods/): the retired run needs it.
+const podsHaveRestPath = existsSync(new URL('src/pods/', root));
+
+describe('the Quick Start, verbatim, against the emulator', () => {
+  it('is found', () => {
+    expect(quickStart).toMatch(/createRunpodClient\(\)/);
+  });
+
+  for (const mode of ['GraphQL as today', 'GraphQL retired'] as const) {
+    const retired = mode === 'GraphQL retired';
+    it.skipIf(retired && !podsHaveRestPath)(`runs unchanged with ${mode}`, async () => {
+      const file = new URL(`quick-start-${retired ? 'retired' : 'graphql'}.ts`, dir);
+      writeFileSync(file, quickStart!);
+      const emulator = createEmulator({ apiKeys: ['rpa_readme_quick_start'], podStartupMs: 200, graphqlRetired: retired });
+      const target = emulator.clientOptions('rpa_readme_quick_start');
+      const sent: string[] = [];
+      const realFetch = globalThis.fetch;
+      const realKey = process.env.RUNPOD_API_KEY;
+      const realLog = console.log;
+      const realTable = console.table;
+      globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+        const url = input instanceof Request ? input.url : String(input);
+        const base = [DEFAULT_GRAPHQL_URL, DEFAULT_REST_URL].find((b) => url.startsWith(b));
+        if (!base) throw new Error(`the Quick Start reached for ${url}`);
+        sent.push(base === DEFAULT_GRAPHQL_URL ? 'graphql' : 'rest');
+        return target.fetch!(`${base === DEFAULT_GRAPHQL_URL ? target.graphqlUrl : target.restUrl}${url.slice(base.length)}`, init);
+      };
+      process.env.RUNPOD_API_KEY = 'rpa_readme_quick_start';
+      console.log = console.table = () => undefined;
+      try {
+        await import(file.href);
+      } finally {
+        globalThis.fetch = realFetch;
+        console.log = realLog;
+        console.table = realTable;
+        if (realKey === undefined) delete process.env.RUNPOD_API_KEY;
+        else process.env.RUNPOD_API_KEY = realKey;
+        emulator.dispose();
+      }
+      // The GPU pod was terminated; the CPU pod of the last line is left.
+      expect(emulator.inspect.podCount('rpa_readme_quick_start')).toBe(1);
+      if (retired) {
+        // One GraphQL request met the 410; everything after it went over REST v2.
+        expect(sent.filter((s) => s === 'graphql')).toHaveLength(1);
+        expect(sent[0]).toBe('graphql');
+      } else {
+        expect(sent.filter((s) => s === 'rest')).toEqual([]);
+      }
+    }, 60_000);
   }
 });

@@ -78,8 +78,11 @@ afterAll(() => {
   for (const name of Object.keys(tallies)) delete tallies[name];
 });
 
-/** The full client, plus the legacy REST v1 client and rp.pods forced onto REST v2, on the same fetch. */
-export type Client = RunpodClient & { readonly restV1: RunpodRestV1; readonly podsOnRest: RunpodClient['pods'] };
+/**
+ * The full client, plus the legacy REST v1 client and a client with `podsTransport: 'rest'`
+ * (rp.pods and rp.gpuTypes over REST v2, as after GraphQL's retirement) on the same fetch.
+ */
+export type Client = RunpodClient & { readonly restV1: RunpodRestV1; readonly overRest: RunpodClient; readonly podsOnRest: RunpodClient['pods'] };
 
 /**
  * Every client method, with fixed valid arguments. `ids` names which path segments come from the
@@ -137,6 +140,11 @@ export const METHODS: readonly MethodRow[] = [
   { name: 'podsOnRest.waitUntilReady', call: (c, id, o) => c.podsOnRest.waitUntilReady(id, { ...WAIT, ...o }), path: '/v2/pods/{id}' },
   { name: 'gpuTypes.list', call: (c, _id, o) => c.gpuTypes.list({}, o) },
   { name: 'gpuTypes.offers', call: (c, _id, o) => c.gpuTypes.offers({}, o) },
+  // rp.gpuTypes over REST v2 (podsTransport: 'rest'): one catalog read per cloud, data centres for compliance
+  { name: 'gpuTypes.list over REST v2', call: (c, _id, o) => c.overRest.gpuTypes.list({ gpuCount: 2, dataCenterId: 'EU-RO-1', allowedCudaVersions: ['12.4'] }, o) },
+  { name: 'gpuTypes.list over REST v2, compliance', call: (c, _id, o) => c.overRest.gpuTypes.list({ compliance: ['GDPR'], globalNetwork: true, secureCloud: true }, o) },
+  { name: 'gpuTypes.offers over REST v2', call: (c, _id, o) => c.overRest.gpuTypes.offers({ gpuCount: 1 }, o) },
+  { name: 'pods.deploy, GPU catalog over REST v2', call: (c, _id, o) => c.overRest.pods.deploy({ gpuTypeId: 'NVIDIA GeForce RTX 4090', imageName: 'img', gpuCount: 1, cloudType: 'SECURE' }, { markerLookup: { attempts: 1 }, ...o }) },
   // REST v2 (rp.rest)
   { name: 'rest.pods.list', call: (c, _id, o) => c.rest.pods.list({}, o) },
   { name: 'rest.pods.create', call: (c, _id, o) => c.rest.pods.create({ name: 'p', image: 'img', gpu: { id: 'NVIDIA GeForce RTX 4090', count: 1 } }, { ...o, markerLookup: { attempts: 1, intervalMs: 1 } }) },
@@ -213,10 +221,11 @@ export function fuzzClient(respond: (url: URL, init: RequestInit) => Response | 
   };
   const { restV1Url, ...urls } = TEST_URLS;
   const clientOptions = { apiKey: 'rpa_FUZZ_key_0123456789', ...urls, maxRetries: 0, timeoutMs: 2_000, ...options, fetch };
-  let podsOnRest: RunpodClient['pods'] | undefined;
+  let overRest: RunpodClient | undefined;
   const client = Object.assign(createRunpodClient(clientOptions), { restV1: createRunpodRestV1Client({ ...clientOptions, restUrl: options.restUrl ?? restV1Url }) });
   // Made on first use: most rows never need this second client.
-  Object.defineProperty(client, 'podsOnRest', { get: () => (podsOnRest ??= createRunpodClient({ ...clientOptions, podsTransport: 'rest' }).pods) });
+  Object.defineProperty(client, 'overRest', { get: () => (overRest ??= createRunpodClient({ ...clientOptions, podsTransport: 'rest' })) });
+  Object.defineProperty(client, 'podsOnRest', { get: () => (client as unknown as Client).overRest.pods });
   return { client: client as Client, sent };
 }
 

@@ -123,6 +123,43 @@ describe('invalid options are refused before sending', () => {
     expect(sent).toEqual([]);
   });
 
+  it('gpuTypes over REST v2: a filter is refused with nothing sent, or every query value sent is one the contract takes', async () => {
+    const KEYS = ['id', 'ids', 'gpuCount', 'secureCloud', 'countryCode', 'allowedCudaVersions', 'cudaVersion', 'dataCenterId', 'compliance', 'globalNetwork', 'minMemoryInGb', 'includeAiApi', 'cluster', '__proto__', 'constructor'];
+    const value = fc.oneof(
+      fc.anything({ maxDepth: 2 }),
+      fc.constantFrom('US', 'us', 'USA', '12.4', '12', '12.x', 'GDPR', 'SOC_9', 'EU-RO-1', ['12.4', null], ['12'], ['GDPR'], 1, 2, 0, -1, 1.5, 2 ** 53, Number.NaN, true, false, null),
+    );
+    const QUERY: Record<string, RegExp> = {
+      include: /^AVAILABILITY$/,
+      product: /^POD$/,
+      count: /^[1-9]\d{0,14}$/,
+      cloud: /^(SECURE|COMMUNITY)$/,
+      countryCodes: /^[A-Z]{2}$/,
+      cudaVersions: /^\d+\.\d+(,\d+\.\d+)*$/,
+      minCudaVersion: /^\d+(\.\d+)?$/,
+      compliance: /^[A-Z0-9_]+(,[A-Z0-9_]+)*$/,
+      globalNetwork: /^true$/,
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 4 }), fc.boolean(), async (input, offers) => {
+        const { client, sent } = fuzzClient((url) => Response.json(url.pathname.endsWith('/datacenters') ? { dataCenters: [] } : { gpus: [] }));
+        const settled = await settleWithin(() => (offers ? client.overRest.gpuTypes.offers(input as never) : client.overRest.gpuTypes.list(input as never)));
+        expect(settled.kind, JSON.stringify(input)).not.toBe('hang');
+        if (settled.kind === 'rejected') {
+          expect(settled.error, JSON.stringify(input)).toBeInstanceOf(ValidationError);
+          record(sent.length);
+          expect(sent, JSON.stringify(input)).toEqual([]);
+          return;
+        }
+        for (const { url } of sent) {
+          expect(url.pathname).toMatch(/^\/v2\/catalog\/(gpus|datacenters)$/);
+          for (const [k, v] of url.searchParams) expect(v, `${k} of ${JSON.stringify(input)}`).toMatch(QUERY[k] ?? /^$/);
+        }
+      }),
+      params(300),
+    );
+  }, FUZZ_TIMEOUT_MS);
+
   it('parsePodEnv keeps a __proto__ variable as a variable', () => {
     const env = parsePodEnv(['__proto__=x', 'constructor=y', 'A=1']);
     expect(Object.keys(env)).toEqual(['__proto__', 'constructor', 'A']);

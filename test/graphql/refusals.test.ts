@@ -12,7 +12,7 @@ import {
   type RunpodError,
 } from '../../src/index.js';
 import { createEmulator } from '../../src/emulator/index.js';
-import { closestGpuTypeId } from '../../src/graphql/gpu-type-catalog.js';
+import { closestGpuTypeId } from '../../src/gpu-types/closest-id.js';
 import { podFixture } from '../fixtures.js';
 import { captureError, json, recordingFetch, TEST_API_KEY, type RecordedCall } from '../helpers.js';
 

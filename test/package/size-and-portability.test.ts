@@ -15,7 +15,7 @@ async function gzippedBundle(entry: string): Promise<number> {
 
 /**
  * Budgets in bytes (gzipped): the measured sizes rounded up to the next 0.5 KB. The README quotes these.
- * Issue 15 asks 30 KB for the full client; it measures 39,358 B (38,616 B before waiting serverless calls became records and the hot-path trims), of which graphql-request with the
+ * Issue 15 asks 30 KB for the full client and issue 20 at most 42 KB; it measures 42,292 B with the REST v2 path of rp.gpuTypes (39,358 B before), of which graphql-request with the
  * graphql parse/print it imports is 13.7 KB, so this budget holds the line rather than meeting that goal.
  */
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [

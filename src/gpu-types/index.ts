@@ -1,0 +1,66 @@
+import { ServerError, TransportUnsupportedError, ValidationError } from '../errors.js';
+import { createRestCatalogApi } from '../rest/catalog.js';
+import type { GraphQLCallOptions, RunpodGraphQL } from '../graphql/graphql-client.js';
+import type { RestRequester } from '../rest/rest-request.js';
+import type { TransportChoice } from '../transport/transport-choice.js';
+import { tagTransport, transportOf } from '../transport/transport-tag.js';
+import { checkInteger, checkNumber } from '../validation.js';
+import { listOverGraphql } from './graphql-path.js';
+import type { RestPathKit } from './rest-path.js';
+import type { GpuType, GpuTypesApi, GpuTypesListInput } from './types.js';
+
+export type { GpuOffer, GpuOffersInput, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './types.js';
+
+/** The REST v2 mappers, loaded on first use so the start-up bundle does not carry them. */
+export const loadRestPath = () => import('./rest-path.js');
+
+/** What the lazily loaded REST path needs at run time (it imports types only). */
+export function restPathKit(rest: RestRequester): RestPathKit {
+  return {
+    catalog: createRestCatalogApi(rest),
+    wrongShape: (call, options, expected, body): ServerError => rest.core.wrongShape(rest.http(call, options), expected, body),
+    ValidationError,
+    TransportUnsupportedError,
+  };
+}
+
+/**
+ * `rp.gpuTypes` above both APIs: GraphQL while it works, REST v2 (`/v2/catalog/gpus`) after its
+ * retirement or with `podsTransport: 'rest'`, as `choice` says. Same calls, same result types.
+ */
+export function createGpuTypesApi(graphql: RunpodGraphQL, rest: RestRequester, choice: TransportChoice): GpuTypesApi {
+  async function list(input: GpuTypesListInput = {}, options?: GraphQLCallOptions, operation = 'list'): Promise<GpuType[]> {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new ValidationError('input', 'must be an object of filters or unset');
+    const gpuCount = input.gpuCount ?? 1;
+    checkInteger('gpuCount', gpuCount, 1);
+    return choice.run('gpuTypes', operation, {
+      graphql: async () => tagEach(await listOverGraphql(graphql, input, gpuCount, options), 'graphql'),
+      rest: async () => tagEach(await (await loadRestPath()).listOverRest(restPathKit(rest), input, gpuCount, options), 'rest'),
+    });
+  }
+
+  return {
+    list: (input, options) => list(input, options),
+    async offers(input = {}, options) {
+      if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new ValidationError('input', 'must be an object of filters or unset');
+      const gpuCount = input.gpuCount ?? 1;
+      checkInteger('gpuCount', gpuCount, 1);
+      checkNumber('minMemoryInGb', input.minMemoryInGb, 0, Number.MAX_SAFE_INTEGER);
+      checkNumber('maxPricePerHour', input.maxPricePerHour, 0, Number.MAX_SAFE_INTEGER);
+      if (input.secureCloud !== undefined && typeof input.secureCloud !== 'boolean') {
+        throw new ValidationError('secureCloud', 'must be true, false or unset');
+      }
+      const types = await list({ gpuCount, ...(input.secureCloud !== undefined && { secureCloud: input.secureCloud }) }, options, 'offers');
+      const path = transportOf(types);
+      // The selection itself loads with the first call (no imports of its own, so no shared chunk).
+      const offers = (await import('./offers.js')).selectOffers(types, input, gpuCount);
+      for (const offer of offers) if (path) tagTransport(offer, path);
+      return path ? tagTransport(offers, path) : offers;
+    },
+  };
+}
+
+function tagEach(types: GpuType[], path: 'graphql' | 'rest'): GpuType[] {
+  for (const type of types) tagTransport(type, path);
+  return tagTransport(types, path);
+}

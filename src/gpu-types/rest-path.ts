@@ -1,0 +1,247 @@
+// Loaded on first use only (a dynamic import), so clients that never leave GraphQL do not carry it.
+// It imports types only: what it needs at run time comes in a RestPathKit, so no shared chunk
+// (errors, the REST requester) is split out of the start-up bundle on its account.
+import type { ServerError, TransportUnsupportedError, ValidationError } from '../errors.js';
+import type { Compliance } from '../graphql/__generated__/operations.js';
+import type { GraphQLCallOptions } from '../graphql/graphql-client.js';
+import type { RestCatalogApi } from '../rest/catalog.js';
+import type { RestCall } from '../rest/rest-request.js';
+import type { AvailabilityLevel, GpuCatalogQuery, GpuType as RestGpuType } from '../rest/types.js';
+import type { CallOptions } from '../transport/options.js';
+import type { GpuType, GpuTypesListInput } from './types.js';
+
+/** What the REST path uses from the rest of the package, handed in by its caller. */
+export interface RestPathKit {
+  readonly catalog: RestCatalogApi;
+  wrongShape(call: RestCall, options: CallOptions, expected: string, body: unknown): ServerError;
+  readonly ValidationError: typeof ValidationError;
+  readonly TransportUnsupportedError: typeof TransportUnsupportedError;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+type Cloud = NonNullable<GpuCatalogQuery['cloud']>;
+
+/**
+ * What the REST path does with each filter of `gpuTypes.list`. A Record over every key, so a new
+ * GraphQL filter breaks the build here until someone decides. `unsupported`: REST v2's catalog has
+ * no counterpart (host RAM, vCPUs, disk, bandwidth, public IP, AI API types): refused, never dropped.
+ */
+const FILTERS: Record<keyof GpuTypesListInput, 'mapped' | 'unsupported'> = {
+  id: 'mapped',
+  ids: 'mapped',
+  gpuCount: 'mapped',
+  secureCloud: 'mapped',
+  countryCode: 'mapped',
+  allowedCudaVersions: 'mapped',
+  cudaVersion: 'mapped',
+  dataCenterId: 'mapped',
+  compliance: 'mapped',
+  globalNetwork: 'mapped',
+  minMemoryInGb: 'unsupported',
+  minVcpuCount: 'unsupported',
+  minDisk: 'unsupported',
+  totalDisk: 'unsupported',
+  minDownload: 'unsupported',
+  minUpload: 'unsupported',
+  supportPublicIp: 'unsupported',
+  includeAiApi: 'unsupported',
+};
+
+const COMPLIANCE: readonly Compliance[] = ['FISMA_HIGH', 'GDPR', 'HITRUST', 'ISO_14001', 'ISO_IEC_27001', 'ITAR', 'PCI_DSS', 'SOC_1_TYPE_2', 'SOC_2_TYPE_2', 'SOC_3_TYPE_2'];
+const LEVELS: readonly AvailabilityLevel[] = ['NONE', 'LOW', 'MEDIUM', 'HIGH'];
+/** GraphQL's `stockStatus` spelling of REST v2's availability levels. */
+const STOCK: Record<AvailabilityLevel, string> = { NONE: 'None', LOW: 'Low', MEDIUM: 'Medium', HIGH: 'High' };
+
+// A filter left at a value that constrains nothing (unset, false, a minimum of 0) is not a constraint.
+const isVacuous = (value: unknown) => value === undefined || value === null || value === false || value === 0;
+
+/** The filters of `input` the REST path cannot honour, by name; any key it does not know counts. */
+export function unsupportedGpuFilters(input: object): string[] {
+  return Object.entries(input)
+    .filter(([key, value]) => !isVacuous(value) && (!Object.hasOwn(FILTERS, key) || FILTERS[key as keyof GpuTypesListInput] === 'unsupported'))
+    .map(([key]) => key);
+}
+
+function stringList(kit: RestPathKit, field: string, value: unknown, pattern: RegExp, hint: string): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw new kit.ValidationError(field, `must be an array of ${hint}`);
+  const out: string[] = [];
+  for (const entry of value as unknown[]) {
+    if (entry === null || entry === undefined) continue;
+    if (typeof entry !== 'string' || !pattern.test(entry)) throw new kit.ValidationError(field, `must be an array of ${hint}`);
+    out.push(entry);
+  }
+  return out;
+}
+
+function optionalString(kit: RestPathKit, field: string, value: unknown, pattern: RegExp, hint: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !pattern.test(value)) throw new kit.ValidationError(field, `must be ${hint}`);
+  return value;
+}
+
+function optionalBoolean(kit: RestPathKit, field: string, value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw new kit.ValidationError(field, 'must be true, false or unset');
+  return value;
+}
+
+const cudaNumber = (v: string) => v.split('.').map(Number) as [number, number?];
+function cudaAtLeast(version: string, min: string): boolean {
+  const [a, b = 0] = cudaNumber(version);
+  const [c, d = 0] = cudaNumber(min);
+  return a > c || (a === c && b >= d);
+}
+
+interface RestListPlan {
+  readonly clouds: readonly Cloud[];
+  readonly query: Omit<GpuCatalogQuery, 'cloud'>;
+  readonly ids: ReadonlySet<string> | undefined;
+  readonly dataCenterId: string | undefined;
+  readonly compliance: Compliance[] | undefined;
+  readonly globalNetwork: boolean;
+  /** `allowedCudaVersions` and `cudaVersion` leave no version: nothing can be in stock. */
+  readonly noCudaMatch: boolean;
+}
+
+/** Checks every filter and turns it into catalog queries; throws before anything is sent. */
+function plan(kit: RestPathKit, input: GpuTypesListInput, gpuCount: number): RestListPlan {
+  const unsupported = unsupportedGpuFilters(input);
+  if (unsupported.length > 0) {
+    throw new kit.TransportUnsupportedError(
+      unsupported,
+      "REST v2's GPU catalog cannot filter by these, so nothing was sent; leave them out, or use podsTransport: 'graphql' while GraphQL lasts",
+    );
+  }
+  const secureCloud = optionalBoolean(kit, 'secureCloud', input.secureCloud);
+  const id = optionalString(kit, 'id', input.id, /./, 'a GPU type id');
+  const ids = stringList(kit, 'ids', input.ids, /./, 'GPU type ids');
+  const country = optionalString(kit, 'countryCode', input.countryCode, /^[A-Za-z]{2}$/, 'a two-letter country code like "US"');
+  const allowed = stringList(kit, 'allowedCudaVersions', input.allowedCudaVersions, /^\d+\.\d+$/, 'CUDA versions like "12.4"');
+  const minCuda = optionalString(kit, 'cudaVersion', input.cudaVersion, /^\d+(\.\d+)?$/, 'a CUDA version like "12.4"');
+  const dataCenterId = optionalString(kit, 'dataCenterId', input.dataCenterId, /./, 'a data centre id');
+  const compliance = stringList(kit, 'compliance', input.compliance, /^[A-Z0-9_]+$/, `compliance values (${COMPLIANCE.join(', ')})`);
+  if (compliance?.some((c) => !COMPLIANCE.includes(c as Compliance))) throw new kit.ValidationError('compliance', `must hold only ${COMPLIANCE.join(', ')}`);
+  const globalNetwork = optionalBoolean(kit, 'globalNetwork', input.globalNetwork) === true;
+
+  // The catalog takes either an exact set or a minimum (400 with both): send the versions that satisfy both.
+  const cudaVersions = allowed?.length ? (minCuda ? allowed.filter((v) => cudaAtLeast(v, minCuda)) : allowed) : undefined;
+  // id and ids both given: GraphQL's filter wants a type that is each; the same here.
+  let wanted: Set<string> | undefined = id !== undefined ? new Set([id]) : undefined;
+  if (ids) wanted = new Set(wanted ? ids.filter((x) => wanted!.has(x)) : ids);
+  return {
+    clouds: secureCloud === undefined ? ['SECURE', 'COMMUNITY'] : [secureCloud ? 'SECURE' : 'COMMUNITY'],
+    query: {
+      include: ['AVAILABILITY'],
+      product: ['POD'],
+      count: gpuCount,
+      ...(country && { countryCodes: [country.toUpperCase()] }),
+      ...(cudaVersions?.length ? { cudaVersions } : minCuda !== undefined && !allowed?.length ? { minCudaVersion: minCuda } : {}),
+    },
+    ids: wanted,
+    dataCenterId,
+    compliance: compliance?.length ? (compliance as Compliance[]) : undefined,
+    globalNetwork,
+    noCudaMatch: cudaVersions !== undefined && cudaVersions.length === 0,
+  };
+}
+
+const isLevel = (value: unknown): value is AvailabilityLevel => typeof value === 'string' && (LEVELS as readonly string[]).includes(value);
+const isPrice = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/** Every field the mapping reads, of the contract's type. */
+function isRestGpuType(value: unknown): value is RestGpuType {
+  if (!isRecord(value) || typeof value.id !== 'string' || typeof value.name !== 'string') return false;
+  if (typeof value.memory !== 'number' || !Number.isFinite(value.memory) || typeof value.secure !== 'boolean' || typeof value.community !== 'boolean') return false;
+  if (!isRecord(value.price) || !isPrice(value.price.secure) || !isPrice(value.price.community)) return false;
+  if (value.availability !== undefined && !isLevel(value.availability)) return false;
+  return value.dataCenters === undefined || (Array.isArray(value.dataCenters) && value.dataCenters.every((d) => isRecord(d) && typeof d.id === 'string' && isLevel(d.availability)));
+}
+
+const higher = (a: AvailabilityLevel, b: AvailabilityLevel) => (LEVELS.indexOf(a) >= LEVELS.indexOf(b) ? a : b);
+
+/** Stock of one type in one cloud: overall, or the best of the data centres the filters allow. */
+function levelOf(type: RestGpuType, allowedDataCenters: ReadonlySet<string> | undefined): AvailabilityLevel {
+  if (!allowedDataCenters) return type.availability ?? 'NONE';
+  return (type.dataCenters ?? []).filter((d) => allowedDataCenters.has(d.id)).reduce<AvailabilityLevel>((best, d) => higher(best, d.availability), 'NONE');
+}
+
+const callOptions = (options: GraphQLCallOptions | undefined): CallOptions => {
+  const { idempotent: _idempotent, ...rest } = options ?? {};
+  return rest;
+};
+
+/**
+ * `gpuTypes.list` over REST v2: `GET /v2/catalog/gpus` with availability for pods, once per cloud
+ * asked for, mapped into GraphQL's `GpuType`. Lossy, and documented so: the price is the list price
+ * of one GPU (the lowest of the clouds in stock), stock is scoped to the count and cloud, and
+ * `availableGpuCounts` is null (REST v2 has no per-count stock).
+ */
+export async function listOverRest(kit: RestPathKit, input: GpuTypesListInput, gpuCount: number, options?: GraphQLCallOptions): Promise<GpuType[]> {
+  const p = plan(kit, input, gpuCount);
+  const opts = callOptions(options);
+  const { catalog } = kit;
+
+  const allowedDataCenters = async (): Promise<ReadonlySet<string> | undefined> => {
+    let allowed: Set<string> | undefined = p.dataCenterId !== undefined ? new Set([p.dataCenterId]) : undefined;
+    if (p.compliance || p.globalNetwork) {
+      const centres = await catalog.dataCenters({ ...(p.compliance && { compliance: p.compliance }), ...(p.globalNetwork && { globalNetwork: true }) }, opts);
+      const ids = new Set(centres.map((d) => d.id));
+      allowed = allowed ? new Set([...allowed].filter((id) => ids.has(id))) : ids;
+    }
+    return allowed;
+  };
+
+  const [centres, ...answers] = await Promise.all([allowedDataCenters(), ...p.clouds.map((cloud) => readCloud(kit, { ...p.query, cloud }, opts))]);
+
+  const seen = new Map<string, { type: RestGpuType; levels: Array<{ cloud: Cloud; level: AvailabilityLevel }> }>();
+  answers.forEach((types, i) => {
+    const cloud = p.clouds[i]!;
+    for (const type of types) {
+      if (p.ids && !p.ids.has(type.id)) continue;
+      const level = p.noCudaMatch ? 'NONE' : levelOf(type, centres);
+      const entry = seen.get(type.id) ?? { type, levels: [] };
+      entry.levels.push({ cloud, level });
+      seen.set(type.id, entry);
+    }
+  });
+
+  const result: GpuType[] = [];
+  for (const { type, levels } of seen.values()) {
+    const offered = levels.filter(({ cloud }) => (cloud === 'SECURE' ? type.secure : type.community));
+    const inStock = levels.filter(({ level }) => level !== 'NONE');
+    // The clouds in stock; with none, those that offer the type; with none, every cloud asked.
+    const priced = (inStock.length > 0 ? inStock : offered.length > 0 ? offered : levels).map(({ cloud }) => (cloud === 'SECURE' ? type.price.secure : type.price.community));
+    const level = levels.reduce<AvailabilityLevel>((best, l) => higher(best, l.level), 'NONE');
+    result.push({
+      id: type.id,
+      displayName: type.name,
+      memoryInGb: type.memory,
+      secureCloud: type.secure,
+      communityCloud: type.community,
+      lowestPrice: {
+        uninterruptablePrice: Math.min(...priced),
+        stockStatus: STOCK[level],
+        availableGpuCounts: null,
+      },
+    } satisfies GpuType);
+  }
+  return result;
+}
+
+async function readCloud(kit: RestPathKit, query: GpuCatalogQuery, options: CallOptions): Promise<RestGpuType[]> {
+  const types = await kit.catalog.gpus(query, options);
+  const bad = types.find((t) => !isRestGpuType(t));
+  if (bad !== undefined) {
+    const call: RestCall = { method: 'GET', path: '/catalog/gpus', route: 'GET /catalog/gpus', query, idempotent: true };
+    throw kit.wrongShape(call, options, 'GPU types with a name, memory, cloud flags, list prices and availability levels', bad);
+  }
+  return types;
+}
+
+/** The GPU type ids and names deploy checks against, over REST v2 (no availability: the list only). */
+export async function readCatalogOverRest(kit: RestPathKit): Promise<Array<{ id: string; displayName: string | null }>> {
+  const types = await kit.catalog.gpus();
+  return types.map((t) => ({ id: t.id, displayName: typeof t.name === 'string' ? t.name : null }));
+}
