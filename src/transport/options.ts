@@ -146,12 +146,51 @@ function checkHeaders(value: unknown, request?: RequestForError): void {
   }
 }
 
+/** The URL options, and for the load-balanced template the placeholder it must hold. */
+const URL_OPTIONS = ['graphqlUrl', 'restUrl', 'serverlessUrl', 'loadBalancedUrl'] as const;
+const ENDPOINT_ID = '{endpointId}';
+
+/**
+ * What is wrong with a URL option, or undefined when it is an absolute http(s) URL. The value is
+ * never echoed, not even its scheme: a URL may carry a credential, and a key pasted in the wrong
+ * option would otherwise be printed.
+ */
+export function urlProblem(value: unknown, template = false): string | undefined {
+  if (typeof value !== 'string') return `must be an absolute http(s) URL, got ${typeof value}`;
+  if (template && !value.includes(ENDPOINT_ID)) return `must contain ${ENDPOINT_ID}, where the endpoint id goes (e.g. https://${ENDPOINT_ID}.api.runpod.ai)`;
+  let url: URL | undefined;
+  try {
+    url = new URL(template ? value.replaceAll(ENDPOINT_ID, 'endpoint-id') : value);
+  } catch {
+    url = undefined;
+  }
+  // `localhost:8787/graphql` parses with the scheme `localhost:`; `127.0.0.1:8787` does not parse.
+  const noScheme = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim());
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    if (noScheme) return 'must be an absolute http(s) URL, and has no http:// or https:// in front';
+    return url ? 'must be an http(s) URL, and its scheme is neither http: nor https:' : 'must be an absolute http(s) URL, and cannot be parsed as one';
+  }
+  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password (fetch refuses such URLs)';
+  if (url.hash !== '') return 'must not have a #fragment';
+  return undefined;
+}
+
+function checkUrls(options: RunpodClientOptions): void {
+  for (const field of URL_OPTIONS) {
+    const value = options[field];
+    if (value == null) continue;
+    const problem = urlProblem(value, field === 'loadBalancedUrl');
+    if (problem) throw new ValidationError(field, problem);
+  }
+}
+
 /**
  * The client options that would fail silently or on every call, checked at creation: each wrong
  * one is a ValidationError naming it.
  */
 export function validateClientOptions(options: RunpodClientOptions): void {
   check('options', options, isObject, 'an object');
+  checkUrls(options);
   validateCallOptions(options);
 }
 
