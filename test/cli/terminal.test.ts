@@ -187,3 +187,39 @@ describe('against a served emulator', () => {
     expect(stderr).not.toContain(key!);
   }, 40_000);
 });
+
+describe("the README's 'Driving a running emulator' lines", () => {
+  it('the export line is the one the emulator prints, and the commands after it run as written', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('README.md', `file://${root}`), 'utf8');
+    const block = /\*\*Driving a running emulator[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    const lines = block!.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+    const [serve, exportLine, run, status] = lines;
+    expect(serve).toMatch(/^npx runpod-gql emulator --port 8787$/);
+    const served = await serveEmulator();
+    try {
+      const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(served.banner)![1]!;
+      // The same line, word for word, but for the port (the test serves on a free one).
+      const printed = /^\s*(export .+)$/m.exec(served.banner)![1]!;
+      expect(exportLine!.replaceAll('127.0.0.1:8787', `127.0.0.1:${port}`)).toBe(printed);
+      // Then the README's commands, in a shell, with `npx runpod-gql` as this checkout's binary.
+      const asHere = (line: string) => line.replace(/#.*$/, '').replace('npx runpod-gql', `${JSON.stringify(process.execPath)} ${BIN}`);
+      const shell = (script: string) =>
+        new Promise<Run>((resolve) => {
+          execFile('/bin/sh', ['-c', script], { cwd: root, timeout: 30_000, env: { PATH: process.env.PATH ?? '' } }, (err, stdout, stderr) =>
+            resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+          );
+        });
+      const queued = await shell(`${printed}\n${asHere(run!)}`);
+      expect(queued).toMatchObject({ code: 0, stderr: '' });
+      const jobId = queued.stdout.trim();
+      expect(jobId).toMatch(/^[\w-]+$/);
+      const checked = await shell(`${printed}\n${asHere(status!).replace('<job id>', jobId)}`);
+      expect(checked.code).toBe(0);
+      expect(JSON.parse(checked.stdout)).toMatchObject({ id: jobId, status: expect.stringMatching(/IN_QUEUE|IN_PROGRESS/) });
+    } finally {
+      await stop(served.server);
+    }
+  }, 40_000);
+});
