@@ -400,7 +400,7 @@ export class JobTimedOutError extends JobError {
     // `/runsync` cut off at the deadline before it answered: a job may be queued, but its id never came back.
     const message =
       options.job.id === ''
-        ? `the ${options.timeoutMs} ms deadline passed before /runsync on endpoint ${options.endpointId} answered; a job may have been queued and may still run, but its id never came back (id unknown)`
+        ? `the ${options.timeoutMs} ms deadline passed before /runsync on endpoint ${options.endpointId} answered: a job may run, id unknown`
         : `job ${options.job.id} on endpoint ${options.endpointId} ${why}`;
     super(message, options);
     this.source = options.source;

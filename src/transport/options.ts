@@ -146,32 +146,21 @@ function checkHeaders(value: unknown, request?: RequestForError): void {
   }
 }
 
-/** The URL options, and for the load-balanced template the placeholder it must hold. */
 const URL_OPTIONS = ['graphqlUrl', 'restUrl', 'serverlessUrl', 'loadBalancedUrl'] as const;
-const ENDPOINT_ID = '{endpointId}';
 
 /**
  * What is wrong with a URL option, or undefined when it is an absolute http(s) URL. The value is
- * never echoed, not even its scheme: a URL may carry a credential, and a key pasted in the wrong
- * option would otherwise be printed.
+ * never echoed: a URL may carry a credential, or be a key pasted into the wrong option.
  */
 export function urlProblem(value: unknown, template = false): string | undefined {
-  if (typeof value !== 'string') return `must be an absolute http(s) URL, got ${typeof value}`;
-  if (template && !value.includes(ENDPOINT_ID)) return `must contain ${ENDPOINT_ID}, where the endpoint id goes (e.g. https://${ENDPOINT_ID}.api.runpod.ai)`;
+  if (template && typeof value === 'string' && !value.includes('{endpointId}')) return 'must contain {endpointId}, where the endpoint id goes';
   let url: URL | undefined;
   try {
-    url = new URL(template ? value.replaceAll(ENDPOINT_ID, 'endpoint-id') : value);
-  } catch {
-    url = undefined;
-  }
-  // `localhost:8787/graphql` parses with the scheme `localhost:`; `127.0.0.1:8787` does not parse.
-  const noScheme = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim());
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    if (noScheme) return 'must be an absolute http(s) URL, and has no http:// or https:// in front';
-    return url ? 'must be an http(s) URL, and its scheme is neither http: nor https:' : 'must be an absolute http(s) URL, and cannot be parsed as one';
-  }
-  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password (fetch refuses such URLs)';
-  if (url.hash !== '') return 'must not have a #fragment';
+    // `localhost:8787/x` parses with the scheme `localhost:`, `http:x` as http://x/: both are refused.
+    if (typeof value === 'string' && /^https?:\/\//i.test(value)) url = new URL(value.replaceAll('{endpointId}', 'x'));
+  } catch {}
+  if (!url) return `must be an absolute URL starting with http:// or https://${typeof value === 'string' ? '' : `, got ${typeof value}`}`;
+  if (url.username || url.password || url.hash) return 'must not carry a user name, password or #fragment';
   return undefined;
 }
 

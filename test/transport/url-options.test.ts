@@ -10,19 +10,19 @@ const KEY = 'rpa_url_options_key_1234';
 
 /** Malformed values every URL option refuses, and what the message says. */
 const MALFORMED: Array<[string, unknown, RegExp]> = [
-  ['no scheme, IP and port', '127.0.0.1:8787/graphql', /no http:\/\/ or https:\/\/ in front/],
-  ['no scheme, host name and port (parses with the scheme "localhost:")', 'localhost:8787/graphql', /no http:\/\/ or https:\/\/ in front/],
-  ['no scheme, host only', 'api.runpod.io/v2', /no http:\/\/ or https:\/\/ in front/],
-  ['unparseable', 'http://[::1', /cannot be parsed/],
-  ['unparseable port', 'https://api.runpod.io:99999/v2', /cannot be parsed/],
-  ['empty', '', /no http:\/\/ or https:\/\//],
-  ['ftp scheme', 'ftp://api.runpod.io/v2', /neither http: nor https:/],
-  ['file scheme', 'file:///etc/passwd', /neither http: nor https:/],
+  ['no scheme, IP and port', '127.0.0.1:8787/graphql', /starting with http:\/\/ or https:\/\//],
+  ['no scheme, host name and port (parses with the scheme "localhost:")', 'localhost:8787/graphql', /starting with http:\/\/ or https:\/\//],
+  ['no scheme, host only', 'api.runpod.io/v2', /starting with http:\/\/ or https:\/\//],
+  ['unparseable', 'http://[::1', /starting with http:\/\/ or https:\/\//],
+  ['unparseable port', 'https://api.runpod.io:99999/v2', /starting with http:\/\/ or https:\/\//],
+  ['empty', '', /starting with http:\/\/ or https:\/\//],
+  ['ftp scheme', 'ftp://api.runpod.io/v2', /starting with http:\/\/ or https:\/\//],
+  ['file scheme', 'file:///etc/passwd', /starting with http:\/\/ or https:\/\//],
   ['javascript scheme', 'javascript:alert(1)', /http/],
-  ['credentials in the URL', 'https://user:secret@api.runpod.io/v2', /user name or password/],
-  ['a fragment', 'https://api.runpod.io/v2#x', /fragment/],
-  ['a number', 8787, /got number/],
-  ['an object', { href: 'https://api.runpod.io' }, /got object/],
+  ['credentials in the URL', 'https://user:secret@api.runpod.io/v2', /user name, password or #fragment/],
+  ['a fragment', 'https://api.runpod.io/v2#x', /user name, password or #fragment/],
+  ['a number', 8787, /starting with http:\/\/ or https:\/\/, got number/],
+  ['an object', { href: 'https://api.runpod.io' }, /starting with http:\/\/ or https:\/\/, got object/],
 ];
 
 const OPTIONS = ['graphqlUrl', 'restUrl', 'serverlessUrl', 'loadBalancedUrl'] as const;
