@@ -431,7 +431,8 @@ export class JobFailedError extends JobError {
 /**
  * The job ran out of time. `source: 'platform'`: it ended TIMED_OUT (its execution timeout).
  * `source: 'deadline'`: this client stopped waiting; the job may still be running, so wait again
- * with `endpoint.job(jobId).wait()` or cancel it.
+ * with `endpoint.job(jobId).wait()` or cancel it. `jobId` is `''` when the deadline passed before
+ * `/runsync` answered (a job may have been queued, but its id never came back).
  */
 export class JobTimedOutError extends JobError {
   override readonly name = 'JobTimedOutError';
@@ -443,7 +444,12 @@ export class JobTimedOutError extends JobError {
       options.source === 'platform'
         ? 'timed out on the platform (TIMED_OUT)'
         : `was still ${options.job.status} when the ${options.timeoutMs} ms deadline passed; it may still run`;
-    super(`job ${options.job.id} on endpoint ${options.endpointId} ${why}`, options);
+    // `/runsync` cut off at the deadline before it answered: a job may be queued, but its id never came back.
+    const message =
+      options.job.id === ''
+        ? `the ${options.timeoutMs} ms deadline passed before /runsync on endpoint ${options.endpointId} answered: a job may run, id unknown`
+        : `job ${options.job.id} on endpoint ${options.endpointId} ${why}`;
+    super(message, options);
     this.source = options.source;
     this.timeoutMs = options.timeoutMs;
   }

@@ -64,6 +64,26 @@ export function recordingFetch(respond: (call: RecordedCall, index: number) => R
   return { fetch, calls };
 }
 
+/** A REST v2 GPU catalog (`GET /v2/catalog/gpus`), as `rest.pods.create` reads it once per client to check `gpu.id`. */
+export const GPU_CATALOG = { gpus: [{ id: 'NVIDIA L4', name: 'L4' }, { id: 'NVIDIA GeForce RTX 4090', name: 'RTX 4090' }, { id: 'NVIDIA RTX A4000', name: 'RTX A4000' }] };
+
+/**
+ * `recordingFetch` for tests of one route that `rest.pods.create` precedes with its catalog read:
+ * the catalog is answered here and counted apart (`catalogReads`), so `calls` holds the rest.
+ */
+export function recordingFetchWithCatalog(respond: (call: RecordedCall, index: number) => Response | Promise<Response>) {
+  const recorded = recordingFetch(respond);
+  let catalogReads = 0;
+  const fetch = async (input: string | URL | Request, init: RequestInit = {}) => {
+    if (new URL(String(input)).pathname.endsWith('/catalog/gpus')) {
+      catalogReads++;
+      return json(GPU_CATALOG);
+    }
+    return recorded.fetch(input, init);
+  };
+  return { fetch, calls: recorded.calls, catalogReads: () => catalogReads };
+}
+
 export function json(body: unknown, init: ResponseInit = {}): Response {
   return new Response(JSON.stringify(body), {
     ...init,

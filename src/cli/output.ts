@@ -1,16 +1,41 @@
-/** Prints rows as a plain table with a header line; `(none)` when there are no rows. */
+/**
+ * Control characters that act on a terminal: C0 (but tab and newline), DEL, C1 (U+0080–U+009F:
+ * 8-bit CSI and OSC among them) and the bidirectional overrides that reorder what is shown. Server
+ * text (pod names, images, GPU names, error and job messages) is never printed with them raw: an
+ * ESC or OSC sequence in a pod's name could rewrite the user's terminal or its title, or hide text.
+ */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL_OR_BREAK = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** What JSON.stringify leaves raw (it escapes C0 itself). */
+const JSON_RAW_CONTROL = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+const hex = (c: string, width: number) => c.charCodeAt(0).toString(16).padStart(width, '0');
+const visible = (c: string) => (c.charCodeAt(0) < 0x100 ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`);
+
+/** Text made safe for a terminal: each control character shown as `\xNN` (or `\uNNNN`). Newlines and tabs stay unless `oneLine`. */
+export function safeText(text: string, oneLine = false): string {
+  return text.replace(oneLine ? CONTROL_OR_BREAK : CONTROL, visible);
+}
+
+/** JSON for a terminal: the same value, with the control characters JSON leaves raw written as `\uNNNN` escapes. */
+export function safeJson(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? 'undefined').replace(JSON_RAW_CONTROL, (c) => `\\u${hex(c, 4)}`);
+}
+
+/** Prints rows as a plain table with a header line; `(none)` when there are no rows. Cells are one line each, controls escaped. */
 export function printTable(rows: Array<Record<string, string | number>>): void {
   if (rows.length === 0) {
     console.log('(none)');
     return;
   }
   const columns = Object.keys(rows[0]!);
-  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+  const cells = rows.map((r) => columns.map((c) => safeText(String(r[c]), true)));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
   console.log(columns.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
-  for (const row of rows) console.log(columns.map((c, i) => String(row[c]).padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const row of cells) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
 }
 
 /** One progress line: what is happening and how long it has taken. */
 export function formatProgress(state: string, elapsedMs: number): string {
-  return `${state}… ${Math.round(elapsedMs / 1000)} s`;
+  return `${safeText(state, true)}… ${Math.round(elapsedMs / 1000)} s`;
 }

@@ -2,9 +2,10 @@ import { ConflictError, ConnectionError, PossiblyCreatedError, RunpodError, Serv
 import { sleep } from '../transport/abort.js';
 import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from '../transport/create-marker.js';
 import { followedLostAnswer } from '../transport/http-core.js';
-import type { CallOptions } from '../transport/options.js';
+import { validateCallOptions, type CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
 import { requestRules } from './__generated__/request-rules.js';
+import { createRestGpuTypeCheck } from './gpu-type-check.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
 import { checkRequestBody } from './request-check.js';
 import { idSegment, type RestRequester } from './rest-request.js';
@@ -81,6 +82,7 @@ function isAmbiguous(err: unknown): boolean {
 
 export function createRestPodsApi(rest: RestRequester): RestPodsApi {
   const one = (id: unknown) => `/pods/${idSegment('id', id)}`;
+  const checkGpuType = createRestGpuTypeCheck(rest);
 
   async function findByMarker(marker: string, lookup: PodCreateOptions['markerLookup'], options: CallOptions): Promise<Pod | undefined> {
     const attempts = Math.max(1, lookup?.attempts ?? DEFAULT_LOOKUP.attempts);
@@ -167,6 +169,9 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
     async create(body, options = {}) {
       checkPodCreate(body);
       const { markerLookup, ...callOptions } = options;
+      // Every other check first: the catalog read is the first request.
+      validateCallOptions(callOptions);
+      if (typeof body.gpu?.id === 'string') await checkGpuType('body.gpu.id', body.gpu.id, callOptions.signal);
       const marker = newCreateMarker();
       const sent = { ...body, env: { ...body.env, [CREATE_MARKER_ENV]: marker } };
       try {

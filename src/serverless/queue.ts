@@ -429,10 +429,14 @@ export class Job<Input = unknown, Output = unknown, Chunk = unknown> {
   /** Phantom: the type of this job's stream chunks. */
   declare readonly __chunk?: Chunk;
 
-  constructor(routes: QueueRoutes, id: string) {
+  /** The state `run` answered with, if this handle came from it: the last status seen until a wait sees another. */
+  readonly #submitted: JobSnapshot | undefined;
+
+  constructor(routes: QueueRoutes, id: string, submitted?: JobSnapshot) {
     this.#routes = routes;
     this.endpointId = routes.endpointId;
     this.id = requireId('jobId', id);
+    this.#submitted = submitted;
   }
 
   /** The job's current state. A result that has expired answers NotFoundError. */
@@ -445,8 +449,8 @@ export class Job<Input = unknown, Output = unknown, Chunk = unknown> {
    * that route is missing. Resolves with the completed job; throws JobFailedError,
    * JobCancelledError or JobTimedOutError, each carrying the job id.
    */
-  wait(options: WaitOptions<Output> = {}): Promise<CompletedJob<Output>> {
-    return waitForJob(this.#routes, this.id, options);
+  async wait(options: WaitOptions<Output> = {}): Promise<CompletedJob<Output>> {
+    return waitForJob(this.#routes, this.id, options, { ...waitPlan(options), known: this.#submitted });
   }
 
   /** Streams the job's output chunks until it is terminal, up to a deadline. */
@@ -614,13 +618,13 @@ function isPurgeResult(body: unknown): body is PurgeQueueResult {
 
 export function createEndpointClient<Input = unknown, Output = unknown, Chunk = unknown>(core: HttpCore, endpointId: string): EndpointClient<Input, Output, Chunk> {
   const routes = new QueueRoutes(core, requireId('endpointId', endpointId));
-  const job = (jobId: string) => new Job<Input, Output, Chunk>(routes, jobId);
-  const jobOf = (submitted: JobState<Output>) => job(submitted.id);
+  const job = (jobId: string, submitted?: JobSnapshot) => new Job<Input, Output, Chunk>(routes, jobId, submitted);
+  const jobOf = (submitted: JobState<Output>) => job(submitted.id, { id: submitted.id, status: submitted.status });
   const isOutputState = isSubmitted as (body: unknown) => body is JobState<Output>;
 
   return {
     endpointId,
-    job,
+    job: (jobId: string) => job(jobId),
 
     // Not async: a fan-out holds thousands of runs in the pacing queue, and an async frame
     // suspended for each would cost far more than the queued record.
@@ -657,9 +661,10 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
       const deadlineMs = options.timeoutMs ?? options.executionTimeoutMs ?? DEFAULT_RUNSYNC_DEADLINE_MS;
       const waitMs = options.waitMs ?? Math.min(Math.max(deadlineMs, MIN_RUNSYNC_WAIT_MS), MAX_RUNSYNC_WAIT_MS);
       const started = monotonicNow();
-      // The deadline bounds /runsync too, whatever holds it; a little grace lets a server that
-      // answers right at the end of its hold be heard, so the error can name the job.
-      const deadline = linkAbort(options.signal, Math.min(deadlineMs + RUNSYNC_ANSWER_GRACE_MS, MAX_TIMER_MS));
+      // The caller's deadline cuts /runsync too: a server that holds it past the deadline (or
+      // never answers) must not stretch the wait to the attempt's own limit. A little grace lets
+      // a server that answers right at the end of its hold be heard, so the error can name the job.
+      const link = linkAbort(options.signal, Math.min(deadlineMs + RUNSYNC_ANSWER_GRACE_MS, MAX_TIMER_MS));
       let state: JobState<Output>;
       try {
         state = await routes.call(
@@ -674,14 +679,14 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
             check: isOutputState,
             expected: 'a job state with an id',
           },
-          { signal: deadline.signal, headers: options.headers, maxRetries: options.maxRetries, timeoutMs: waitMs + HOLD_MARGIN_MS },
+          { signal: link.signal, headers: options.headers, maxRetries: options.maxRetries, timeoutMs: waitMs + HOLD_MARGIN_MS },
         );
       } catch (err) {
-        // The job may exist, but no answer named it.
-        if (deadline.timedOut() && !options.signal?.aborted) throw new JobTimedOutError({ endpointId, job: { id: 'unknown', status: 'UNKNOWN' }, source: 'deadline', timeoutMs: deadlineMs, cause: err });
+        // No answer, so no job id: the job may have been queued, and the error says so.
+        if (link.timedOut() && !options.signal?.aborted) throw new JobTimedOutError({ endpointId, job: { id: '', status: 'UNKNOWN' }, source: 'deadline', timeoutMs: deadlineMs, cause: err });
         throw err;
       } finally {
-        deadline.dispose();
+        link.dispose();
       }
       if (isTerminalJobStatus(state.status)) return settle(endpointId, state);
       const elapsedMs = monotonicNow() - started;

@@ -167,12 +167,40 @@ function checkHeaders(value: unknown, request?: RequestForError): void {
   }
 }
 
+const URL_OPTIONS = ['graphqlUrl', 'restUrl', 'serverlessUrl', 'loadBalancedUrl'] as const;
+
+/**
+ * What is wrong with a URL option, or undefined when it is an absolute http(s) URL. The value is
+ * never echoed: a URL may carry a credential, or be a key pasted into the wrong option.
+ */
+export function urlProblem(value: unknown, template = false): string | undefined {
+  if (template && typeof value === 'string' && !value.includes('{endpointId}')) return 'must contain {endpointId}, where the endpoint id goes';
+  let url: URL | undefined;
+  try {
+    // `localhost:8787/x` parses with the scheme `localhost:`, `http:x` as http://x/: both are refused.
+    if (typeof value === 'string' && /^https?:\/\//i.test(value)) url = new URL(value.replaceAll('{endpointId}', 'x'));
+  } catch {}
+  if (!url) return `must be an absolute URL starting with http:// or https://${typeof value === 'string' ? '' : `, got ${typeof value}`}`;
+  if (url.username || url.password || url.hash) return 'must not carry a user name, password or #fragment';
+  return undefined;
+}
+
+function checkUrls(options: RunpodClientOptions): void {
+  for (const field of URL_OPTIONS) {
+    const value = options[field];
+    if (value == null) continue;
+    const problem = urlProblem(value, field === 'loadBalancedUrl');
+    if (problem) throw new ValidationError(field, problem);
+  }
+}
+
 /**
  * The client options that would fail silently or on every call, checked at creation: each wrong
  * one is a ValidationError naming it.
  */
 export function validateClientOptions(options: RunpodClientOptions): void {
   check('options', options, isObject, 'an object');
+  checkUrls(options);
   validateCallOptions(options);
 }
 

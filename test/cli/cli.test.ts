@@ -44,13 +44,15 @@ const CONVENTIONS: Record<string, Case> = {
   'an extra argument after an id is refused': { args: ['pods', 'get', 'abc', 'def', '--emulator'], code: 2, stderr: /too many arguments/ },
   'jobs alone names its subcommands': { args: ['jobs'], code: 2, stderr: /^runpod-gql jobs: missing subcommand \(run, status, stream, cancel\)\nRun 'runpod-gql jobs --help' for usage\.\n$/ },
   'a missing id is a usage error': { args: ['pods', 'get', '--emulator'], code: 2, stderr: /missing required argument 'pod-id'/ },
-  'gpus --count 0 is refused before sending (ValidationError)': { args: ['gpus', '--count', '0', '--emulator'], code: 2, stderr: /^runpod-gql gpus: invalid gpuCount: .*\(nothing was sent\)\n$/ },
-  '--ports 8888 is refused before sending (ValidationError)': { args: ['pods', 'deploy', '--gpu', 'NVIDIA RTX A4000', '--image', 'img', '--ports', '8888', '--emulator'], code: 2, stderr: /^runpod-gql pods deploy: invalid input\.ports: .*8888\/http.*\(nothing was sent\)\n$/ },
+  'gpus --count 0 is refused before sending, naming the flag and the value': { args: ['gpus', '--count', '0', '--emulator'], code: 2, stderr: /^runpod-gql gpus: option '--count <n>' argument '0' is invalid\. Expected a whole number of GPUs, 1 or more\.\nRun 'runpod-gql gpus --help' for usage\.\n$/ },
+  '--ports 8888 is refused before sending (ValidationError), named by its flag': { args: ['pods', 'deploy', '--gpu', 'NVIDIA RTX A4000', '--image', 'img', '--ports', '8888', '--emulator'], code: 2, stderr: /^runpod-gql pods deploy: invalid --ports "8888": ports .*8888\/http.*\(nothing was sent\)\nRun 'runpod-gql pods deploy --help' for usage\.\n$/ },
   'a number option refuses a word': { args: ['gpus', '--count', 'two', '--emulator'], code: 2, stderr: /option '--count <n>' argument 'two' is invalid\. Expected a number\./ },
   '--port 99999 is a usage error, not a stack': { args: ['emulator', '--port', '99999'], code: 2, stderr: /^runpod-gql emulator: option '--port <n>' argument '99999' is invalid\. Expected a port number from 0 to 65535\.\n/ },
   '--secure and --community conflict': { args: ['gpus', '--secure', '--community', '--emulator'], code: 2, stderr: /cannot be used with option '--community'/ },
   '--timeout needs --sync or --wait': { args: ['jobs', 'run', 'echo', '--timeout', '5', '--emulator'], code: 2, stderr: /--timeout needs --sync or --wait/ },
-  'a bad RUNPOD_GRAPHQL_URL is a configuration error': { args: ['pods', 'list'], env: { RUNPOD_API_KEY: 'rpa_x', RUNPOD_GRAPHQL_URL: 'localhost:8787/graphql' }, code: 2, stderr: /^runpod-gql pods list: configuration error: RUNPOD_GRAPHQL_URL is not an http\(s\) URL: "localhost:8787\/graphql"\n$/ },
+  'a bad RUNPOD_GRAPHQL_URL is a configuration error': { args: ['pods', 'list'], env: { RUNPOD_API_KEY: 'rpa_x', RUNPOD_GRAPHQL_URL: 'localhost:8787/graphql' }, code: 2, stderr: /^runpod-gql pods list: configuration error: RUNPOD_GRAPHQL_URL \(graphqlUrl\) must be an absolute URL starting with http:\/\/ or https:\/\/\n$/ },
+  'a RUNPOD_REST_URL with another scheme is a configuration error': { args: ['pods', 'list'], env: { RUNPOD_API_KEY: 'rpa_x', RUNPOD_REST_URL: 'ftp://127.0.0.1/v2' }, code: 2, stderr: /^runpod-gql pods list: configuration error: RUNPOD_REST_URL \(restUrl\) must be an absolute URL starting with http:\/\/ or https:\/\// },
+  'an unparseable RUNPOD_SERVERLESS_URL is a configuration error': { args: ['jobs', 'status', 'echo', 'x'], env: { RUNPOD_API_KEY: 'rpa_x', RUNPOD_SERVERLESS_URL: 'http://[::1' }, code: 2, stderr: /^runpod-gql jobs status echo x: configuration error: RUNPOD_SERVERLESS_URL \(serverlessUrl\) must be an absolute URL starting with http:\/\/ or https:\/\// },
   'errors name the ids the user typed': { args: ['jobs', 'status', 'echo', 'no-such-job', '--emulator'], code: 3, stderr: /^runpod-gql jobs status echo no-such-job: NotFoundError: / },
   'jobs run --wait --timeout gives up after the timeout': { args: ['jobs', 'run', 'sleep', '--input', '{"ms":600000}', '--wait', '--timeout', '0.2', '--emulator'], code: 3, stderr: /JobTimedOutError: .*200 ms deadline/ },
   // Without dispose() the in-process job (10 minutes) would keep the process alive past the test's timeout.
@@ -80,11 +82,24 @@ describe('progress on a terminal', () => {
     const out = await new Promise<string>((resolve, reject) => {
       execFile('/usr/bin/script', ['-qec', command, '/dev/null'], { cwd: root, timeout: 30_000, env: { PATH: process.env.PATH ?? '' } }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
     });
-    expect(out).toMatch(/^\rIN_(QUEUE|PROGRESS)… \d+ s\u001b\[K/);
+    expect(out).toMatch(/^\rqueueing… \d+ s\u001b\[K/);
+    // The id on its own line, then the job's real status on the progress line.
+    expect(out).toMatch(/\r\u001b\[Kjob (\S+) queued on endpoint sleep\r?\n\rjob \1: IN_(QUEUE|PROGRESS)… \d+ s/);
     const [progress, result] = out.split('\r\u001b[K{');
     expect(progress).not.toContain('{');
     expect(JSON.parse(`{${result}`.replaceAll('\r', ''))).toMatchObject({ status: 'COMPLETED', output: 7 });
   });
+});
+
+describe('progress shows the real status', () => {
+  it.skipIf(!haveScript)('a long job shows IN_PROGRESS on a terminal, not the first status seen', async () => {
+    const command = `${JSON.stringify(process.execPath)} ${BIN} jobs run sleep --input '{"ms":4500,"output":1}' --wait --emulator`;
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile('/usr/bin/script', ['-qec', command, '/dev/null'], { cwd: root, timeout: 30_000, env: { PATH: process.env.PATH ?? '' } }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    });
+    expect(out).toMatch(/\rjob \S+: IN_PROGRESS… \d+ s/);
+    expect(out).toContain('"status": "COMPLETED"');
+  }, 40_000);
 });
 
 describe('runpod-gql CLI', () => {
@@ -113,7 +128,7 @@ describe('runpod-gql CLI', () => {
   it('without a key or --emulator it explains and exits 2', async () => {
     const run = await cli(['pods', 'list']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('no API key: set RUNPOD_API_KEY, pass --api-key KEY, or try --emulator');
+    expect(run.stderr).toContain('no API key: set RUNPOD_API_KEY, or pipe it to --api-key -, or try --emulator');
   });
 
   it('--help works everywhere; usage errors exit 2', async () => {
@@ -156,7 +171,7 @@ describe('runpod-gql CLI', () => {
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
       const key = /apiKey\s+(\S+)/.exec(banner)?.[1];
       expect(url).toBeDefined();
-      const env = { RUNPOD_API_KEY: key!, RUNPOD_GRAPHQL_URL: `${url}/graphql`, RUNPOD_REST_URL: `${url}/v1`, RUNPOD_SERVERLESS_URL: `${url}/queue/v2` };
+      const env = { RUNPOD_API_KEY: key!, RUNPOD_GRAPHQL_URL: `${url}/graphql`, RUNPOD_REST_URL: `${url}/v2`, RUNPOD_SERVERLESS_URL: `${url}/queue/v2` };
 
       const deployed = await cli(['pods', 'deploy', '--gpu', 'NVIDIA RTX A4000', '--image', 'img:1', '--ports', '8888/http', '--env', 'A=1', '--json'], env);
       expect(deployed.code).toBe(0);

@@ -16,6 +16,13 @@ const badKey = fc.oneof(
   fc.constantFrom('key\r\nx-evil: 1', 'key\n', 'ключ-12345678', 'key🙂12345678', 'k\u0000ey12345678', ' leading12345678', 'trailing12345678 ', 'tab\tkey12345678'),
   fc.tuple(fc.string({ minLength: 4, maxLength: 12 }), fc.integer({ min: 0x100, max: 0xffff })).map(([s, code]) => `${s}${String.fromCharCode(code)}x`),
 );
+/** URLs no client can send to: no scheme, unparseable, another scheme, credentials, not a string. */
+const badUrl = fc.oneof(
+  fc.constantFrom<unknown>('127.0.0.1:8787/graphql', 'localhost:8787/v2', 'api.runpod.io', '', 'http://[::1', 'https://h:99999', 'ftp://h/x', 'file:///etc', 'javascript:alert(1)', 'https://u:p@h/x', 8787, {}),
+  // (WHATWG URL parsing reads `http:x` as http://x/ and trims leading controls and spaces: those are URLs.)
+  fc.string({ maxLength: 20 }).filter((s) => !/^[\u0000-\u0020]*https?:/i.test(s)),
+);
+const URL_OPTIONS = ['graphqlUrl', 'restUrl', 'serverlessUrl', 'loadBalancedUrl'] as const;
 const badHeaders = fc.constantFrom<unknown>({ 'x-a': 'v\r\nx-b: 1' }, { 'x-a': 'ключ' }, { 'x-a': '\u0000' }, { 'x-a': 5 }, 'x-a: v', ['x-a', 'v']);
 
 const WAITS = new Set(['pods.waitUntilReady', 'podsOnRest.waitUntilReady', 'job.wait']);
@@ -39,6 +46,7 @@ describe('invalid options are refused before sending', () => {
           badRetries.map((v) => ['maxRetries', { maxRetries: v }] as const),
           badKey.map((v) => ['apiKey', { apiKey: v }] as const),
           badHeaders.map((v) => ['headers', { headers: v }] as const),
+          fc.tuple(fc.constantFrom(...URL_OPTIONS), badUrl).map(([field, v]) => [field, { [field]: field === 'loadBalancedUrl' && typeof v === 'string' ? `${v}/{endpointId}` : v }] as const),
         ),
         ([field, options]) => {
           let sent = 0;

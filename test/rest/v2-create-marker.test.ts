@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError, CREATE_MARKER_ENV, createRunpodClient, PossiblyCreatedError, ServerError, TimeoutError } from '../../src/index.js';
-import { captureError, json, recordingFetch, TEST_API_KEY, type RecordedCall } from '../helpers.js';
+import { captureError, json, recordingFetchWithCatalog, TEST_API_KEY, type RecordedCall } from '../helpers.js';
 
 const input = { name: 'trainer', image: 'img', gpu: { id: 'NVIDIA L4' }, env: { A: '1' } };
 const problem = (status: number) => json({ title: 't', status, detail: 'upstream failed' }, { status });
@@ -9,7 +9,7 @@ const lookup = { attempts: 3, intervalMs: 0 };
 
 describe('REST v2 pods.create leaves no orphan (create marker)', () => {
   it('after a 5xx, lists the pods and returns the one carrying its marker; the create is not resent', async () => {
-    const { fetch, calls } = recordingFetch((call) => {
+    const { fetch, calls } = recordingFetchWithCatalog((call) => {
       if (call.method === 'POST') return problem(502);
       const marker = markerOf(calls[0]!);
       return json({ pods: [{ id: 'other', env: { [CREATE_MARKER_ENV]: 'someone-else' } }, { id: 'mine', env: { A: '1', [CREATE_MARKER_ENV]: marker } }] });
@@ -22,7 +22,7 @@ describe('REST v2 pods.create leaves no orphan (create marker)', () => {
   });
 
   it('after a time-out, keeps looking (bounded) and then throws PossiblyCreatedError with the marker', async () => {
-    const recorded = recordingFetch(() => json({ pods: [] }));
+    const recorded = recordingFetchWithCatalog(() => json({ pods: [] }));
     const calls = recorded.calls;
     // The create's answer never comes: only the attempt's time limit ends it.
     const fetch = (input: string | URL | Request, init: RequestInit = {}) =>
@@ -41,7 +41,7 @@ describe('REST v2 pods.create leaves no orphan (create marker)', () => {
   });
 
   it('when the lookup itself fails, throws PossiblyCreatedError (cause: the create\'s failure)', async () => {
-    const { fetch } = recordingFetch(() => problem(500));
+    const { fetch } = recordingFetchWithCatalog(() => problem(500));
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch, maxRetries: 0 });
     const err = await captureError<PossiblyCreatedError>(rp.rest.pods.create(input, { markerLookup: { attempts: 2, intervalMs: 0 } }));
     expect(err).toBeInstanceOf(PossiblyCreatedError);
@@ -50,7 +50,7 @@ describe('REST v2 pods.create leaves no orphan (create marker)', () => {
   });
 
   it('a clear refusal (4xx) is not ambiguous: no lookup', async () => {
-    const { fetch, calls } = recordingFetch(() => problem(400));
+    const { fetch, calls } = recordingFetchWithCatalog(() => problem(400));
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
     expect(await captureError(rp.rest.pods.create(input))).toBeInstanceOf(BadRequestError);
     expect(calls).toHaveLength(1);

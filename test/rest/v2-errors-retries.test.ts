@@ -15,7 +15,7 @@ import {
   type RunpodClientOptions,
 } from '../../src/index.js';
 import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
-import { captureError, json, recordingFetch, TEST_API_KEY, settle, type RecordedCall } from '../helpers.js';
+import { captureError, json, recordingFetch, recordingFetchWithCatalog, TEST_API_KEY, settle, type RecordedCall } from '../helpers.js';
 
 const problem = (status: number, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   json({ title: 'Problem', status, detail, ...extra }, { status, headers: { 'content-type': 'application/problem+json', ...headers } });
@@ -26,7 +26,7 @@ beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 function client(respond: (call: RecordedCall, index: number) => Response | Promise<Response>, options: RunpodClientOptions = {}) {
-  const { fetch, calls } = recordingFetch(respond);
+  const { fetch, calls } = recordingFetchWithCatalog(respond);
   return { rp: createRunpodClient({ apiKey: TEST_API_KEY, fetch, maxRetries: 2, ...options }), calls };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CREATE_MARKER_ENV, createRunpodClient, type RunpodClient } from '../../src/index.js';
 import { createRunpodRestClient, type Pod } from '../../src/rest/index.js';
-import { json, recordingFetch, TEST_API_KEY } from '../helpers.js';
+import { json, recordingFetch, recordingFetchWithCatalog, TEST_API_KEY } from '../helpers.js';
 import { contractOperations, contractProblems, matchOperation } from './v2-contract.js';
 
 const ID = 'a b/c?d';
@@ -142,7 +142,7 @@ describe('REST v2: every operation of the contract', () => {
   });
 
   it.each(cases)('$op', async (c) => {
-    const { fetch, calls } = recordingFetch(() => (c.answer ? c.answer() : json({})));
+    const { fetch, calls } = (c.op === 'POST /v2/pods' ? recordingFetchWithCatalog : recordingFetch)(() => (c.answer ? c.answer() : json({})));
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
     const result = await c.call(rp);
     if ('result' in c) expect(result).toEqual(c.result);
