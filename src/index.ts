@@ -1,7 +1,8 @@
 export { createRunpodClient, type RunpodClient } from './client.js';
 export * from './errors.js';
 export type { MarkerLookupOptions } from './transport/create-marker.js';
-export type { CallOptions, FetchLike, RetryEvent, RunpodClientOptions } from './transport/options.js';
+export type { CallOptions, FetchLike, RateLimitSetting, RetryEvent, RunpodClientOptions } from './transport/options.js';
+export { memoryPacingStore, type PacingBucket, type PacingGrant, type PacingLimit, type PacingStore } from './transport/pacing.js';
 export {
   DEFAULT_GRAPHQL_URL,
   DEFAULT_MAX_RETRIES,

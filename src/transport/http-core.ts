@@ -2,7 +2,7 @@ import { AbortError, ConnectionError, RunpodError, ServerError, TimeoutError, Va
 import { linkAbort, sleep, type LinkedAbort } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
 import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
-import { createPacer, type PaceRelease, type Pacer } from './pacing.js';
+import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
 import { parseRateLimitHeaders } from './rate-limit-headers.js';
 import { redactText, redactUrl, registerSecret, scrubSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
@@ -111,7 +111,8 @@ function innermostMessage(err: unknown): string {
 }
 
 export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined): HttpCore {
-  const pacer = createPacer(resolved.rateLimits);
+  // A shared store knows the account by a digest of the key, never the key.
+  const pacer = createPacer(resolved.rateLimits, resolved.pacingStore && resolved.rateLimits !== false ? { store: resolved.pacingStore, scope: pacingScope(apiKey) } : undefined);
   const scrub = (text: string) => (apiKey ? scrubSecret(text, apiKey) : text);
 
   function buildHeaders(bearer: boolean, hasBody: boolean, own?: Record<string, string>): Record<string, string> {

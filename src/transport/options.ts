@@ -1,4 +1,5 @@
 import { ValidationError, type RequestSummary } from '../errors.js';
+import type { PacingStore } from './pacing.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
 
 /** A `fetch` compatible function: the global one, undici's, a test double or `emulator.fetch`. */
@@ -56,6 +57,13 @@ export interface RunpodClientOptions {
   rateLimits?: false | Readonly<Record<string, RateLimitSetting>> | undefined;
   /** Called with the quota the server announces (REST v2 `RateLimit` headers) on every answer that has it. */
   onRateLimit?: ((info: RateLimitInfo) => void) | undefined;
+  /**
+   * Where pacing keeps its send times, concurrency slots and pauses. Share one store (such as
+   * `createRedisPacingStore` from `runpod-gql/pacing/redis`) between processes that call the same
+   * endpoints with the same key, so that together they stay within the limits.
+   * @default each client's own memory
+   */
+  pacingStore?: PacingStore | undefined;
 }
 
 /** Pacing for one bucket: at most `requests` per `intervalMs`, and at most `concurrency` in flight. */
@@ -97,6 +105,7 @@ export interface ResolvedOptions {
   readonly loadBalancedUrl: string;
   readonly rateLimits: false | Readonly<Record<string, RateLimitSetting>> | undefined;
   readonly onRateLimit: ((info: RateLimitInfo) => void) | undefined;
+  readonly pacingStore: PacingStore | undefined;
 }
 
 function envApiKey(): string | undefined {
@@ -153,6 +162,11 @@ function checkHeaders(value: unknown, request?: RequestForError): void {
 export function validateClientOptions(options: RunpodClientOptions): void {
   check('options', options, isObject, 'an object');
   validateCallOptions(options);
+  check('pacingStore', options.pacingStore, (v) => typeof (v as PacingStore).bucket === 'function', 'a PacingStore (an object with a bucket method)');
+  // A shared store names the account by a digest of the key, which needs Web Crypto.
+  if (options.pacingStore != null && typeof globalThis.crypto?.subtle?.digest !== 'function') {
+    throw new ValidationError('pacingStore', 'needs Web Crypto (crypto.subtle), to name the account without its key');
+  }
 }
 
 /** The per-call options every method takes (and their client-wide defaults), checked before anything is sent. */
@@ -195,6 +209,7 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       loadBalancedUrl: options.loadBalancedUrl ?? DEFAULT_LOAD_BALANCED_URL,
       rateLimits: options.rateLimits,
       onRateLimit: options.onRateLimit,
+      pacingStore: options.pacingStore ?? undefined,
     },
   };
 }
