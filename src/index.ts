@@ -2,7 +2,7 @@ export { createRunpodClient, type RunpodClient } from './client.js';
 export * from './errors.js';
 export type { MarkerLookupOptions } from './transport/create-marker.js';
 export type { CallOptions, FetchLike, RateLimitSetting, RetryEvent, RunpodClientOptions } from './transport/options.js';
-export { memoryPacingStore, type PacingBucket, type PacingGrant, type PacingLimit, type PacingStore } from './transport/pacing.js';
+export type { PacingBucket, PacingGrant, PacingLimit, PacingStore } from './transport/pacing.js';
 export {
   DEFAULT_GRAPHQL_URL,
   DEFAULT_MAX_RETRIES,

@@ -162,11 +162,8 @@ function checkHeaders(value: unknown, request?: RequestForError): void {
 export function validateClientOptions(options: RunpodClientOptions): void {
   check('options', options, isObject, 'an object');
   validateCallOptions(options);
-  check('pacingStore', options.pacingStore, (v) => typeof (v as PacingStore).bucket === 'function', 'a PacingStore (an object with a bucket method)');
   // A shared store names the account by a digest of the key, which needs Web Crypto.
-  if (options.pacingStore != null && typeof globalThis.crypto?.subtle?.digest !== 'function') {
-    throw new ValidationError('pacingStore', 'needs Web Crypto (crypto.subtle), to name the account without its key');
-  }
+  check('pacingStore', options.pacingStore, (v) => typeof (v as PacingStore).bucket === 'function' && !!globalThis.crypto?.subtle, 'a PacingStore, in a runtime with crypto.subtle');
 }
 
 /** The per-call options every method takes (and their client-wide defaults), checked before anything is sent. */

@@ -151,8 +151,8 @@ export interface PacingGrant {
  * One bucket's state in a {@link PacingStore}: its send times (a sliding window), its concurrency
  * slots and its pause. The pacer keeps the queue of waiting calls and asks the bucket for turns;
  * the bucket decides, atomically, how many may go. Methods may answer synchronously (the in-memory
- * store does, so the common path costs no promise) or with a promise; they should not throw or
- * reject, and a store that is unreachable should fall back rather than hold calls (a rejection
+ * store does, so the common path costs no promise) or with a promise. They must not throw; a store
+ * that is unreachable should fall back rather than hold calls (a rejected `take`
  * lets the call through unpaced).
  */
 export interface PacingBucket {
@@ -192,69 +192,50 @@ const GRANT_ONE: PacingGrant = { granted: 1, retryInMs: 0 };
  * so no window of `windowMs` ever holds more than `requests` sends, whichever way the server counts
  * (a refilling token bucket may send twice its size within one window after an idle spell).
  */
-class MemoryBucket implements PacingBucket {
-  private readonly sent: Float64Array | undefined;
-  private next = 0;
-  private inFlight = 0;
-  private pausedUntil = 0;
-  private lastSentAt = -Infinity;
-  private readonly windowMs: number;
-  private readonly concurrency: number;
-
-  constructor({ requests, windowMs, concurrency }: PacingLimit) {
-    this.windowMs = windowMs;
-    this.concurrency = concurrency;
-    this.sent = Number.isFinite(requests) ? new Float64Array(Math.max(1, Math.floor(requests))).fill(-Infinity) : undefined;
-  }
-
-  take(count: number): PacingGrant {
-    const now = monotonicNow();
-    const { sent, windowMs } = this;
-    let granted = 0;
-    let retryInMs = 0;
-    while (granted < count) {
-      if (this.inFlight >= this.concurrency) break;
-      const freeAt = Math.max(this.pausedUntil, sent ? sent[this.next]! + windowMs : 0);
-      if (freeAt > now) {
-        retryInMs = freeAt - now;
-        break;
+function memoryBucket({ requests, windowMs, concurrency }: PacingLimit): PacingBucket {
+  const sent = Number.isFinite(requests) ? new Float64Array(Math.max(1, Math.floor(requests))).fill(-Infinity) : undefined;
+  let next = 0;
+  let inFlight = 0;
+  let pausedUntil = 0;
+  let lastSentAt = -Infinity;
+  return {
+    take(count) {
+      const now = monotonicNow();
+      let granted = 0;
+      let retryInMs = 0;
+      while (granted < count && inFlight < concurrency) {
+        const freeAt = Math.max(pausedUntil, sent ? sent[next]! + windowMs : 0);
+        if (freeAt > now) {
+          retryInMs = freeAt - now;
+          break;
+        }
+        inFlight++;
+        if (sent) {
+          sent[next] = now;
+          next = (next + 1) % sent.length;
+        }
+        granted++;
       }
-      this.inFlight++;
-      if (sent) {
-        sent[this.next] = now;
-        this.next = (this.next + 1) % sent.length;
-      }
-      granted++;
-    }
-    if (granted > 0) this.lastSentAt = now;
-    // Shared answers for the common cases: no object per call.
-    if (granted === 1) return GRANT_ONE;
-    if (granted === 0 && retryInMs === 0) return GRANT_NONE_NOW;
-    return { granted, retryInMs };
-  }
-
-  release(): void {
-    this.inFlight--;
-  }
-
-  pause(ms: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, monotonicNow() + ms);
-  }
-
-  idle(): boolean {
-    return !this.inFlight && monotonicNow() > Math.max(this.pausedUntil, this.lastSentAt + this.windowMs);
-  }
+      if (granted > 0) lastSentAt = now;
+      // Shared answers for the common cases: no object per call.
+      if (granted === 1) return GRANT_ONE;
+      if (granted === 0 && retryInMs === 0) return GRANT_NONE_NOW;
+      return { granted, retryInMs };
+    },
+    release() {
+      inFlight--;
+    },
+    pause(ms) {
+      pausedUntil = Math.max(pausedUntil, monotonicNow() + ms);
+    },
+    idle: () => !inFlight && monotonicNow() > Math.max(pausedUntil, lastSentAt + windowMs),
+  };
 }
 
 /** The default store: each client's buckets in its own memory, on a monotonic clock. */
 export const memoryPacingStore: PacingStore = {
-  bucket: (_scope, _key, limit) => new MemoryBucket(limit),
+  bucket: (_scope, _key, limit) => memoryBucket(limit),
 };
-
-/** The limits a store enforces for a resolved setting: the window kept `WINDOW_SLACK` longer. */
-export function pacingLimit({ requests, intervalMs, concurrency }: Required<RateLimitSetting>): PacingLimit {
-  return { requests, windowMs: intervalMs * (1 + WINDOW_SLACK), concurrency };
-}
 
 const isThenable = (value: unknown): value is PromiseLike<PacingGrant> => typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
 
@@ -271,7 +252,8 @@ interface Bucket {
 /**
  * One bucket's queue: waiters are served first come, first served, as the store grants turns.
  * A store that answers synchronously is asked once per call, in the caller's tick; one that
- * answers with a promise is asked for the whole queue at once, one question at a time.
+ * answers with a promise is asked for the whole queue at once, one question at a time. A question
+ * that fails lets the head call go unpaced: a broken store must not hold calls for ever.
  */
 function createBucket(state: PacingBucket): Bucket {
   /** Waiting calls, first come first served; a served or abandoned slot is cleared. */
@@ -315,14 +297,7 @@ function createBucket(state: PacingBucket): Bucket {
   /** Starts up to `grant.granted` waiting calls; true when the store may grant more now. */
   function serve(grant: PacingGrant): boolean {
     let granted = grant.granted;
-    for (; granted > 0 && anyWaiting(); granted--) {
-      const call = queue[head]!;
-      // Cleared at once, so a long queue does not keep served calls alive until it is compacted.
-      queue[head++] = undefined;
-      call.waitingFor = undefined;
-      call.signal?.removeEventListener('abort', call);
-      call.start(releaseFor(grant.lease));
-    }
+    for (; granted > 0 && anyWaiting(); granted--) startHead(releaseFor(grant.lease));
     // Turns granted to calls that left meanwhile go back.
     for (; granted > 0; granted--) state.release(grant.lease);
     // Drop the served prefix now and then, so a long queue does not keep dead entries.
@@ -335,85 +310,55 @@ function createBucket(state: PacingBucket): Bucket {
     return false;
   }
 
-  /** A store that failed: the head call goes unpaced rather than wait for a store that may never answer. */
-  function failOpen(): void {
-    if (!anyWaiting()) return;
+  function startHead(release: PaceRelease): void {
     const call = queue[head]!;
+    // Cleared at once, so a long queue does not keep served calls alive until it is compacted.
     queue[head++] = undefined;
     call.waitingFor = undefined;
     call.signal?.removeEventListener('abort', call);
-    call.start(noRelease);
+    call.start(release);
+  }
+
+  /** Waits for an asynchronous store's answer, then serves and asks again. */
+  function await_(answer: PromiseLike<PacingGrant>): void {
+    asking = true;
+    answer.then(
+      (grant) => {
+        asking = false;
+        // Nothing granted: `serve` has set the timer (or a release will pump).
+        if (serve(grant)) pump();
+      },
+      () => {
+        asking = false;
+        if (anyWaiting()) startHead(noRelease);
+        pump();
+      },
+    );
   }
 
   function pump(): void {
     while (!asking && anyWaiting()) {
-      let answer: PacingGrant | PromiseLike<PacingGrant>;
-      try {
-        answer = state.take(Math.min(queue.length - head, MAX_BATCH));
-      } catch {
-        failOpen();
-        continue;
-      }
-      if (isThenable(answer)) {
-        asking = true;
-        answer.then(
-          (grant) => {
-            asking = false;
-            serve(grant);
-            pump();
-          },
-          () => {
-            asking = false;
-            failOpen();
-            pump();
-          },
-        );
-        return;
-      }
+      const answer = state.take(Math.min(queue.length - head, MAX_BATCH));
+      if (isThenable(answer)) return await_(answer);
       if (!serve(answer)) return;
     }
   }
 
   return {
     enqueue(call) {
+      // The common case, in the caller's tick: an empty queue and a store that says yes at once.
       if (head === queue.length && !asking) {
-        // The common case, in the caller's tick: an empty queue and a store that says yes.
-        let answer: PacingGrant | PromiseLike<PacingGrant> | undefined;
-        try {
-          answer = state.take(1);
-        } catch {
-          return call.start(noRelease);
-        }
-        if (!isThenable(answer) && answer.granted > 0) return call.start(releaseFor(answer.lease));
-        if (call.signal?.aborted) {
-          if (!isThenable(answer)) return call.abandon(aborted(call.signal));
-          // Asked already: the turn, once granted, goes back.
-          void Promise.resolve(answer).then((g) => {
-            for (let i = 0; i < g.granted; i++) state.release(g.lease);
-          }, noRelease);
-          return call.abandon(aborted(call.signal));
-        }
-        call.waitingFor = pump;
-        call.signal?.addEventListener('abort', call, { once: true });
-        queue.push(call);
-        if (isThenable(answer)) {
-          asking = true;
-          answer.then(
-            (grant) => {
-              asking = false;
-              serve(grant);
-              pump();
-            },
-            () => {
-              asking = false;
-              failOpen();
-              pump();
-            },
-          );
-        } else if (answer.retryInMs > 0) schedule(monotonicNow() + answer.retryInMs);
-        return;
+        const answer = state.take(1);
+        if (!isThenable(answer)) {
+          if (answer.granted > 0) return call.start(releaseFor(answer.lease));
+          if (answer.retryInMs > 0) schedule(monotonicNow() + answer.retryInMs);
+        } else await_(answer);
       }
-      if (call.signal?.aborted) return call.abandon(aborted(call.signal));
+      if (call.signal?.aborted) {
+        call.abandon(aborted(call.signal));
+        // A turn already asked for is served to the next caller, or given back.
+        return pump();
+      }
       call.waitingFor = pump;
       call.signal?.addEventListener('abort', call, { once: true });
       queue.push(call);
@@ -435,7 +380,7 @@ const SWEEP_FROM = 256;
  */
 export interface SharedPacing {
   readonly store: PacingStore;
-  readonly scope: string | Promise<string>;
+  readonly scope: Promise<string>;
 }
 
 /**
@@ -445,25 +390,8 @@ export interface SharedPacing {
  */
 export async function pacingScope(apiKey: string | undefined): Promise<string> {
   if (!apiKey) return 'no-key';
-  const data = new TextEncoder().encode(`runpod-gql pacing scope\n${apiKey}`);
-  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', data));
-  let hex = '';
-  for (const byte of digest.subarray(0, 16)) hex += byte.toString(16).padStart(2, '0');
-  return hex;
-}
-
-/** A store's bucket, made once the account's scope is known. */
-function deferredBucket(shared: SharedPacing, key: string, limit: PacingLimit): PacingBucket {
-  const { store, scope } = shared;
-  if (typeof scope === 'string') return store.bucket(scope, key, limit);
-  let real: PacingBucket | undefined;
-  const ready = scope.then((s) => (real = store.bucket(s, key, limit)));
-  return {
-    take: (count) => (real ? real.take(count) : ready.then((b) => b.take(count))),
-    release: (lease) => real?.release(lease),
-    pause: (ms) => (real ? real.pause(ms) : void ready.then((b) => b.pause(ms), noRelease)),
-    idle: () => real?.idle() ?? false,
-  };
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(`runpod-gql:${apiKey}`));
+  return [...new Uint8Array(digest, 0, 16)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /**
@@ -473,16 +401,17 @@ function deferredBucket(shared: SharedPacing, key: string, limit: PacingLimit): 
 export function createPacer(settings: false | Readonly<Record<string, RateLimitSetting>> | undefined, shared?: SharedPacing): Pacer {
   const buckets = new Map<string, Bucket>();
   let sweepAt = SWEEP_FROM;
-  // Awaited only when a bucket is first used: marked as handled here, so a failed digest is not an
-  // unhandled rejection (each bucket's question then fails, and its calls go unpaced).
-  if (shared && typeof shared.scope !== 'string') shared.scope.then(undefined, noRelease);
+  /** A shared store's account, once its digest is known (calls made before then wait for it). */
+  let scope: string | undefined;
+  shared?.scope.then((s) => (scope = s), noRelease);
   // Only reached with settings on: both callers return first when `settings === false`.
   const bucketFor = (key: string): Bucket => {
     let bucket = buckets.get(key);
     if (bucket === undefined) {
       // A bucket is kept even without limits while a 429 may pause it.
-      const limit = pacingLimit(resolveRateLimit(key, settings || undefined));
-      bucket = createBucket(shared ? deferredBucket(shared, key, limit) : new MemoryBucket(limit));
+      const { requests, intervalMs, concurrency } = resolveRateLimit(key, settings || undefined);
+      const limit = { requests, windowMs: intervalMs * (1 + WINDOW_SLACK), concurrency };
+      bucket = createBucket(shared ? shared.store.bucket(scope!, key, limit) : memoryBucket(limit));
       // One client may call many endpoints: buckets that no longer limit anything are dropped
       // whenever the map has doubled since the last sweep, so they do not pile up for the
       // client's life and a sweep costs O(1) per new bucket, amortised.
@@ -496,6 +425,8 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
   };
   const enqueue = (key: string | undefined, call: QueuedCall): void => {
     if (key === undefined || settings === false) call.start(noRelease);
+    // Without its digest (no Web Crypto after all), a shared store cannot pace: the call goes unpaced.
+    else if (shared && scope === undefined) shared.scope.then(() => enqueue(key, call), () => call.start(noRelease));
     else bucketFor(key).enqueue(call);
   };
   return {
@@ -503,7 +434,8 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
     acquire: (key, signal) => new Promise((resolve, reject) => enqueue(key, new PromisedTurn(signal, resolve, reject))),
     pause(key, ms) {
       if (key === undefined || settings === false || !(ms > 0)) return;
-      bucketFor(key).pause(ms);
+      if (shared && scope === undefined) void shared.scope.then(() => this.pause(key, ms), noRelease);
+      else bucketFor(key).pause(ms);
     },
   };
 }
