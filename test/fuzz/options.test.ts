@@ -39,6 +39,7 @@ describe('invalid options are refused before sending', () => {
           badRetries.map((v) => ['maxRetries', { maxRetries: v }] as const),
           badKey.map((v) => ['apiKey', { apiKey: v }] as const),
           badHeaders.map((v) => ['headers', { headers: v }] as const),
+          fc.constantFrom<unknown>({}, 'redis://127.0.0.1', 5, true, [], { bucket: 'x' }, () => undefined).map((v) => ['pacingStore', { pacingStore: v }] as const),
         ),
         ([field, options]) => {
           let sent = 0;
