@@ -2,7 +2,7 @@ import { AbortError, ApiError, ConnectionError, RunpodError, ServerError, Timeou
 import { linkAbort, sleep, type LinkedAbort } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
 import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
-import { createPacer, type PaceRelease, type Pacer } from './pacing.js';
+import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
 import { parseRateLimitHeaders, type RateLimitInfo } from './rate-limit-headers.js';
 import { createScrubber, redactText, redactUrl, registerSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
@@ -136,7 +136,8 @@ export function callHook<T>(hook: ((event: T) => void) | undefined, event: T): v
 }
 
 export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined): HttpCore {
-  const pacer = createPacer(resolved.rateLimits);
+  // A shared store knows the account by a digest of the key, never the key.
+  const pacer = createPacer(resolved.rateLimits, resolved.pacingStore && resolved.rateLimits !== false ? { store: resolved.pacingStore, scope: pacingScope(apiKey) } : undefined);
   const scrub = createScrubber(apiKey);
 
   function buildHeaders(bearer: boolean, hasBody: boolean, own?: Record<string, string>): Record<string, string> {

@@ -1,4 +1,5 @@
 import { ValidationError, type RequestSummary } from '../errors.js';
+import type { PacingStore } from './pacing.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
 import { MAX_KEY_LENGTH } from './redact.js';
 import type { PodsTransport, TransportChangeEvent } from './transport-choice.js';
@@ -77,6 +78,13 @@ export interface RunpodClientOptions {
    * client warns once (a process warning, where the runtime has them).
    */
   onTransportChange?: ((event: TransportChangeEvent) => void) | undefined;
+  /**
+   * Where pacing keeps its send times, concurrency slots and pauses. Share one store (such as
+   * `createRedisPacingStore` from `runpod-gql/pacing/redis`) between processes that call the same
+   * endpoints with the same key, so that together they stay within the limits.
+   * @default each client's own memory
+   */
+  pacingStore?: PacingStore | undefined;
 }
 
 /** Pacing for one bucket: at most `requests` per `intervalMs`, and at most `concurrency` in flight. */
@@ -118,6 +126,7 @@ export interface ResolvedOptions {
   readonly loadBalancedUrl: string;
   readonly rateLimits: false | Readonly<Record<string, RateLimitSetting>> | undefined;
   readonly onRateLimit: ((info: RateLimitInfo) => void) | undefined;
+  readonly pacingStore: PacingStore | undefined;
 }
 
 function envApiKey(): string | undefined {
@@ -202,6 +211,8 @@ export function validateClientOptions(options: RunpodClientOptions): void {
   check('options', options, isObject, 'an object');
   checkUrls(options);
   validateCallOptions(options);
+  // A shared store names the account by a digest of the key, which needs Web Crypto.
+  check('pacingStore', options.pacingStore, (v) => typeof (v as PacingStore).bucket === 'function' && !!globalThis.crypto?.subtle, 'a PacingStore, in a runtime with crypto.subtle');
 }
 
 /** The options of rp.pods' transport: checked by the full client only, the one that reads them. */
@@ -254,6 +265,7 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       loadBalancedUrl: options.loadBalancedUrl ?? DEFAULT_LOAD_BALANCED_URL,
       rateLimits: options.rateLimits,
       onRateLimit: options.onRateLimit,
+      pacingStore: options.pacingStore ?? undefined,
     },
   };
 }

@@ -128,6 +128,121 @@ export function resolveRateLimit(key: string, overrides: Readonly<Record<string,
   };
 }
 
+/** A bucket's limits as a store enforces them. `Infinity` means no limit of that kind. */
+export interface PacingLimit {
+  /** At most this many sends in any window of `windowMs`. */
+  readonly requests: number;
+  /** The sliding window, in milliseconds (the announced interval plus a small margin for arrival jitter). */
+  readonly windowMs: number;
+  /** At most this many sends in flight (taken and not yet released). */
+  readonly concurrency: number;
+}
+
+/** What a store answers to {@link PacingBucket.take}. */
+export interface PacingGrant {
+  /** Sends allowed now, from 0 to the count asked for; each holds one concurrency slot until released. */
+  readonly granted: number;
+  /** When `granted` is 0: milliseconds after which asking again may succeed. */
+  readonly retryInMs: number;
+  /** Handed back to {@link PacingBucket.release} once per granted send (a store may say where the slots live). */
+  readonly lease?: unknown;
+}
+
+/**
+ * One bucket's state in a {@link PacingStore}: its send times (a sliding window), its concurrency
+ * slots and its pause. The pacer keeps the queue of waiting calls and asks the bucket for turns;
+ * the bucket decides, atomically, how many may go. Methods may answer synchronously (the in-memory
+ * store does, so the common path costs no promise) or with a promise. They must not throw; a store
+ * that is unreachable should fall back rather than hold calls (a rejected `take`
+ * lets the call through unpaced).
+ */
+export interface PacingBucket {
+  /** Takes up to `count` sends now: each is recorded in the window and holds one slot. */
+  take(count: number): PacingGrant | PromiseLike<PacingGrant>;
+  /** Frees one slot taken by a grant with this `lease`. */
+  release(lease: unknown): void;
+  /** The server refused for rate: nobody draws from this bucket for `ms`. */
+  pause(ms: number): void;
+  /** Nothing waiting in it and nothing it remembers still limits a send: the pacer may forget it. */
+  idle(): boolean;
+}
+
+/**
+ * Where the pacer keeps its state. The default keeps it in memory, per client; another store (such
+ * as `createRedisPacingStore` from `runpod-gql/pacing/redis`) lets several clients, processes or
+ * hosts share their buckets. Pass it as the client's `pacingStore` option.
+ */
+export interface PacingStore {
+  /**
+   * The state of the bucket `key` (e.g. `serverless:{endpointId}:run`) for the account `scope`.
+   * `scope` is a digest of the client's API key (never the key itself), so clients of one account
+   * share buckets and clients of different accounts do not. Called once per bucket a client uses
+   * (again after the pacer has forgotten an idle one).
+   */
+  bucket(scope: string, key: string, limit: PacingLimit): PacingBucket;
+}
+
+/** Milliseconds on a monotonic clock: a stepped wall clock neither holds calls nor lets a burst through. */
+const monotonicNow = (): number => performance.now();
+
+const GRANT_NONE_NOW: PacingGrant = { granted: 0, retryInMs: 0 };
+const GRANT_ONE: PacingGrant = { granted: 1, retryInMs: 0 };
+
+/**
+ * One bucket in memory. The rate is kept as a sliding window over the last `requests` send times,
+ * so no window of `windowMs` ever holds more than `requests` sends, whichever way the server counts
+ * (a refilling token bucket may send twice its size within one window after an idle spell).
+ */
+function memoryBucket({ requests, windowMs, concurrency }: PacingLimit): PacingBucket {
+  const sent = Number.isFinite(requests) ? new Float64Array(Math.max(1, Math.floor(requests))).fill(-Infinity) : undefined;
+  let next = 0;
+  let inFlight = 0;
+  let pausedUntil = 0;
+  let lastSentAt = -Infinity;
+  return {
+    take(count) {
+      const now = monotonicNow();
+      let granted = 0;
+      let retryInMs = 0;
+      while (granted < count && inFlight < concurrency) {
+        const freeAt = Math.max(pausedUntil, sent ? sent[next]! + windowMs : 0);
+        if (freeAt > now) {
+          retryInMs = freeAt - now;
+          break;
+        }
+        inFlight++;
+        if (sent) {
+          sent[next] = now;
+          next = (next + 1) % sent.length;
+        }
+        granted++;
+      }
+      if (granted > 0) lastSentAt = now;
+      // Shared answers for the common cases: no object per call.
+      if (granted === 1) return GRANT_ONE;
+      if (granted === 0 && retryInMs === 0) return GRANT_NONE_NOW;
+      return { granted, retryInMs };
+    },
+    release() {
+      inFlight--;
+    },
+    pause(ms) {
+      pausedUntil = Math.max(pausedUntil, monotonicNow() + ms);
+    },
+    idle: () => !inFlight && monotonicNow() > Math.max(pausedUntil, lastSentAt + windowMs),
+  };
+}
+
+/** The default store: each client's buckets in its own memory, on a monotonic clock. */
+export const memoryPacingStore: PacingStore = {
+  bucket: (_scope, _key, limit) => memoryBucket(limit),
+};
+
+const isThenable = (value: unknown): value is PromiseLike<PacingGrant> => typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
+
+/** Most turns asked of a store at once: a batch costs an asynchronous store one round trip. */
+const MAX_BATCH = 256;
+
 interface Bucket {
   enqueue(call: QueuedCall): void;
   pause(ms: number): void;
@@ -136,39 +251,26 @@ interface Bucket {
 }
 
 /**
- * One bucket. The rate is kept as a sliding window over the last `requests` send times, so no
- * window of `intervalMs` ever holds more than `requests` sends, whichever way the server counts
- * (a refilling token bucket may send twice its size within one window after an idle spell).
- * Waiters are served first come, first served.
+ * One bucket's queue: waiters are served first come, first served, as the store grants turns.
+ * A store that answers synchronously is asked once per call, in the caller's tick; one that
+ * answers with a promise is asked for the whole queue at once, one question at a time. A question
+ * that fails lets the head call go unpaced: a broken store must not hold calls for ever.
  */
-function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitSetting>): Bucket {
-  const windowMs = intervalMs * (1 + WINDOW_SLACK);
-  const sent = Number.isFinite(requests) ? new Float64Array(Math.max(1, Math.floor(requests))).fill(-Infinity) : undefined;
-  let next = 0;
-  let inFlight = 0;
-  let pausedUntil = 0;
-  let lastSentAt = -Infinity;
+function createBucket(state: PacingBucket): Bucket {
   /** Waiting calls, first come first served; a served or abandoned slot is cleared. */
   let queue: Array<QueuedCall | undefined> = [];
   let head = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timerAt = 0;
+  /** A question to an asynchronous store is under way. */
+  let asking = false;
 
-  /** Milliseconds until a send is allowed by rate and pause; 0 when allowed now. */
-  const waitMs = (now: number) => Math.max(0, Math.max(pausedUntil, sent ? sent[next]! + windowMs : 0) - now);
-
-  const take = (now: number): PaceRelease => {
-    inFlight++;
-    lastSentAt = now;
-    if (sent) {
-      sent[next] = now;
-      next = (next + 1) % sent.length;
-    }
+  const releaseFor = (lease: unknown): PaceRelease => {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      inFlight--;
+      state.release(lease);
       pump();
     };
   };
@@ -180,66 +282,137 @@ function createBucket({ requests, intervalMs, concurrency }: Required<RateLimitS
     timer = setTimeout(() => {
       timer = undefined;
       pump();
-    }, Math.max(1, at - Date.now()));
+    }, Math.max(1, Math.ceil(at - monotonicNow())));
+  }
+
+  /** Drops abandoned calls at the head; false when nobody is waiting. */
+  function anyWaiting(): boolean {
+    // Abandoned calls stay in place until the queue reaches them.
+    while (head < queue.length && !queue[head]!.waitingFor) queue[head++] = undefined;
+    if (head < queue.length) return true;
+    queue = [];
+    head = 0;
+    return false;
+  }
+
+  /** Starts up to `grant.granted` waiting calls; true when the store may grant more now. */
+  function serve(grant: PacingGrant): boolean {
+    let granted = grant.granted;
+    for (; granted > 0 && anyWaiting(); granted--) startHead(releaseFor(grant.lease));
+    // Turns granted to calls that left meanwhile go back.
+    for (; granted > 0; granted--) state.release(grant.lease);
+    // Drop the served prefix now and then, so a long queue does not keep dead entries.
+    if (head > 1024 && head * 2 > queue.length) {
+      queue = queue.slice(head);
+      head = 0;
+    }
+    if (grant.granted > 0) return true;
+    if (grant.retryInMs > 0) schedule(monotonicNow() + grant.retryInMs);
+    return false;
+  }
+
+  function startHead(release: PaceRelease): void {
+    const call = queue[head]!;
+    // Cleared at once, so a long queue does not keep served calls alive until it is compacted.
+    queue[head++] = undefined;
+    call.waitingFor = undefined;
+    call.signal?.removeEventListener('abort', call);
+    call.start(release);
+  }
+
+  /** Waits for an asynchronous store's answer, then serves and asks again. */
+  function await_(answer: PromiseLike<PacingGrant>): void {
+    asking = true;
+    answer.then(
+      (grant) => {
+        asking = false;
+        // Nothing granted: `serve` has set the timer (or a release will pump).
+        if (serve(grant)) pump();
+      },
+      () => {
+        asking = false;
+        if (anyWaiting()) startHead(noRelease);
+        pump();
+      },
+    );
   }
 
   function pump(): void {
-    for (;;) {
-      // Abandoned calls stay in place until the queue reaches them.
-      while (head < queue.length && !queue[head]!.waitingFor) queue[head++] = undefined;
-      if (head >= queue.length) {
-        queue = [];
-        head = 0;
-        return;
-      }
-      if (inFlight >= concurrency) return;
-      const now = Date.now();
-      const wait = waitMs(now);
-      if (wait > 0) return schedule(now + wait);
-      const call = queue[head]!;
-      // Cleared at once, so a long queue does not keep served calls alive until it is compacted.
-      queue[head++] = undefined;
-      call.waitingFor = undefined;
-      call.signal?.removeEventListener('abort', call);
-      call.start(take(now));
-      // Drop the served prefix now and then, so a long queue does not keep dead entries.
-      if (head > 1024 && head * 2 > queue.length) {
-        queue = queue.slice(head);
-        head = 0;
-      }
+    while (!asking && anyWaiting()) {
+      const answer = state.take(Math.min(queue.length - head, MAX_BATCH));
+      if (isThenable(answer)) return await_(answer);
+      if (!serve(answer)) return;
     }
   }
 
   return {
     enqueue(call) {
-      const now = Date.now();
-      if (head === queue.length && inFlight < concurrency && waitMs(now) === 0) return call.start(take(now));
-      if (call.signal?.aborted) return call.abandon(aborted(call.signal));
+      // The common case, in the caller's tick: an empty queue and a store that says yes at once.
+      if (head === queue.length && !asking) {
+        const answer = state.take(1);
+        if (!isThenable(answer)) {
+          if (answer.granted > 0) return call.start(releaseFor(answer.lease));
+          if (answer.retryInMs > 0) schedule(monotonicNow() + answer.retryInMs);
+        } else await_(answer);
+      }
+      if (call.signal?.aborted) {
+        call.abandon(aborted(call.signal));
+        // A turn already asked for is served to the next caller, or given back.
+        return pump();
+      }
       call.waitingFor = pump;
       call.signal?.addEventListener('abort', call, { once: true });
       queue.push(call);
       pump();
     },
     pause(ms) {
-      pausedUntil = Math.max(pausedUntil, Date.now() + ms);
+      state.pause(ms);
     },
-    idle: () => !inFlight && head === queue.length && Date.now() > Math.max(pausedUntil, lastSentAt + windowMs),
+    idle: () => head === queue.length && !asking && state.idle(),
   };
 }
 
 const noRelease: PaceRelease = () => undefined;
 const SWEEP_FROM = 256;
 
-/** Pacing for one client. `settings === false` turns it off entirely. */
-export function createPacer(settings: false | Readonly<Record<string, RateLimitSetting>> | undefined): Pacer {
+/**
+ * A store shared beyond this client, and the account its buckets belong to: a digest of the API
+ * key (or a promise of one: the portable digest is asynchronous).
+ */
+export interface SharedPacing {
+  readonly store: PacingStore;
+  readonly scope: Promise<string>;
+}
+
+/**
+ * The scope under which a shared store keeps this account's buckets: the first 16 bytes of
+ * SHA-256 over the key (with a prefix of its own, so it is not the key's plain digest), in hex.
+ * Never the key itself.
+ */
+export async function pacingScope(apiKey: string | undefined): Promise<string> {
+  if (!apiKey) return 'no-key';
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(`runpod-gql:${apiKey}`));
+  return [...new Uint8Array(digest, 0, 16)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Pacing for one client. `settings === false` turns it off entirely. Its state lives in memory
+ * unless `shared` names another store.
+ */
+export function createPacer(settings: false | Readonly<Record<string, RateLimitSetting>> | undefined, shared?: SharedPacing): Pacer {
   const buckets = new Map<string, Bucket>();
   let sweepAt = SWEEP_FROM;
+  /** A shared store's account, once its digest is known (calls made before then wait for it). */
+  let scope: string | undefined;
+  shared?.scope.then((s) => (scope = s), noRelease);
   // Only reached with settings on: both callers return first when `settings === false`.
   const bucketFor = (key: string): Bucket => {
     let bucket = buckets.get(key);
     if (bucket === undefined) {
       // A bucket is kept even without limits while a 429 may pause it.
-      bucket = createBucket(resolveRateLimit(key, settings || undefined));
+      const { requests, intervalMs, concurrency } = resolveRateLimit(key, settings || undefined);
+      const limit = { requests, windowMs: intervalMs * (1 + WINDOW_SLACK), concurrency };
+      bucket = createBucket(shared ? shared.store.bucket(scope!, key, limit) : memoryBucket(limit));
       // One client may call many endpoints: buckets that no longer limit anything are dropped
       // whenever the map has doubled since the last sweep, so they do not pile up for the
       // client's life and a sweep costs O(1) per new bucket, amortised.
@@ -253,6 +426,8 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
   };
   const enqueue = (key: string | undefined, call: QueuedCall): void => {
     if (key === undefined || settings === false) call.start(noRelease);
+    // Without its digest (no Web Crypto after all), a shared store cannot pace: the call goes unpaced.
+    else if (shared && scope === undefined) shared.scope.then(() => enqueue(key, call), () => call.start(noRelease));
     else bucketFor(key).enqueue(call);
   };
   return {
@@ -260,7 +435,8 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
     acquire: (key, signal) => new Promise((resolve, reject) => enqueue(key, new PromisedTurn(signal, resolve, reject))),
     pause(key, ms) {
       if (key === undefined || settings === false || !(ms > 0)) return;
-      bucketFor(key).pause(ms);
+      if (shared && scope === undefined) void shared.scope.then(() => this.pause(key, ms), noRelease);
+      else bucketFor(key).pause(ms);
     },
   };
 }

@@ -15,8 +15,12 @@ interface Input {
   limits: Parameters<typeof referenceFanOut>[2];
   jobs: number;
   dist: string;
+  /** One of several processes on one endpoint: pace through the Redis store at this URL (client only). */
+  redisUrl?: string;
+  /** Wall-clock time at which to start, so that several processes start together. */
+  startAt?: number;
 }
-const { variant, mode = 'run', options, limits, jobs, dist } = JSON.parse(process.argv[2]!) as Input;
+const { variant, mode = 'run', options, limits, jobs, dist, redisUrl, startAt } = JSON.parse(process.argv[2]!) as Input;
 
 const seen = { requests: 0, status429: 0, byRoute: {} as Record<string, number> };
 /** `run`, `status-sync`, `status`, …: the path segment after the endpoint id. */
@@ -37,7 +41,11 @@ const countingFetch = async (input: string | URL | Request, init?: RequestInit) 
 let job: (i: number) => Promise<{ output?: { i?: number } | unknown }>;
 if (variant === 'client') {
   const { createRunpodClient } = (await import(dist)) as Api;
-  const endpoint = createRunpodClient({ ...options, fetch: mode === 'held' ? stalledFetch : countingFetch }).endpoint<{ i: number }, { i: number }>('echo');
+  // The Redis store's entry, from the same build (imported at run time: it is not bundled here).
+  const pacingStore = redisUrl
+    ? ((await import(new URL('pacing/redis.js', dist).href)) as typeof import('../../src/pacing/redis.js')).createRedisPacingStore({ redis: redisUrl })
+    : undefined;
+  const endpoint = createRunpodClient({ ...options, pacingStore, fetch: mode === 'held' ? stalledFetch : countingFetch }).endpoint<{ i: number }, { i: number }>('echo');
   job = async (i) => (await endpoint.run({ i })).wait();
 } else {
   const runAndWait = referenceFanOut(options.serverlessUrl, options.apiKey, limits, mode === 'held' ? stalledFetch : countingFetch);
@@ -59,6 +67,7 @@ if (mode === 'held') {
   console.log(JSON.stringify({ jobs: pending.length, bytesPerJob }));
   process.exit(0);
 }
+if (startAt !== undefined) await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
 const started = performance.now();
 const settled = await Promise.allSettled(Array.from({ length: jobs }, (_, i) => job(i)));
 const seconds = (performance.now() - started) / 1000;
@@ -71,4 +80,6 @@ for (const s of settled) {
   }
 }
 const completed = settled.filter((s) => s.status === 'fulfilled' && (s.value.output as { i?: number } | undefined)?.i !== undefined).length;
-console.log(JSON.stringify({ jobs, completed, seconds, requests: seen.requests, byRoute: seen.byRoute, status429: seen.status429, peakRssMb: process.resourceUsage().maxRSS / 1024, failures }));
+console.log(JSON.stringify({ jobs, completed, seconds, finishedAt: Date.now(), requests: seen.requests, byRoute: seen.byRoute, status429: seen.status429, peakRssMb: process.resourceUsage().maxRSS / 1024, failures }));
+// The shared store keeps a connection open: the process ends here, with its figures printed.
+process.exit(0);

@@ -281,6 +281,65 @@ async function fanOutRuns(file: string): Promise<void> {
   results.fanOut = { ...out, heldBytesPerQueuedJob: held };
 }
 
+// ---- 3b. fan-out from several processes ----------------------------------------------------------
+
+const PROCESSES = 4;
+
+/**
+ * Issue 24: several processes on one endpoint of one emulator, each a `Promise.all` of `run` +
+ * `wait`, pacing alone (in memory) or together (the Redis store, on a redis-server started here).
+ * Each variant gets a fresh emulator; the processes start together at a time set here.
+ */
+async function fanOutProcesses(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'runpod-gql-bench-'));
+  const file = join(dir, 'fan-out.mjs');
+  await build({ entryPoints: [script('fan-out.ts')], bundle: true, format: 'esm', platform: 'node', outfile: file, logLevel: 'silent' });
+  const { redisServerPath, startRedisServer } = await import('../pacing/redis-server.js');
+  const redis = redisServerPath ? await startRedisServer() : undefined;
+  const total = quick ? 4_000 : 10_000;
+  const perProcess = total / PROCESSES;
+  const out: Record<string, unknown> = {};
+  try {
+    for (const shared of [false, true]) {
+      const label = shared ? 'Redis store' : 'each alone';
+      if (shared && !redis) {
+        row(`fan-out, ${PROCESSES} processes, ${label}`, 'skipped: redis-server is not installed', '', undefined);
+        continue;
+      }
+      const { info, child } = await startServer(['emulator', '1']);
+      try {
+        const limits = (info as { limits?: Record<string, RouteLimit> }).limits!;
+        // Started together, a few seconds from now (time for four processes to load).
+        const startAt = Date.now() + 4000;
+        const runs = await Promise.all(
+          Array.from({ length: PROCESSES }, () =>
+            plainWorker<FanOut & { finishedAt: number }>(file, { variant: 'client', options: info.options, limits, jobs: perProcess, dist, startAt, redisUrl: shared ? redis!.url : undefined }),
+          ),
+        );
+        const completed = runs.reduce((n, r) => n + r.completed, 0);
+        const status429 = runs.reduce((n, r) => n + r.status429, 0);
+        const requests = runs.reduce((n, r) => n + r.requests, 0);
+        const seconds = (Math.max(...runs.map((r) => r.finishedAt)) - startAt) / 1000;
+        const { seconds: min, formula } = minimumSeconds(total, limits);
+        const failures = runs.flatMap((r) => Object.entries(r.failures));
+        out[shared ? 'redis' : 'alone'] = { processes: PROCESSES, jobs: total, completed, status429, requests, seconds, minimumSeconds: min, formula, failures };
+        const target = shared;
+        row(`fan-out, ${PROCESSES} processes × ${perProcess.toLocaleString('en')} jobs, ${label}`, `${completed} of ${total} completed`, target ? total.toLocaleString('en') : '', target ? completed === total : undefined);
+        row(`  429 answers`, `${status429} (of ${requests} requests)`, target ? '0' : '', target ? status429 === 0 : undefined);
+        row(`  requests per job`, fmt(requests / total, 2), target ? '≤ 2.1' : '', target ? requests / total <= 2.1 : undefined);
+        row(`  total time`, `${fmt(seconds, 1)} s vs ${fmt(min, 0)} s minimum: ${fmt(seconds / min, 3)}×`, target ? '≤ 1.10×' : '', target ? seconds <= 1.1 * min : undefined);
+        if (failures.length > 0) row(`  failures`, failures.slice(0, 2).map(([k, n]) => `${n} × ${k}`).join(' | '), 'none', false);
+      } finally {
+        child.kill();
+      }
+    }
+    results.fanOutProcesses = out;
+  } finally {
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // ---- 4. bundles and start-up ----------------------------------------------------------------------
 
 async function bundle(entry: string): Promise<{ gzipBytes: number; graphqlInputs: number }> {
@@ -349,9 +408,9 @@ async function bundlesAndStartup(): Promise<void> {
 
 // ---- main -----------------------------------------------------------------------------------------
 
-// `--only=per-call,startup` runs some sections (for trying a change); the default runs all.
+// `--only=per-call,fan-out-processes` runs some sections (for trying a change); the default runs all.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'bundles-startup': bundlesAndStartup };
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, 'bundles-startup': bundlesAndStartup };
 const started = performance.now();
 const sectionSeconds: Record<string, number> = {};
 for (const [name, section] of Object.entries(sections)) {

@@ -47,6 +47,7 @@ describe('invalid options are refused before sending', () => {
           badKey.map((v) => ['apiKey', { apiKey: v }] as const),
           badHeaders.map((v) => ['headers', { headers: v }] as const),
           fc.tuple(fc.constantFrom(...URL_OPTIONS), badUrl).map(([field, v]) => [field, { [field]: field === 'loadBalancedUrl' && typeof v === 'string' ? `${v}/{endpointId}` : v }] as const),
+          fc.constantFrom<unknown>({}, 'redis://127.0.0.1', 5, true, [], { bucket: 'x' }, () => undefined).map((v) => ['pacingStore', { pacingStore: v }] as const),
         ),
         ([field, options]) => {
           let sent = 0;

@@ -85,3 +85,18 @@ describe('no spelling of the key survives in any field of any error', () => {
     );
   }, FUZZ_TIMEOUT_MS);
 });
+
+describe('the account digest a shared pacing store sees', () => {
+  it('names the key without any spelling of it, and is the same for the same key', async () => {
+    const { pacingScope } = await import('../../src/transport/pacing.js');
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 8, maxLength: 64 }), async (key) => {
+        const scope = await pacingScope(key);
+        expect(scope).toMatch(/^[0-9a-f]{32}$/);
+        expect(await pacingScope(key)).toBe(scope);
+        for (const spelling of spellingsOf(key)) if (spelling.length >= 8) expect(scope).not.toContain(spelling);
+      }),
+      params(200),
+    );
+  }, FUZZ_TIMEOUT_MS);
+});

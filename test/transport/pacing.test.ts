@@ -3,7 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AbortError, RateLimitError } from '../../src/errors.js';
 import { createHttpCoreFromOptions, type HttpRequest } from '../../src/transport/http-core.js';
-import { createPacer, QueuedCall, resolveRateLimit } from '../../src/transport/pacing.js';
+import { createPacer, memoryPacingStore, QueuedCall, resolveRateLimit, type PacingLimit, type PacingStore } from '../../src/transport/pacing.js';
 import { captureError, json, recordingFetch, TEST_API_KEY } from '../helpers.js';
 
 beforeEach(() => vi.useFakeTimers());
@@ -278,5 +278,65 @@ describe('pacing in the core', () => {
     // maxRetries + 1, far fewer than a Retry-After: 0 hot loop.
     expect(calls.length).toBeGreaterThanOrEqual(6);
     expect(calls.length).toBeLessThanOrEqual(9);
+  });
+});
+
+describe('a store of its own', () => {
+  /** A store that answers like a remote one: a memory bucket behind a promise, recording what it is asked. */
+  function asyncStore() {
+    const asked: Array<{ scope: string; key: string; limit: PacingLimit }> = [];
+    let takes = 0;
+    const store: PacingStore = {
+      bucket(scope, key, limit) {
+        asked.push({ scope, key, limit });
+        const inner = memoryPacingStore.bucket(scope, key, limit);
+        return {
+          take: (count) => (takes++, Promise.resolve(inner.take(count))),
+          release: (lease) => inner.release(lease),
+          pause: (ms) => inner.pause(ms),
+          idle: () => inner.idle(),
+        };
+      },
+    };
+    return { store, asked, takes: () => takes };
+  }
+
+  it('paces from the store: the limits and a digest of the key (never the key) reach it, and a fan-out is asked in batches', async () => {
+    const { store, asked, takes } = asyncStore();
+    const sentAt: number[] = [];
+    const start = Date.now();
+    const { fetch } = recordingFetch(() => (sentAt.push(Date.now() - start), json({ id: 'job-1', status: 'IN_QUEUE' })));
+    const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, fetch, pacingStore: store, rateLimits: { 'serverless:ep-1:status': { requests: 50, intervalMs: 1000, concurrency: 100 } } });
+    // The first call waits for the key's digest (Web Crypto, off the fake clock); the rest find it known.
+    await core.requestJson(statusRequest());
+    const all = Promise.all(Array.from({ length: 119 }, () => core.requestJson(statusRequest())));
+    await vi.advanceTimersByTimeAsync(3000);
+    await all;
+    expect(asked).toEqual([{ scope: expect.stringMatching(/^[0-9a-f]{32}$/), key: 'serverless:ep-1:status', limit: { requests: 50, windowMs: 1020, concurrency: 100 } }]);
+    expect(asked[0]!.scope).not.toContain(TEST_API_KEY.slice(4, 12));
+    expect(sentAt.filter((t) => t < 1020)).toHaveLength(50);
+    expect(sentAt.filter((t) => t < 2040)).toHaveLength(100);
+    // One question for the first call, then the queue at once: far fewer than one per call.
+    expect(takes()).toBeLessThan(20);
+  });
+
+  it('two clients of one key share the store\'s buckets; a client of another key gets its own', async () => {
+    const { store, asked } = asyncStore();
+    const { fetch } = recordingFetch(() => json({ id: 'job-1', status: 'IN_QUEUE' }));
+    for (const apiKey of [TEST_API_KEY, TEST_API_KEY, 'rpa_OTHER']) await createHttpCoreFromOptions({ apiKey, fetch, pacingStore: store }).requestJson(statusRequest());
+    expect(asked[0]!.scope).toBe(asked[1]!.scope);
+    expect(asked[2]!.scope).not.toBe(asked[0]!.scope);
+  });
+
+  it('a store whose question fails does not hold the call: it goes unpaced', async () => {
+    const store: PacingStore = { bucket: () => ({ take: () => Promise.reject(new Error('down')), release: () => undefined, pause: () => undefined, idle: () => true }) };
+    const { fetch, calls } = recordingFetch(() => json({ id: 'job-1', status: 'IN_QUEUE' }));
+    const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, fetch, pacingStore: store });
+    await Promise.all([core.requestJson(statusRequest()), core.requestJson(statusRequest())]);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('refuses a pacingStore that is not one', () => {
+    expect(() => createHttpCoreFromOptions({ apiKey: TEST_API_KEY, pacingStore: {} as PacingStore })).toThrow(/pacingStore/);
   });
 });
