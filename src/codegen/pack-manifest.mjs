@@ -19,6 +19,6 @@ if (process.argv[2] === 'strip') {
     writeFileSync(manifest, `${JSON.stringify(pkg, null, 2)}\n`);
   }
 } else if (process.argv[2] !== 'restore') {
-  console.error('usage: node scripts/pack-manifest.mjs strip|restore');
+  console.error('usage: node src/codegen/pack-manifest.mjs strip|restore');
   process.exit(2);
 }
