@@ -4,10 +4,8 @@ import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from '..
 import { followedLostAnswer } from '../transport/http-core.js';
 import { validateCallOptions, type CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
-import { requestRules } from './__generated__/request-rules.js';
-import { createRestGpuTypeCheck } from './gpu-type-check.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
-import { checkRequestBody } from './request-check.js';
+import { checkBody, podActions } from './lazy.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 import { shown } from '../validation.js';
 import type { CreatePodInput, Pod, PodAction, PodListQuery, UpdatePodInput } from './types.js';
@@ -47,7 +45,6 @@ export interface RestPodsApi {
   logs(id: string, options?: LogOptions): AsyncIterable<LogLine>;
 }
 
-const ACTIONS = requestRules.PodActionRequest.k.action?.e ?? [];
 const DEFAULT_LOOKUP = { attempts: 3, intervalMs: 2000 };
 /** Where a pod stands once an action took effect: a resend's 409 in one of these means the first send did it. */
 const REACHED: Partial<Record<PodAction, readonly string[]>> = {
@@ -57,8 +54,8 @@ const REACHED: Partial<Record<PodAction, readonly string[]>> = {
 };
 
 /** The cross-field rules of a pod create that the contract's schema does not express. */
-function checkPodCreate(body: CreatePodInput): void {
-  checkRequestBody('CreatePodRequest', body);
+async function checkPodCreate(body: CreatePodInput): Promise<void> {
+  await checkBody('CreatePodRequest', body);
   if ((body.gpu === undefined) === (body.cpu === undefined)) throw new ValidationError('body.gpu', 'give exactly one of gpu and cpu');
   const vcpus = body.cpu?.vcpuCount;
   if (vcpus !== undefined && (vcpus < 2 || (vcpus & (vcpus - 1)) !== 0)) {
@@ -70,8 +67,8 @@ function checkPodCreate(body: CreatePodInput): void {
  * One `POST /pods`, checked against the contract first, never resent once it may have reached the
  * server. The caller puts its create marker into `body.env` and settles an ambiguous failure.
  */
-export function sendPodCreate(rest: RestRequester, body: CreatePodInput, options?: CallOptions): Promise<Pod> {
-  checkPodCreate(body);
+export async function sendPodCreate(rest: RestRequester, body: CreatePodInput, options?: CallOptions): Promise<Pod> {
+  await checkPodCreate(body);
   return rest.object<Pod>({ method: 'POST', path: '/pods', route: 'POST /pods', body, idempotent: false }, options);
 }
 
@@ -82,7 +79,10 @@ function isAmbiguous(err: unknown): boolean {
 
 export function createRestPodsApi(rest: RestRequester): RestPodsApi {
   const one = (id: unknown) => `/pods/${idSegment('id', id)}`;
-  const checkGpuType = createRestGpuTypeCheck(rest);
+  // The gpu.id check (and the catalog cache it keeps per client) loads on the first GPU create.
+  let gpuTypeCheck: Promise<(field: string, id: string, signal: AbortSignal | undefined) => Promise<void>> | undefined;
+  const checkGpuType = async (field: string, id: string, signal: AbortSignal | undefined) =>
+    (await (gpuTypeCheck ??= import('./gpu-type-check.js').then((m) => m.createRestGpuTypeCheck(rest))))(field, id, signal);
 
   async function findByMarker(marker: string, lookup: PodCreateOptions['markerLookup'], options: CallOptions): Promise<Pod | undefined> {
     const attempts = Math.max(1, lookup?.attempts ?? DEFAULT_LOOKUP.attempts);
@@ -105,6 +105,7 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
   }
 
   async function action(id: string, name: PodAction, options?: CallOptions): Promise<Pod | undefined> {
+    const ACTIONS = await podActions();
     if (!ACTIONS.includes(name)) throw new ValidationError('action', `must be one of ${ACTIONS.join(', ')}; got ${shown(name)}`);
     const call = {
       method: 'POST' as const,
@@ -167,7 +168,7 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
 
   return {
     async create(body, options = {}) {
-      checkPodCreate(body);
+      await checkPodCreate(body);
       const { markerLookup, ...callOptions } = options;
       // Every other check first: the catalog read is the first request.
       validateCallOptions(callOptions);
@@ -198,7 +199,7 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
     get: async (id, options) => rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, options),
     async update(id, body, options) {
       const path = one(id);
-      checkRequestBody('UpdatePodRequest', body);
+      await checkBody('UpdatePodRequest', body);
       return rest
         .object<Pod>({ method: 'PATCH', path, route: 'PATCH /pods/{id}', body, idempotent: false }, options)
         .catch(async (err: unknown) => Promise.reject(err instanceof ConflictError ? await withPodState(id, err, options) : err));

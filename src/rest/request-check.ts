@@ -129,3 +129,8 @@ export function checkRequestBody(schema: RequestSchemaName, body: unknown, path 
   const problem = problemOfObject(requestRules[schema], body as Record<string, unknown>, path);
   if (problem) throw new ValidationError(problem[0], problem[1]);
 }
+
+/** The pod actions the contract names. */
+export function podActions(): readonly unknown[] {
+  return requestRules.PodActionRequest.k.action?.e ?? [];
+}
