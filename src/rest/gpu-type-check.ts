@@ -1,8 +1,7 @@
 import { AbortError, ValidationError } from '../errors.js';
 import { closestGpuTypeId } from '../gpu-types/closest-id.js';
-import { throwIfAborted } from '../transport/abort.js';
 import type { CallOptions } from '../transport/options.js';
-import { isRecord } from '../transport/shape.js';
+import type { LazyKit } from './lazy.js';
 import type { RestRequester } from './rest-request.js';
 
 interface CatalogEntry {
@@ -41,7 +40,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, w
  * sent. The catalog is read once per client and shared; each caller's signal ends only its own
  * wait. When the catalog cannot be read, or answers in another shape, nothing is refused.
  */
-export function createRestGpuTypeCheck(rest: RestRequester): (field: string, id: string, signal: AbortSignal | undefined) => Promise<void> {
+export function createRestGpuTypeCheck(rest: RestRequester, { isRecord, throwIfAborted }: LazyKit): (field: string, id: string, signal: AbortSignal | undefined) => Promise<void> {
   let loading: Promise<CatalogEntry[] | undefined> | undefined;
 
   function load(): Promise<CatalogEntry[] | undefined> {

@@ -1,11 +1,10 @@
-import { ConflictError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, TimeoutError, ValidationError } from '../errors.js';
-import { sleep } from '../transport/abort.js';
-import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from '../transport/create-marker.js';
+import { ConflictError, ValidationError } from '../errors.js';
+import type { MarkerLookupOptions } from '../transport/create-marker.js';
 import { followedLostAnswer } from '../transport/http-core.js';
 import { validateCallOptions, type CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
-import { checkBody, podActions } from './lazy.js';
+import { checkBody, createOnceLazy, kit, podActions } from './lazy.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 import { shown } from '../validation.js';
 import type { CreatePodInput, Pod, PodAction, PodListQuery, UpdatePodInput } from './types.js';
@@ -45,7 +44,6 @@ export interface RestPodsApi {
   logs(id: string, options?: LogOptions): AsyncIterable<LogLine>;
 }
 
-const DEFAULT_LOOKUP = { attempts: 3, intervalMs: 2000 };
 /** Where a pod stands once an action took effect: a resend's 409 in one of these means the first send did it. */
 const REACHED: Partial<Record<PodAction, readonly string[]>> = {
   start: ['PROVISIONING', 'STARTING', 'RUNNING'],
@@ -72,37 +70,12 @@ export async function sendPodCreate(rest: RestRequester, body: CreatePodInput, o
   return rest.object<Pod>({ method: 'POST', path: '/pods', route: 'POST /pods', body, idempotent: false }, options);
 }
 
-/** A failure after which the pod may exist: the request may have been acted on, its answer lost. */
-function isAmbiguous(err: unknown): boolean {
-  return err instanceof ServerError || err instanceof TimeoutError || (err instanceof ConnectionError && !err.notSent);
-}
-
 export function createRestPodsApi(rest: RestRequester): RestPodsApi {
   const one = (id: unknown) => `/pods/${idSegment('id', id)}`;
   // The gpu.id check (and the catalog cache it keeps per client) loads on the first GPU create.
   let gpuTypeCheck: Promise<(field: string, id: string, signal: AbortSignal | undefined) => Promise<void>> | undefined;
   const checkGpuType = async (field: string, id: string, signal: AbortSignal | undefined) =>
-    (await (gpuTypeCheck ??= import('./gpu-type-check.js').then((m) => m.createRestGpuTypeCheck(rest))))(field, id, signal);
-
-  async function findByMarker(marker: string, lookup: PodCreateOptions['markerLookup'], options: CallOptions): Promise<Pod | undefined> {
-    const attempts = Math.max(1, lookup?.attempts ?? DEFAULT_LOOKUP.attempts);
-    const intervalMs = lookup?.intervalMs ?? DEFAULT_LOOKUP.intervalMs;
-    let lastError: unknown;
-    let listed = false;
-    for (let n = 0; n < attempts; n++) {
-      if (n > 0) await sleep(intervalMs, options.signal);
-      try {
-        const pods = await rest.list<Pod>({ method: 'GET', path: '/pods', route: 'GET /pods', idempotent: true }, 'pods', options);
-        listed = true;
-        const found = pods.find((p) => isRecord(p.env) && p.env[CREATE_MARKER_ENV] === marker);
-        if (found) return found;
-      } catch (err) {
-        lastError = err;
-      }
-    }
-    if (!listed) throw lastError;
-    return undefined;
-  }
+    (await (gpuTypeCheck ??= import('./gpu-type-check.js').then((m) => m.createRestGpuTypeCheck(rest, kit))))(field, id, signal);
 
   async function action(id: string, name: PodAction, options?: CallOptions): Promise<Pod | undefined> {
     const ACTIONS = await podActions();
@@ -169,31 +142,11 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
   return {
     async create(body, options = {}) {
       await checkPodCreate(body);
-      const { markerLookup, ...callOptions } = options;
+      const { markerLookup: _lookup, ...callOptions } = options;
       // Every other check first: the catalog read is the first request.
       validateCallOptions(callOptions);
       if (typeof body.gpu?.id === 'string') await checkGpuType('body.gpu.id', body.gpu.id, callOptions.signal);
-      const marker = newCreateMarker();
-      const sent = { ...body, env: { ...body.env, [CREATE_MARKER_ENV]: marker } };
-      try {
-        return await sendPodCreate(rest, sent, callOptions);
-      } catch (err) {
-        if (!isAmbiguous(err)) throw err;
-        let found: Pod | undefined;
-        let why: string;
-        try {
-          found = await findByMarker(marker, markerLookup, callOptions);
-          why = 'no pod with its marker was listed (yet)';
-        } catch (lookupError) {
-          why = `looking it up failed: ${lookupError instanceof RunpodError ? lookupError.message : 'unknown error'}`;
-        }
-        if (found) return found;
-        throw new PossiblyCreatedError(`POST /pods failed ambiguously (${(err as RunpodError).message}); the pod may exist: ${why}. Its env ${CREATE_MARKER_ENV}=${marker}`, {
-          createMarker: marker,
-          request: (err as RunpodError).request,
-          cause: err,
-        });
-      }
+      return createOnceLazy<Pod>(rest, { method: 'POST', path: '/pods', route: 'POST /pods', body }, options, { path: '/pods', key: 'pods', noun: 'pod' });
     },
     list: async (query, options) => rest.list<Pod>({ method: 'GET', path: '/pods', route: 'GET /pods', query, idempotent: true }, 'pods', options),
     get: async (id, options) => rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, options),
