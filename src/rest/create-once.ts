@@ -1,4 +1,4 @@
-import { ConnectionError, PossiblyCreatedError, RunpodError, ServerError, TimeoutError } from '../errors.js';
+import type { RunpodError as RunpodErrorType } from '../errors.js';
 import type { MarkerLookupOptions } from '../transport/create-marker.js';
 import type { CallOptions } from '../transport/options.js';
 import type { LazyKit } from './lazy.js';
@@ -26,7 +26,7 @@ export interface MarkerList {
 const DEFAULT_LOOKUP = { attempts: 3, intervalMs: 2000 };
 
 /** A failure after which the resource may exist: the request may have been acted on, its answer lost. */
-export function isAmbiguous(err: unknown): boolean {
+function isAmbiguous(err: unknown, { ServerError, TimeoutError, ConnectionError }: LazyKit['errors']): boolean {
   return err instanceof ServerError || err instanceof TimeoutError || (err instanceof ConnectionError && !err.notSent);
 }
 
@@ -36,14 +36,14 @@ export function isAmbiguous(err: unknown): boolean {
  * resource may exist with a PossiblyCreatedError.
  */
 export async function createOnce<T>(rest: RestRequester, call: Omit<RestCall, 'idempotent'>, options: CreateOptions = {}, list: MarkerList | undefined, kit: LazyKit): Promise<T> {
-  const { CREATE_MARKER_ENV, isRecord } = kit;
+  const { CREATE_MARKER_ENV, isRecord, errors: { PossiblyCreatedError, RunpodError } } = kit;
   const marker = list ? kit.newCreateMarker() : '';
   const { markerLookup, ...callOptions } = options;
   const body = list && isRecord(call.body) ? { ...call.body, env: { ...(call.body.env as object | undefined), [CREATE_MARKER_ENV]: marker } } : call.body;
   try {
     return await rest.object<T>({ ...call, body, idempotent: false }, callOptions);
   } catch (err) {
-    if (!isAmbiguous(err)) throw err;
+    if (!isAmbiguous(err, kit.errors)) throw err;
     let why = 'it cannot carry a marker to be found by';
     if (list) {
       try {
@@ -55,9 +55,9 @@ export async function createOnce<T>(rest: RestRequester, call: Omit<RestCall, 'i
       }
     }
     const where = list ? ` Its env ${CREATE_MARKER_ENV}=${marker}` : '';
-    throw new PossiblyCreatedError(`${call.route} failed ambiguously (${(err as RunpodError).message}); ${list?.noun ? `the ${list.noun} may exist` : 'it may have been created'}: ${why}.${where}`, {
+    throw new PossiblyCreatedError(`${call.route} failed ambiguously (${(err as RunpodErrorType).message}); ${list?.noun ? `the ${list.noun} may exist` : 'it may have been created'}: ${why}.${where}`, {
       createMarker: marker,
-      request: (err as RunpodError).request,
+      request: (err as RunpodErrorType).request,
       cause: err,
     });
   }

@@ -1,7 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ConnectionError, RunpodError, StreamError, TimeoutError } from '../errors.js';
 import type { CallOptions } from '../transport/options.js';
-import { redactUrl } from '../transport/redact.js';
 import type { HttpRequest } from '../transport/http-core.js';
 import type { LazyKit } from './lazy.js';
 import type { LogLine } from './logs.js';
@@ -28,7 +26,8 @@ export interface LogStreamBounds {
 }
 
 /** The stream behind `logStream`, loaded with its first read (options already checked there). */
-export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { maxReconnects, maxEventSize, signal, timeoutMs, followMs, callOptions, backoffMs, lastEventIdHeader, kit: { sleep, isRecord, isString } }: LogStreamBounds): AsyncGenerator<LogLine, void, undefined> {
+export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { maxReconnects, maxEventSize, signal, timeoutMs, followMs, callOptions, backoffMs, lastEventIdHeader, kit: { sleep, isRecord, isString, redactUrl, errors: { ConnectionError, RunpodError, StreamError, TimeoutError } } }: LogStreamBounds): AsyncGenerator<LogLine, void, undefined> {
+  const summary = (req: { method: string; url: string; operation: string }) => ({ method: req.method, url: redactUrl(req.url), operation: req.operation });
   // One signal for the caller's signal, the deadline and the follow time; `ended` says which fired.
   const bounds = new AbortController();
   let ended: 'caller' | 'deadline' | 'follow' | undefined;
@@ -168,6 +167,3 @@ export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { max
   }
 }
 
-function summary(req: { method: string; url: string; operation: string }) {
-  return { method: req.method, url: redactUrl(req.url), operation: req.operation };
-}

@@ -69,7 +69,7 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
     console.log(`runpod-gql start-up (code-split): ${bytes} B gz; full: ${await gzippedBundle('dist/index.js')} B gz`);
     expect(lazyChunks).toBeGreaterThanOrEqual(2);
     expect(bytes).toBeGreaterThan(100);
-    expect(bytes).toBeLessThanOrEqual(29.5 * 1024);
+    expect(bytes).toBeLessThanOrEqual(27 * 1024);
   });
 
   it.each([
