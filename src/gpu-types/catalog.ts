@@ -1,8 +1,8 @@
-import { AbortError, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import { GpuTypeCatalogDocument } from '../graphql/__generated__/operations.js';
 import type { RunpodGraphQL } from '../graphql/graphql-client.js';
 import type { RestRequester } from '../rest/rest-request.js';
-import { throwIfAborted } from '../transport/abort.js';
+import { throwIfAborted, untilAborted } from '../transport/abort.js';
 import { isRecord } from '../transport/shape.js';
 import type { TransportChoice } from '../transport/transport-choice.js';
 import { loadRestPath, restPathKit } from './index.js';
@@ -32,25 +32,6 @@ export function catalogEntries(types: unknown): CatalogEntry[] {
   return entries;
 }
 
-/** Settles with `promise`, or rejects with AbortError as soon as `signal` fires (`promise` goes on). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortError('deploy aborted by the caller', { cause: signal.reason }));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
 
 /**
  * The catalog deploy checks GPU type ids against, read once per client over the current path:

@@ -1,8 +1,7 @@
-import { ConnectionError, PossiblyCreatedError, RunpodError, ServerError, TimeoutError } from '../errors.js';
-import { sleep } from '../transport/abort.js';
-import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from '../transport/create-marker.js';
+import type { RunpodError as RunpodErrorType } from '../errors.js';
+import type { MarkerLookupOptions } from '../transport/create-marker.js';
 import type { CallOptions } from '../transport/options.js';
-import { isRecord } from '../transport/shape.js';
+import type { LazyKit } from './lazy.js';
 import type { RestCall, RestRequester } from './rest-request.js';
 
 /** Options of a create: the call's, and how to look for the resource after an ambiguous failure. */
@@ -20,12 +19,14 @@ export interface CreateOptions extends CallOptions {
 export interface MarkerList {
   readonly path: string;
   readonly key: string;
+  /** What the resource is called in the PossiblyCreatedError (`pod`); `it` when not given. */
+  readonly noun?: string;
 }
 
 const DEFAULT_LOOKUP = { attempts: 3, intervalMs: 2000 };
 
 /** A failure after which the resource may exist: the request may have been acted on, its answer lost. */
-export function isAmbiguous(err: unknown): boolean {
+function isAmbiguous(err: unknown, { ServerError, TimeoutError, ConnectionError }: LazyKit['errors']): boolean {
   return err instanceof ServerError || err instanceof TimeoutError || (err instanceof ConnectionError && !err.notSent);
 }
 
@@ -34,34 +35,35 @@ export function isAmbiguous(err: unknown): boolean {
  * finds the resource by the marker it put in its `env` (when `list` says where), or says the
  * resource may exist with a PossiblyCreatedError.
  */
-export async function createOnce<T>(rest: RestRequester, call: Omit<RestCall, 'idempotent'>, options: CreateOptions = {}, list?: MarkerList): Promise<T> {
+export async function createOnce<T>(rest: RestRequester, call: Omit<RestCall, 'idempotent'>, options: CreateOptions = {}, list: MarkerList | undefined, kit: LazyKit): Promise<T> {
+  const { CREATE_MARKER_ENV, isRecord, errors: { PossiblyCreatedError, RunpodError } } = kit;
+  const marker = list ? kit.newCreateMarker() : '';
   const { markerLookup, ...callOptions } = options;
-  const marker = list ? newCreateMarker() : '';
   const body = list && isRecord(call.body) ? { ...call.body, env: { ...(call.body.env as object | undefined), [CREATE_MARKER_ENV]: marker } } : call.body;
   try {
     return await rest.object<T>({ ...call, body, idempotent: false }, callOptions);
   } catch (err) {
-    if (!isAmbiguous(err)) throw err;
+    if (!isAmbiguous(err, kit.errors)) throw err;
     let why = 'it cannot carry a marker to be found by';
     if (list) {
       try {
-        const found = await findByMarker<T>(rest, list, marker, markerLookup, callOptions);
+        const found = await findByMarker<T>(rest, list, marker, markerLookup, callOptions, kit);
         if (found) return found;
-        why = 'nothing with its marker was listed (yet)';
+        why = `${list.noun ? `no ${list.noun}` : 'nothing'} with its marker was listed (yet)`;
       } catch (lookupError) {
         why = `looking it up failed: ${lookupError instanceof RunpodError ? lookupError.message : 'unknown error'}`;
       }
     }
     const where = list ? ` Its env ${CREATE_MARKER_ENV}=${marker}` : '';
-    throw new PossiblyCreatedError(`${call.route} failed ambiguously (${(err as RunpodError).message}); it may have been created: ${why}.${where}`, {
+    throw new PossiblyCreatedError(`${call.route} failed ambiguously (${(err as RunpodErrorType).message}); ${list?.noun ? `the ${list.noun} may exist` : 'it may have been created'}: ${why}.${where}`, {
       createMarker: marker,
-      request: (err as RunpodError).request,
+      request: (err as RunpodErrorType).request,
       cause: err,
     });
   }
 }
 
-async function findByMarker<T>(rest: RestRequester, list: MarkerList, marker: string, lookup: MarkerLookupOptions | undefined, options: CallOptions): Promise<T | undefined> {
+async function findByMarker<T>(rest: RestRequester, list: MarkerList, marker: string, lookup: MarkerLookupOptions | undefined, options: CallOptions, { sleep, isRecord, CREATE_MARKER_ENV }: LazyKit): Promise<T | undefined> {
   const attempts = Math.max(1, lookup?.attempts ?? DEFAULT_LOOKUP.attempts);
   const intervalMs = lookup?.intervalMs ?? DEFAULT_LOOKUP.intervalMs;
   let lastError: unknown;

@@ -1,7 +1,7 @@
 import type { CallOptions } from '../transport/options.js';
 import type { RequestSchemaName } from './__generated__/request-rules.js';
-import { createOnce, type CreateOptions } from './create-once.js';
-import { checkRequestBody } from './request-check.js';
+import type { CreateOptions } from './create-once.js';
+import { checkBody, createOnceLazy } from './lazy.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 
 export interface CrudSpec {
@@ -34,14 +34,14 @@ export function crud<T, TCreate, TUpdate>(rest: RestRequester, spec: CrudSpec): 
   const path = (id: unknown) => `${base}/${idSegment('id', id)}`;
   return {
     async create(body, options) {
-      checkRequestBody(spec.createSchema, body);
-      return createOnce<T>(rest, { method: 'POST', path: base, route: `POST ${base}`, body }, options, spec.marked ? { path: base, key: listKey } : undefined);
+      await checkBody(spec.createSchema, body);
+      return createOnceLazy<T>(rest, { method: 'POST', path: base, route: `POST ${base}`, body }, options, spec.marked ? { path: base, key: listKey } : undefined);
     },
     list: async (options) => rest.list<T>({ method: 'GET', path: base, route: `GET ${base}`, idempotent: true }, listKey, options),
     get: async (id, options) => rest.object<T>({ method: 'GET', path: path(id), route: `GET ${base}/{id}`, idempotent: true }, options),
     async update(id, body, options) {
       const at = path(id);
-      if (spec.updateSchema) checkRequestBody(spec.updateSchema, body);
+      if (spec.updateSchema) await checkBody(spec.updateSchema, body);
       return rest.object<T>({ method: 'PATCH', path: at, route: `PATCH ${base}/{id}`, body, idempotent: true }, options);
     },
     delete: async (id, options) =>

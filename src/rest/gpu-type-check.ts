@@ -1,8 +1,6 @@
-import { AbortError, ValidationError } from '../errors.js';
 import { closestGpuTypeId } from '../gpu-types/closest-id.js';
-import { throwIfAborted } from '../transport/abort.js';
 import type { CallOptions } from '../transport/options.js';
-import { isRecord } from '../transport/shape.js';
+import type { LazyKit } from './lazy.js';
 import type { RestRequester } from './rest-request.js';
 
 interface CatalogEntry {
@@ -16,24 +14,6 @@ interface CatalogEntry {
  */
 const CATALOG_READ: CallOptions = { timeoutMs: 10_000, maxRetries: 0 };
 
-/** Resolves as `promise` does, or rejects with AbortError as soon as `signal` fires (the promise itself runs on). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortError(`${what} aborted by the caller`, { cause: signal.reason }));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
 
 /**
  * Checks a GPU type id against REST v2's catalog (`GET /catalog/gpus`), as GraphQL `deploy` does
@@ -41,7 +21,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, w
  * sent. The catalog is read once per client and shared; each caller's signal ends only its own
  * wait. When the catalog cannot be read, or answers in another shape, nothing is refused.
  */
-export function createRestGpuTypeCheck(rest: RestRequester): (field: string, id: string, signal: AbortSignal | undefined) => Promise<void> {
+export function createRestGpuTypeCheck(rest: RestRequester, { isRecord, throwIfAborted, untilAborted, errors: { ValidationError } }: LazyKit): (field: string, id: string, signal: AbortSignal | undefined) => Promise<void> {
   let loading: Promise<CatalogEntry[] | undefined> | undefined;
 
   function load(): Promise<CatalogEntry[] | undefined> {

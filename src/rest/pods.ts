@@ -1,13 +1,10 @@
-import { ConflictError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, TimeoutError, ValidationError } from '../errors.js';
-import { sleep } from '../transport/abort.js';
-import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from '../transport/create-marker.js';
+import { ConflictError, ValidationError } from '../errors.js';
+import type { MarkerLookupOptions } from '../transport/create-marker.js';
 import { followedLostAnswer } from '../transport/http-core.js';
 import { validateCallOptions, type CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
-import { requestRules } from './__generated__/request-rules.js';
-import { createRestGpuTypeCheck } from './gpu-type-check.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
-import { checkRequestBody } from './request-check.js';
+import { checkBody, createOnceLazy, kit, podActions } from './lazy.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 import { shown } from '../validation.js';
 import type { CreatePodInput, Pod, PodAction, PodListQuery, UpdatePodInput } from './types.js';
@@ -47,8 +44,6 @@ export interface RestPodsApi {
   logs(id: string, options?: LogOptions): AsyncIterable<LogLine>;
 }
 
-const ACTIONS = requestRules.PodActionRequest.k.action?.e ?? [];
-const DEFAULT_LOOKUP = { attempts: 3, intervalMs: 2000 };
 /** Where a pod stands once an action took effect: a resend's 409 in one of these means the first send did it. */
 const REACHED: Partial<Record<PodAction, readonly string[]>> = {
   start: ['PROVISIONING', 'STARTING', 'RUNNING'],
@@ -57,8 +52,8 @@ const REACHED: Partial<Record<PodAction, readonly string[]>> = {
 };
 
 /** The cross-field rules of a pod create that the contract's schema does not express. */
-function checkPodCreate(body: CreatePodInput): void {
-  checkRequestBody('CreatePodRequest', body);
+async function checkPodCreate(body: CreatePodInput): Promise<void> {
+  await checkBody('CreatePodRequest', body);
   if ((body.gpu === undefined) === (body.cpu === undefined)) throw new ValidationError('body.gpu', 'give exactly one of gpu and cpu');
   const vcpus = body.cpu?.vcpuCount;
   if (vcpus !== undefined && (vcpus < 2 || (vcpus & (vcpus - 1)) !== 0)) {
@@ -70,41 +65,20 @@ function checkPodCreate(body: CreatePodInput): void {
  * One `POST /pods`, checked against the contract first, never resent once it may have reached the
  * server. The caller puts its create marker into `body.env` and settles an ambiguous failure.
  */
-export function sendPodCreate(rest: RestRequester, body: CreatePodInput, options?: CallOptions): Promise<Pod> {
-  checkPodCreate(body);
+export async function sendPodCreate(rest: RestRequester, body: CreatePodInput, options?: CallOptions): Promise<Pod> {
+  await checkPodCreate(body);
   return rest.object<Pod>({ method: 'POST', path: '/pods', route: 'POST /pods', body, idempotent: false }, options);
-}
-
-/** A failure after which the pod may exist: the request may have been acted on, its answer lost. */
-function isAmbiguous(err: unknown): boolean {
-  return err instanceof ServerError || err instanceof TimeoutError || (err instanceof ConnectionError && !err.notSent);
 }
 
 export function createRestPodsApi(rest: RestRequester): RestPodsApi {
   const one = (id: unknown) => `/pods/${idSegment('id', id)}`;
-  const checkGpuType = createRestGpuTypeCheck(rest);
-
-  async function findByMarker(marker: string, lookup: PodCreateOptions['markerLookup'], options: CallOptions): Promise<Pod | undefined> {
-    const attempts = Math.max(1, lookup?.attempts ?? DEFAULT_LOOKUP.attempts);
-    const intervalMs = lookup?.intervalMs ?? DEFAULT_LOOKUP.intervalMs;
-    let lastError: unknown;
-    let listed = false;
-    for (let n = 0; n < attempts; n++) {
-      if (n > 0) await sleep(intervalMs, options.signal);
-      try {
-        const pods = await rest.list<Pod>({ method: 'GET', path: '/pods', route: 'GET /pods', idempotent: true }, 'pods', options);
-        listed = true;
-        const found = pods.find((p) => isRecord(p.env) && p.env[CREATE_MARKER_ENV] === marker);
-        if (found) return found;
-      } catch (err) {
-        lastError = err;
-      }
-    }
-    if (!listed) throw lastError;
-    return undefined;
-  }
+  // The gpu.id check (and the catalog cache it keeps per client) loads on the first GPU create.
+  let gpuTypeCheck: Promise<(field: string, id: string, signal: AbortSignal | undefined) => Promise<void>> | undefined;
+  const checkGpuType = async (field: string, id: string, signal: AbortSignal | undefined) =>
+    (await (gpuTypeCheck ??= import('./gpu-type-check.js').then((m) => m.createRestGpuTypeCheck(rest, kit))))(field, id, signal);
 
   async function action(id: string, name: PodAction, options?: CallOptions): Promise<Pod | undefined> {
+    const ACTIONS = await podActions();
     if (!ACTIONS.includes(name)) throw new ValidationError('action', `must be one of ${ACTIONS.join(', ')}; got ${shown(name)}`);
     const call = {
       method: 'POST' as const,
@@ -167,38 +141,18 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
 
   return {
     async create(body, options = {}) {
-      checkPodCreate(body);
-      const { markerLookup, ...callOptions } = options;
+      await checkPodCreate(body);
+      const { markerLookup: _lookup, ...callOptions } = options;
       // Every other check first: the catalog read is the first request.
       validateCallOptions(callOptions);
       if (typeof body.gpu?.id === 'string') await checkGpuType('body.gpu.id', body.gpu.id, callOptions.signal);
-      const marker = newCreateMarker();
-      const sent = { ...body, env: { ...body.env, [CREATE_MARKER_ENV]: marker } };
-      try {
-        return await sendPodCreate(rest, sent, callOptions);
-      } catch (err) {
-        if (!isAmbiguous(err)) throw err;
-        let found: Pod | undefined;
-        let why: string;
-        try {
-          found = await findByMarker(marker, markerLookup, callOptions);
-          why = 'no pod with its marker was listed (yet)';
-        } catch (lookupError) {
-          why = `looking it up failed: ${lookupError instanceof RunpodError ? lookupError.message : 'unknown error'}`;
-        }
-        if (found) return found;
-        throw new PossiblyCreatedError(`POST /pods failed ambiguously (${(err as RunpodError).message}); the pod may exist: ${why}. Its env ${CREATE_MARKER_ENV}=${marker}`, {
-          createMarker: marker,
-          request: (err as RunpodError).request,
-          cause: err,
-        });
-      }
+      return createOnceLazy<Pod>(rest, { method: 'POST', path: '/pods', route: 'POST /pods', body }, options, { path: '/pods', key: 'pods', noun: 'pod' });
     },
     list: async (query, options) => rest.list<Pod>({ method: 'GET', path: '/pods', route: 'GET /pods', query, idempotent: true }, 'pods', options),
     get: async (id, options) => rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, options),
     async update(id, body, options) {
       const path = one(id);
-      checkRequestBody('UpdatePodRequest', body);
+      await checkBody('UpdatePodRequest', body);
       return rest
         .object<Pod>({ method: 'PATCH', path, route: 'PATCH /pods/{id}', body, idempotent: false }, options)
         .catch(async (err: unknown) => Promise.reject(err instanceof ConflictError ? await withPodState(id, err, options) : err));

@@ -1,5 +1,4 @@
-import { createOnce } from './create-once.js';
-import { checkRequestBody } from './request-check.js';
+import { checkBody, createOnceLazy } from './lazy.js';
 import type { CallOptions } from '../transport/options.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 import type { CreateDelegationInput, CreateRegistryInput, EcrDelegation, Registry } from './types.js';
@@ -23,8 +22,8 @@ export function createRestRegistriesApi(rest: RestRequester): RestRegistriesApi 
   const one = (id: unknown) => `/registries/${idSegment('id', id)}`;
   return {
     async create(body, options) {
-      checkRequestBody('CreateRegistryRequest', body);
-      return createOnce<Registry>(rest, { method: 'POST', path: '/registries', route: 'POST /registries', body }, options);
+      await checkBody('CreateRegistryRequest', body);
+      return createOnceLazy<Registry>(rest, { method: 'POST', path: '/registries', route: 'POST /registries', body }, options);
     },
     list: async (options) => rest.list<Registry>({ method: 'GET', path: '/registries', route: 'GET /registries', idempotent: true }, 'registries', options),
     get: async (id, options) => rest.object<Registry>({ method: 'GET', path: one(id), route: 'GET /registries/{id}', idempotent: true }, options),
@@ -34,8 +33,8 @@ export function createRestRegistriesApi(rest: RestRequester): RestRegistriesApi 
       list: async (options) =>
         rest.list<EcrDelegation>({ method: 'GET', path: '/registries/delegations', route: 'GET /registries/delegations', idempotent: true }, 'delegations', options),
       async create(body, options) {
-        checkRequestBody('CreateDelegationRequest', body);
-        return createOnce<EcrDelegation>(rest, { method: 'POST', path: '/registries/delegations', route: 'POST /registries/delegations', body }, options);
+        await checkBody('CreateDelegationRequest', body);
+        return createOnceLazy<EcrDelegation>(rest, { method: 'POST', path: '/registries/delegations', route: 'POST /registries/delegations', body }, options);
       },
       revoke: async (id, options) =>
         rest.send(

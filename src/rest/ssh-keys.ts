@@ -1,6 +1,6 @@
 import type { CallOptions } from '../transport/options.js';
 import { isArrayOf, isString } from '../transport/shape.js';
-import { checkRequestBody } from './request-check.js';
+import { checkBody } from './lazy.js';
 import type { RestRequester } from './rest-request.js';
 
 /** The account's SSH public keys, put on every new pod. */
@@ -20,7 +20,7 @@ export function createRestSshKeysApi(rest: RestRequester): RestSshKeysApi {
     list: (options) => keysOf({ method: 'GET', path: '/account/ssh-keys', route: 'GET /account/ssh-keys', idempotent: true }, options),
     async replace(keys, options) {
       const body = { keys };
-      checkRequestBody('UpdateSshKeysRequest', body);
+      await checkBody('UpdateSshKeysRequest', body);
       return keysOf({ method: 'PUT', path: '/account/ssh-keys', route: 'PUT /account/ssh-keys', body, idempotent: true }, options);
     },
   };

@@ -67,3 +67,23 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** Settles with `promise`, or rejects with AbortError as soon as `signal` fires (`promise` goes on). */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, what = 'deploy'): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortError(`${what} aborted by the caller`, { cause: signal.reason }));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}

@@ -1,0 +1,39 @@
+import { AbortError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, StreamError, TimeoutError, ValidationError } from '../errors.js';
+import { sleep, throwIfAborted, untilAborted } from '../transport/abort.js';
+import { CREATE_MARKER_ENV, newCreateMarker } from '../transport/create-marker.js';
+import { redactUrl } from '../transport/redact.js';
+import { isRecord, isString } from '../transport/shape.js';
+import type { RequestSchemaName } from './__generated__/request-rules.js';
+import type { CreateOptions, MarkerList } from './create-once.js';
+import type { RestCall, RestRequester } from './rest-request.js';
+
+// The contract's request rules, the create-once lookup and the gpu.id check are only needed once a
+// call that sends a body is made; every REST call is async, so the first one loads them (a separate
+// chunk for apps that code-split) and nothing is sent before the check has run.
+/**
+ * Start-up helpers handed to the lazy modules rather than imported by them: a lazy chunk that
+ * imports a start-up module splits it into a chunk of its own, which costs more than it saves.
+ */
+export const kit = {
+  errors: { AbortError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, StreamError, TimeoutError, ValidationError },
+  ...{ sleep, throwIfAborted, isRecord, isString, CREATE_MARKER_ENV, newCreateMarker, redactUrl, untilAborted },
+};
+export type LazyKit = typeof kit;
+
+let checks: Promise<typeof import('./request-problems.js')> | undefined;
+
+/** Loads the request rules and checks `body` against `schema`: a rejected `ValidationError` when it breaks them. */
+export async function checkBody(schema: RequestSchemaName, body: unknown, path?: string): Promise<void> {
+  const problem = (await (checks ??= import('./request-problems.js'))).problemOfBody(schema, body, path);
+  if (problem) throw new ValidationError(problem[0], problem[1]);
+}
+
+/** The pod actions the contract names. */
+export async function podActions(): Promise<readonly unknown[]> {
+  return (await (checks ??= import('./request-problems.js'))).podActions();
+}
+
+/** `createOnce`, loaded on the first create. */
+export async function createOnceLazy<T>(rest: RestRequester, call: Omit<RestCall, 'idempotent'>, options?: CreateOptions, list?: MarkerList): Promise<T> {
+  return (await import('./create-once.js')).createOnce<T>(rest, call, options, list, kit);
+}

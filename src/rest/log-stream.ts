@@ -1,0 +1,169 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { CallOptions } from '../transport/options.js';
+import type { HttpRequest } from '../transport/http-core.js';
+import type { LazyKit } from './lazy.js';
+import type { LogLine } from './logs.js';
+import type { RestCall, RestRequester } from './rest-request.js';
+import type { LogSource } from './types.js';
+
+/** Bytes decoded and fed to the parser at a time, so one huge read cannot grow it past its limit. */
+const FEED_BYTES = 64 * 1024;
+/** setTimeout's largest delay. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export interface LogStreamBounds {
+  readonly maxReconnects: number;
+  readonly maxEventSize: number;
+  readonly signal: AbortSignal | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly followMs: number | undefined;
+  readonly callOptions: CallOptions;
+  // Handed over rather than imported: a lazy chunk that imports start-up modules splits them into
+  // a chunk of their own, which costs more than this chunk saves.
+  readonly backoffMs: (attempt: number) => number;
+  readonly lastEventIdHeader: (id: string) => string | undefined | null;
+  readonly kit: LazyKit;
+}
+
+/** The stream behind `logStream`, loaded with its first read (options already checked there). */
+export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { maxReconnects, maxEventSize, signal, timeoutMs, followMs, callOptions, backoffMs, lastEventIdHeader, kit: { sleep, isRecord, isString, redactUrl, errors: { ConnectionError, RunpodError, StreamError, TimeoutError } } }: LogStreamBounds): AsyncGenerator<LogLine, void, undefined> {
+  const summary = (req: { method: string; url: string; operation: string }) => ({ method: req.method, url: redactUrl(req.url), operation: req.operation });
+  // One signal for the caller's signal, the deadline and the follow time; `ended` says which fired.
+  const bounds = new AbortController();
+  let ended: 'caller' | 'deadline' | 'follow' | undefined;
+  const end = (why: 'caller' | 'deadline' | 'follow') => {
+    ended ??= why;
+    bounds.abort(signal?.reason);
+  };
+  const onAbort = () => end('caller');
+  if (signal?.aborted) onAbort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  // Bounds past setTimeout's 24.8 days are held to it.
+  const timers = [timeoutMs && setTimeout(end, Math.min(timeoutMs, MAX_TIMER_MS), 'deadline'), followMs && setTimeout(end, Math.min(followMs, MAX_TIMER_MS), 'follow')];
+  /** The Last-Event-ID to resume with: that of the last event whose id a header can carry. */
+  let resumeFrom: string | undefined;
+  let drops = 0;
+  let req!: HttpRequest;
+  /** Once a bound fired: TimeoutError, AbortError, or (after `followMs`) the end of the loop. */
+  const finish = () => {
+    if (ended === 'deadline') throw new TimeoutError(`${req.operation}: the log stream ran past its ${timeoutMs} ms deadline`, { timeoutMs: timeoutMs!, request: summary(req) });
+    if (ended === 'caller') throw rest.core.abortedByCaller(req);
+  };
+  try {
+    for (;;) {
+      const headers: Record<string, string> = { ...callOptions.headers, accept: 'text/event-stream' };
+      if (resumeFrom !== undefined) headers['last-event-id'] = resumeFrom;
+      req = rest.http(fullCall, { ...callOptions, signal: bounds.signal, headers });
+      let res: Response;
+      try {
+        res = await rest.core.requestRaw(req);
+      } catch (err) {
+        if (!ended) throw err;
+        finish();
+        return;
+      }
+      const contentType = res.headers.get('content-type');
+      if (!contentType || !/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
+        void res.body?.cancel().catch(() => undefined);
+        throw new StreamError(`${req.operation}: expected text/event-stream, got ${contentType ?? 'no content-type'}`, { reason: 'not-event-stream', status: res.status, request: summary(req) });
+      }
+      if (!res.body) return;
+      const reader = res.body.getReader();
+      const cancel = () => void reader.cancel().catch(() => undefined);
+      bounds.signal.addEventListener('abort', cancel, { once: true });
+      const lines: LogLine[] = [];
+      let bad: unknown;
+      let tooLarge = false;
+      const parser = createParser({
+        maxBufferSize: maxEventSize,
+        onEvent(event: EventSourceMessage) {
+          // Past a bad event nothing more is handed out, or resumed from.
+          if (bad !== undefined) return;
+          if (event.id !== undefined) {
+            const header = lastEventIdHeader(event.id);
+            if (header !== null) resumeFrom = header;
+          }
+          let data: unknown;
+          try {
+            data = JSON.parse(event.data);
+          } catch {
+            data = event.data;
+          }
+          if (isRecord(data) && isString(data.ts) && isString(data.line) && isString(data.source)) {
+            lines.push({ ts: data.ts, source: data.source as LogSource, line: data.line });
+          } else bad ??= data;
+        },
+        onError(error) {
+          if (error.type === 'max-buffer-size-exceeded') tooLarge = true;
+        },
+      });
+      const decoder = new TextDecoder();
+      let dropped: unknown;
+      let endsInCR = false;
+      let cut = false;
+      const feed = (text: string) => {
+        if (text === '' || tooLarge) return;
+        parser.feed(text);
+        endsInCR = text.endsWith('\r');
+      };
+      try {
+        for (;;) {
+          let chunk: ReadableStreamReadResult<Uint8Array>;
+          try {
+            chunk = await reader.read();
+          } catch (err) {
+            cut = true;
+            dropped = err;
+          }
+          if (ended) break;
+          if (cut || chunk!.done) {
+            // The parser holds a final CR back, waiting to see whether LF follows: at the end it
+            // ends its line (and perhaps an event that is whole), as a CR alone does.
+            feed(decoder.decode());
+            if (endsInCR) feed('\n');
+          } else {
+            // Fed in slices: a single huge read never reaches the parser whole.
+            const bytes = chunk!.value;
+            for (let at = 0; at < bytes.length && !tooLarge; at += FEED_BYTES) feed(decoder.decode(bytes.subarray(at, at + FEED_BYTES), { stream: true }));
+          }
+          // The lines that came before a bad event are handed out first: nothing read is lost.
+          if (lines.length) drops = 0;
+          while (lines.length) yield lines.shift()!;
+          if (tooLarge) {
+            throw new StreamError(`${req.operation}: an event is longer than maxEventSize (${maxEventSize} characters)`, { reason: 'event-too-large', limit: maxEventSize, status: res.status, request: summary(req) });
+          }
+          if (bad !== undefined) throw rest.core.wrongShape(req, 'log events {ts, source, line}', bad);
+          if (cut) break;
+          if (chunk!.done) return;
+        }
+      } finally {
+        bounds.signal.removeEventListener('abort', cancel);
+        cancel();
+      }
+      if (ended) {
+        finish();
+        return;
+      }
+      if (++drops > maxReconnects) {
+        throw new ConnectionError(`${req.operation}: the log stream dropped ${drops} times in a row`, {
+          notSent: false,
+          request: summary(req),
+          cause: dropped instanceof RunpodError ? dropped : new Error(rest.core.scrub(String((dropped as Error)?.message ?? dropped))),
+        });
+      }
+      // Resume at once the first time; back off when the stream keeps dropping.
+      if (drops > 1) {
+        try {
+          await sleep(backoffMs(drops - 2), bounds.signal);
+        } catch {
+          finish();
+          return;
+        }
+      }
+    }
+  } finally {
+    for (const timer of timers) clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
