@@ -1,4 +1,5 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { untilAborted } from '../transport/abort.js';
 import type { GpuTypeSpec, HostSpec } from './catalog.js';
 import { createEmulatorClock, type EmulatorClock } from './clock.js';
 import { EmulatorHttpError } from './errors.js';
@@ -190,29 +191,6 @@ export interface Emulator {
     networkVolumeFiles(networkVolumeId: string): Record<string, string>;
     freeGpus(hostId: string): number;
   };
-}
-
-/** Settles like `work`, or rejects with the signal's reason as soon as it fires (as `fetch` does). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(abortReason(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
 }
 
 function abortReason(signal: AbortSignal): unknown {
@@ -415,7 +393,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   async function fetchHandler(request: Request, env?: unknown): Promise<Response> {
     // As `fetch` does: an aborted request rejects with the signal's reason, whatever holds it
     // (a long-poll, a latency fault, a cold start), so a client's deadline works in-process.
-    const response = await untilAborted(Promise.resolve(app.fetch(request, env as object | undefined)), request.signal);
+    const response = await untilAborted(Promise.resolve(app.fetch(request, env as object | undefined)), request.signal, abortReason);
     clock.poke();
     if (!response.headers.has(DROP_MARKER)) return response;
     const socket = (env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming?.socket;

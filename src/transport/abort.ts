@@ -68,12 +68,19 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Settles with `promise`, or rejects with AbortError as soon as `signal` fires (`promise` goes on). */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, what = 'deploy'): Promise<T> {
+/**
+ * Settles with `promise`, or rejects as soon as `signal` fires (`promise` goes on): with an
+ * AbortError naming `what`, or with what `reason` makes of the signal.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, what: string | ((signal: AbortSignal) => unknown) = 'deploy'): Promise<T> {
   if (!signal) return promise;
+  const reason = typeof what === 'function' ? what : (s: AbortSignal) => new AbortError(`${what} aborted by the caller`, { cause: s.reason });
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(reason(signal));
+  }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortError(`${what} aborted by the caller`, { cause: signal.reason }));
-    if (signal.aborted) return onAbort();
+    const onAbort = () => reject(reason(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {
