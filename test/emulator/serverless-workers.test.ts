@@ -289,7 +289,9 @@ describe('through the client', () => {
     const first = await ep.run({ ms: 60_000, output: 'first' });
     const second = await ep.run({ ms: 1_000, output: 'second' });
     expect((await second.status()).status).toBe('IN_QUEUE');
-    const done = await emulator.clock.run(second.wait());
+    // One hold that outlasts both jobs: between two long-polls the client is idle in real time, and
+    // clock.run() may jump on meanwhile (as far as the results' expiry on a loaded machine).
+    const done = await emulator.clock.run(second.wait({ holdMs: 120_000 }));
     expect(done).toMatchObject({ status: 'COMPLETED', output: 'second', delayTime: 60_500 });
     expect((await first.status()).status).toBe('COMPLETED');
     const health = await ep.health();
