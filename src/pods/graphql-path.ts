@@ -67,9 +67,7 @@ export interface GraphQLPodsPath {
 
 export function createGraphQLPodsPath(graphql: RunpodGraphQL): GraphQLPodsPath {
   return {
-    async get(podId, options) {
-      return (await graphql.request(PodDocument, { input: { podId } }, withDataCheck(options, POD_CHECKS.pod))).pod as Pod | null;
-    },
+    get: (podId, options) => graphql.request(PodDocument, { input: { podId } }, withDataCheck(options, POD_CHECKS.pod)).then((data) => data.pod as Pod | null),
     async list(options) {
       const { myself } = await graphql.request(MyPodsDocument, {}, withDataCheck(options, MY_PODS_CHECK));
       return ((myself?.pods ?? []) as Array<Pod | null>).filter((p): p is Pod => p !== null);

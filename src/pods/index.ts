@@ -54,9 +54,11 @@ function describeLastState(pod: Pod | null | undefined): string {
 }
 
 function tagAll<T>(value: T, path: TransportPath): T {
-  for (const item of Array.isArray(value) ? value : [value]) tagTransport(item, path);
+  if (Array.isArray(value)) for (const item of value) tagTransport(item, path);
+  else tagTransport(value, path);
   return value;
 }
+const tagGraphQL = <T>(value: T): T => tagAll(value, 'graphql');
 
 /** One call's two ways of doing one step. */
 interface Paths<T> {
@@ -88,7 +90,7 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
         return tagAll(await paths.rest(await restPath()), 'rest');
       };
       if (onRest) return rest();
-      return choice.run('pods', operation, { graphql: async () => tagAll(await paths.graphql(), 'graphql'), rest });
+      return choice.run('pods', operation, { graphql: () => paths.graphql().then(tagGraphQL), rest });
     };
   }
   type Step = ReturnType<typeof session>;
@@ -220,7 +222,7 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
 
     async get(podId, options) {
       requireId('podId', podId);
-      return getIn(session(), podId, options);
+      return await getIn(session(), podId, options);
     },
 
     list: async (options) => listIn(session(), options),

@@ -1,5 +1,21 @@
 import { AbortError } from '../errors.js';
 
+/** setTimeout's longest delay: a longer one fires at once (Node warns and uses 1 ms), so longer waits re-arm. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** Runs `fn` after `ms`, for any `ms` (in steps of MAX_TIMER_MS beyond it); returns its canceller. */
+export function startTimer(fn: () => void, ms: number): () => void {
+  let left = ms;
+  let id: ReturnType<typeof setTimeout>;
+  const arm = () => {
+    const step = Math.min(left, MAX_TIMER_MS);
+    left -= step;
+    id = setTimeout(left > 0 ? arm : fn, step);
+  };
+  arm();
+  return () => clearTimeout(id);
+}
+
 /** The reason an AbortSignal carries when it was aborted because a timer ran out. */
 export class TimerExpired extends Error {
   override readonly name = 'TimerExpired';
@@ -21,12 +37,12 @@ export interface LinkedAbort {
 export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | undefined): LinkedAbort {
   const controller = new AbortController();
   let timedOut = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancelTimer: (() => void) | undefined;
   const onParentAbort = () => controller.abort(parent?.reason);
   if (parent?.aborted) controller.abort(parent.reason);
   else parent?.addEventListener('abort', onParentAbort, { once: true });
   if (timeoutMs !== undefined && timeoutMs > 0 && timeoutMs !== Infinity && !controller.signal.aborted) {
-    timer = setTimeout(() => {
+    cancelTimer = startTimer(() => {
       timedOut = true;
       controller.abort(new TimerExpired(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
@@ -35,12 +51,10 @@ export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | u
     signal: controller.signal,
     timedOut: () => timedOut,
     dispose: () => {
-      if (timer !== undefined) clearTimeout(timer);
+      cancelTimer?.();
       parent?.removeEventListener('abort', onParentAbort);
     },
-    stopTimer: () => {
-      if (timer !== undefined) clearTimeout(timer);
-    },
+    stopTimer: () => cancelTimer?.(),
   };
 }
 
@@ -57,10 +71,10 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       return;
     }
     const onAbort = () => {
-      clearTimeout(timer);
+      cancel();
       reject(new AbortError('wait aborted by the caller', { cause: signal?.reason }));
     };
-    const timer = setTimeout(() => {
+    const cancel = startTimer(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);

@@ -1,5 +1,6 @@
 import { AbortError } from '../errors.js';
 import type { RateLimitSetting } from './options.js';
+import { MAX_TIMER_MS } from './abort.js';
 
 /** Ends one request's hold on its bucket: frees its concurrency slot. Safe to call twice. */
 export type PaceRelease = () => void;
@@ -279,10 +280,11 @@ function createBucket(state: PacingBucket): Bucket {
     if (timer !== undefined && timerAt <= at) return;
     if (timer !== undefined) clearTimeout(timer);
     timerAt = at;
+    // Capped: a longer delay would fire at once, and pump() reschedules what is not yet due.
     timer = setTimeout(() => {
       timer = undefined;
       pump();
-    }, Math.max(1, Math.ceil(at - monotonicNow())));
+    }, Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(at - monotonicNow()))));
   }
 
   /** Drops abandoned calls at the head; false when nobody is waiting. */

@@ -78,6 +78,19 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
     );
   };
 
+  const changeEvent = (surface: TransportChangeEvent['surface'], operation: string, reason: TransportChangeEvent['reason'], error: TransportChangeEvent['error']): TransportChangeEvent =>
+    ({ surface, operation, from: 'graphql', to: 'rest', reason, sticky: reason === 'retired', error });
+
+  // The latch may have been set by a read this call never saw (a shared catalog read): the event
+  // then goes with the first call that takes the REST path because of it.
+  const onRest = <T>(surface: TransportChangeEvent['surface'], operation: string, rest: () => Promise<T>): Promise<T> => {
+    if (latched && !retirementReported) {
+      retirementReported = true;
+      report(changeEvent(surface, operation, 'retired', latched));
+    }
+    return rest();
+  };
+
   return {
     mode: options.mode,
     current: () => (options.mode === 'rest' || latched ? 'rest' : 'graphql'),
@@ -87,30 +100,24 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
       if (options.mode === 'graphql') (error as { replacement: string | undefined }).replacement ??= OPTION_HINT;
       if (options.mode === 'auto') latched ??= error;
     },
-    async run(surface, operation, paths) {
-      // The latch may have been set by a read this call never saw (a shared catalog read):
-      // the event then goes with the first call that takes the REST path because of it.
-      const event = (reason: TransportChangeEvent['reason'], error: TransportChangeEvent['error']): TransportChangeEvent =>
-        ({ surface, operation, from: 'graphql', to: 'rest', reason, sticky: reason === 'retired', error });
-      const onRest = () => {
-        if (latched && !retirementReported) {
-          retirementReported = true;
-          report(event('retired', latched));
-        }
-        return paths.rest();
-      };
+    // Not async, and no closure made on the way: this sits on every call of rp.pods and rp.gpuTypes.
+    run(surface, operation, paths) {
       if (options.mode === 'rest') return paths.rest();
-      if (latched) return onRest();
+      if (latched) return onRest(surface, operation, paths.rest);
+      let sent;
       try {
-        return await paths.graphql();
+        sent = paths.graphql();
       } catch (err) {
-        if (err instanceof ApiRetiredError && options.mode === 'auto' && latched) return onRest();
+        sent = Promise.reject(err);
+      }
+      return sent.catch((err: unknown) => {
+        if (err instanceof ApiRetiredError && options.mode === 'auto' && latched) return onRest(surface, operation, paths.rest);
         if (err instanceof RateLimitError && options.mode === 'auto' && options.fallbackOnRateLimit) {
-          report(event('rate-limited', err));
+          report(changeEvent(surface, operation, 'rate-limited', err));
           return paths.rest();
         }
         throw err;
-      }
+      });
     },
   };
 }
