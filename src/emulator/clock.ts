@@ -1,13 +1,22 @@
+/** How a sleeper counts for a clock that moves itself (`run()`, the `auto` mode). */
+export interface SleepOptions {
+  /**
+   * Housekeeping nobody waits on (freeing expired results, say): `run()` and the `auto` mode never
+   * jump to it, yet `advance` wakes it in order with the others when time passes it.
+   */
+  passive?: boolean | undefined;
+}
+
 /** The clock underneath: `real` follows wall time; `manual` stands still until `advance`. */
 export interface BaseClock {
   readonly mode: 'real' | 'manual';
   now(): number;
   /** Resolves once the clock has moved `ms` forward (rejects when `signal` fires). */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  sleep(ms: number, signal?: AbortSignal, options?: SleepOptions): Promise<void>;
   /** Manual mode only: moves time forward, waking every sleeper whose time has come, in order. */
   advance(ms: number): Promise<void>;
-  /** Manual mode only: when the earliest sleeper is due. */
-  nextDue?(): number | undefined;
+  /** Manual mode only: when the earliest sleeper is due; passive ones count only with `{ passive: true }`. */
+  nextDue?(options?: SleepOptions): number | undefined;
 }
 
 /**
@@ -19,14 +28,19 @@ export interface EmulatorClock {
   readonly mode: 'real' | 'manual' | 'auto';
   /** Emulator time, in milliseconds since the epoch. */
   now(): number;
-  /** Resolves once the clock has moved `ms` forward (rejects when `signal` fires). */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-  /** Manual and auto modes: moves time forward, waking every sleeper whose time has come, in order. */
+  /**
+   * Resolves once the clock has moved `ms` forward (rejects when `signal` fires). A `passive` sleep
+   * is housekeeping: `run()` and the `auto` mode do not jump to it (`advance` still wakes it).
+   */
+  sleep(ms: number, signal?: AbortSignal, options?: SleepOptions): Promise<void>;
+  /** Manual and auto modes: moves time forward, waking every sleeper whose time has come (passive ones too), in order. */
   advance(ms: number): Promise<void>;
   /**
    * Settles like `work`; meanwhile, whenever the code under test waits, the clock jumps to the next
    * thing due (a job step, a pod start-up, a held `/stream`), so `waitUntilReady`, `job.wait()`,
-   * `runSync` and `stream` finish without hand-written `advance` loops. Real mode: just awaits `work`.
+   * `runSync` and `stream` finish without hand-written `advance` loops. It never jumps to
+   * housekeeping alone (passive sleeps: the sweep of expired results), so an idle client finds a
+   * finished job's result still there. Real mode: just awaits `work`.
    */
   run<T>(work: PromiseLike<T> | (() => PromiseLike<T>)): Promise<T>;
 }
@@ -37,6 +51,7 @@ const timerDelay = (ms: number) => Math.min(ms, MAX_TIMER_MS);
 
 interface Sleeper {
   at: number;
+  passive: boolean;
   wake: () => void;
 }
 
@@ -86,15 +101,19 @@ export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11
   return {
     mode,
     now: () => now,
-    nextDue: () => (sleepers.length ? Math.min(...sleepers.map((s) => s.at)) : undefined),
-    sleep: (ms, signal) =>
+    nextDue: (options) => {
+      let next: number | undefined;
+      for (const s of sleepers) if ((options?.passive || !s.passive) && (next === undefined || s.at < next)) next = s.at;
+      return next;
+    },
+    sleep: (ms, signal, options) =>
       new Promise((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason);
         const onAbort = () => {
           sleepers = sleepers.filter((s) => s !== sleeper);
           reject(signal!.reason);
         };
-        const sleeper: Sleeper = { at: now + Math.max(0, ms), wake: () => (signal?.removeEventListener('abort', onAbort), resolve()) };
+        const sleeper: Sleeper = { at: now + Math.max(0, ms), passive: options?.passive === true, wake: () => (signal?.removeEventListener('abort', onAbort), resolve()) };
         sleepers.push(sleeper);
         signal?.addEventListener('abort', onAbort, { once: true });
       }),
@@ -124,6 +143,9 @@ export interface ControlledClock extends EmulatorClock {
   dispose(): void;
 }
 
+/** Passive wake-ups one tick may run before it lets other macrotasks in (a jump of days past a 10 s sweep). */
+const MAX_PASSIVE_STEPS_PER_TICK = 1_000;
+
 /**
  * Builds the emulator's clock on a base clock: `run()` and the `auto` mode, and `dispose()`.
  * "The code under test is waiting" is read as "a macrotask got to run": in-process, the emulator
@@ -137,6 +159,7 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
   let timer: ReturnType<typeof setTimeout> | undefined;
   let ticking = false;
 
+  /** When the next thing someone waits on is due: an active sleeper or a watched source; never a passive sleeper. */
   const nextEvent = (): number | undefined => {
     const now = base.now();
     const events = sources.map((source) => source()).filter((t): t is number => t !== undefined && t > now);
@@ -156,10 +179,21 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
     timer = undefined;
     ticking = true;
     try {
-      const next = nextEvent();
-      // Nothing due: stop until a sleep, a request or run() says otherwise.
-      if (next === undefined) return;
-      await base.advance(next - base.now());
+      // Housekeeping due on the way runs in order, one instant at a time, and the next event is
+      // looked for again after each: a sweep may settle a job, and a hold waiting on it ends there.
+      for (let step = 0; step < MAX_PASSIVE_STEPS_PER_TICK; step++) {
+        const next = nextEvent();
+        // Nothing anyone waits on (housekeeping alone is not worth a jump): stop until a sleep,
+        // a request or run() says otherwise.
+        if (next === undefined) return;
+        const earliest = base.nextDue?.({ passive: true });
+        if (earliest !== undefined && earliest < next) {
+          await base.advance(earliest - base.now());
+          continue;
+        }
+        await base.advance(next - base.now());
+        break;
+      }
     } finally {
       ticking = false;
     }
@@ -171,10 +205,10 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
   return {
     mode,
     now: () => base.now(),
-    sleep(ms, signal) {
+    sleep(ms, signal, options) {
       // A fresh signal per sleep, so no listener piles up on the long-lived one.
       const combined = AbortSignal.any(signal ? [signal, disposed.signal] : [disposed.signal]);
-      const slept = base.sleep(ms, combined);
+      const slept = base.sleep(ms, combined, options);
       wake();
       return slept;
     },

@@ -248,11 +248,14 @@ export class ServerlessQueue {
     return this.jobs.size;
   }
 
-  /** Runs `fn` after `ms` on the clock, unless disposed first; `onEnd` runs either way. */
-  private after(ms: number, fn: () => void, onCancel?: () => void): AbortController {
+  /**
+   * Runs `fn` after `ms` on the clock, unless cancelled or disposed first (then `onCancel`).
+   * `passive`: housekeeping, which `clock.run()` and the auto mode do not jump to.
+   */
+  private after(ms: number, fn: () => void, onCancel?: () => void, options?: { passive: boolean }): AbortController {
     const timer = new AbortController();
     this.timers.add(timer);
-    this.clock.sleep(ms, timer.signal).then(
+    this.clock.sleep(ms, timer.signal, options).then(
       () => {
         this.timers.delete(timer);
         fn();
@@ -370,8 +373,11 @@ export class ServerlessQueue {
       for (const job of [...this.jobs.values()]) this.expire(job);
       if (this.jobs.size > 0) this.startSweeper();
     };
-    if (this.clock.mode === 'manual') {
-      this.after(SWEEP_MS, sweep, () => (this.sweeping = false));
+    if (this.clock.mode !== 'real') {
+      // Passive: the sweep only frees memory (every read applies the expiry itself), so a clock
+      // that moves itself must not hop from sweep to sweep past a result's expiry while the client
+      // idles between two polls. Time moved by hand still sweeps in order.
+      this.after(SWEEP_MS, sweep, () => (this.sweeping = false), { passive: true });
       return;
     }
     // On the real clock the sweep must not keep a process alive: a CLI that ran one job exits when done.

@@ -289,9 +289,12 @@ describe('through the client', () => {
     const first = await ep.run({ ms: 60_000, output: 'first' });
     const second = await ep.run({ ms: 1_000, output: 'second' });
     expect((await second.status()).status).toBe('IN_QUEUE');
-    // One hold that outlasts both jobs: between two long-polls the client is idle in real time, and
-    // clock.run() may jump on meanwhile (as far as the results' expiry on a loaded machine).
-    const done = await emulator.clock.run(second.wait({ holdMs: 120_000 }));
+    // Several long-polls (30 s holds), with the client idle in real time between them: clock.run()
+    // jumps only to job steps and hold ends then, never on through sweeps to the results' expiry.
+    const done = await emulator.clock.run(second.wait({ pollIntervalMs: 20 }));
+    const endedAt = emulator.clock.now();
+    await emulator.clock.run(new Promise((resolve) => setTimeout(resolve, 100)));
+    expect(emulator.clock.now()).toBe(endedAt);
     expect(done).toMatchObject({ status: 'COMPLETED', output: 'second', delayTime: 60_500 });
     expect((await first.status()).status).toBe('COMPLETED');
     const health = await ep.health();
