@@ -1,10 +1,12 @@
 import { ServerError, TransportUnsupportedError, ValidationError } from '../errors.js';
+import { GpuTypeCatalogDocument } from '../graphql/__generated__/operations.js';
 import { createRestCatalogApi } from '../rest/catalog.js';
 import type { GraphQLCallOptions, RunpodGraphQL } from '../graphql/graphql-client.js';
 import type { RestRequester } from '../rest/rest-request.js';
 import type { TransportChoice } from '../transport/transport-choice.js';
 import { tagTransport, transportOf } from '../transport/transport-tag.js';
 import { checkInteger, checkNumber } from '../validation.js';
+import { catalogEntries, createGpuTypeCatalog, type GpuTypeCatalog } from './catalog.js';
 import { listOverGraphql } from './graphql-path.js';
 import type { RestPathKit } from './rest-path.js';
 import type { GpuType, GpuTypesApi, GpuTypesListInput } from './types.js';
@@ -22,6 +24,19 @@ export function restPathKit(rest: RestRequester): RestPathKit {
     ValidationError,
     TransportUnsupportedError,
   };
+}
+
+/**
+ * The catalog deploy checks GPU type ids against, read once per client over the current path:
+ * GraphQL's `GpuTypeCatalog`, or `GET /v2/catalog/gpus` once REST v2 is in use.
+ */
+export function createDeployCatalog(graphql: RunpodGraphQL, rest: RestRequester, choice: TransportChoice): GpuTypeCatalog {
+  const read = () =>
+    choice.run('pods', 'deploy', {
+      graphql: async () => catalogEntries((await graphql.request(GpuTypeCatalogDocument))?.gpuTypes),
+      rest: async () => catalogEntries(await (await loadRestPath()).readCatalogOverRest(restPathKit(rest))),
+    });
+  return createGpuTypeCatalog(read, 'deploy', 'gpuTypes.list()');
 }
 
 /**
