@@ -112,32 +112,22 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       return result as Pod;
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
-      const reached = followedLostAnswer(err) ? await podIn(id, REACHED[name], options) : undefined;
-      if (reached) return reached;
+      // The pod, if it is now where the action leads (one GET).
+      const reached = followedLostAnswer(err) ? REACHED[name] : undefined;
+      const pod = reached && (await podNow(id, options));
+      if (pod && reached!.includes(pod.status as unknown as string)) return pod;
       throw await withPodState(id, err, options);
     }
   }
 
-  /** The pod, if it is now in one of `statuses` (one GET); undefined otherwise or when it cannot be read. */
-  async function podIn(id: string, statuses: readonly string[] | undefined, options?: CallOptions): Promise<Pod | undefined> {
-    if (!statuses) return undefined;
-    try {
-      const pod = await rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, { ...options, maxRetries: 0 });
-      const status: unknown = pod.status;
-      return isString(status) && statuses.includes(status) ? pod : undefined;
-    } catch {
-      return undefined;
-    }
-  }
+  const get = async (id: string, options?: CallOptions) => rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, options);
+  /** The pod as one GET (not retried) finds it now; undefined when it cannot be read. */
+  const podNow = (id: string, options?: CallOptions) => get(id, { ...options, maxRetries: 0 }).catch(() => undefined);
 
   /** The 409 again, with the pod's status and valid actions, from one GET of the pod. */
   async function withPodState(id: string, err: ConflictError, options?: CallOptions): Promise<ConflictError> {
-    let pod: Pod;
-    try {
-      pod = await rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, { ...options, maxRetries: 0 });
-    } catch {
-      return err;
-    }
+    const pod = await podNow(id, options);
+    if (!pod) return err;
     const status: unknown = pod.status;
     const actions: unknown = pod.actions;
     const validActions = Array.isArray(actions) ? actions.filter(isString) : undefined;
@@ -153,6 +143,10 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       cause: err,
     });
   }
+  /** A 409 to an edit, rethrown with the pod's state. */
+  const withState = (id: string, options?: CallOptions) => async (err: unknown) => {
+    throw err instanceof ConflictError ? await withPodState(id, err, options) : err;
+  };
 
   return {
     async create(body, options = {}) {
@@ -164,19 +158,15 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       return createOnceLazy<Pod>(rest, { method: 'POST', path: '/pods', route: 'POST /pods', body }, options, { path: '/pods', key: 'pods', noun: 'pod' });
     },
     list: async (query, options) => rest.list<Pod>({ method: 'GET', path: '/pods', route: 'GET /pods', query, idempotent: true }, 'pods', options),
-    get: async (id, options) => rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, options),
+    get,
     async update(id, body, options) {
       const path = one(id);
       await checkBody('UpdatePodRequest', body);
-      return rest
-        .object<Pod>({ method: 'PATCH', path, route: 'PATCH /pods/{id}', body, idempotent: false }, options)
-        .catch(async (err: unknown) => Promise.reject(err instanceof ConflictError ? await withPodState(id, err, options) : err));
+      return rest.object<Pod>({ method: 'PATCH', path, route: 'PATCH /pods/{id}', body, idempotent: false }, options).catch(withState(id, options));
     },
     async delete(id, options) {
       const path = one(id);
-      await rest
-        .send({ method: 'DELETE', path, route: 'DELETE /pods/{id}', idempotent: true, notFoundOnRetryMeansDone: true }, options)
-        .catch(async (err: unknown) => Promise.reject(err instanceof ConflictError ? await withPodState(id, err, options) : err));
+      await rest.send({ method: 'DELETE', path, route: 'DELETE /pods/{id}', idempotent: true, notFoundOnRetryMeansDone: true }, options).catch(withState(id, options));
     },
     start: async (id, options) => (await action(id, 'start', options)) as Pod,
     stop: async (id, options) => (await action(id, 'stop', options)) as Pod,
