@@ -34,7 +34,7 @@ export function createDeployCatalog(graphql: RunpodGraphQL, rest: RestRequester,
   const read = () =>
     choice.run('pods', 'deploy', {
       graphql: async () => catalogEntries((await graphql.request(GpuTypeCatalogDocument))?.gpuTypes),
-      rest: async () => catalogEntries(await (await loadRestPath()).readCatalogOverRest(restPathKit(rest))),
+      rest: async () => catalogEntries(await createRestCatalogApi(rest).gpus(), 'name'),
     });
   return createGpuTypeCatalog(read, 'deploy', 'gpuTypes.list()');
 }

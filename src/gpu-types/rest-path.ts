@@ -240,8 +240,3 @@ async function readCloud(kit: RestPathKit, query: GpuCatalogQuery, options: Call
   return types;
 }
 
-/** The GPU type ids and names deploy checks against, over REST v2 (no availability: the list only). */
-export async function readCatalogOverRest(kit: RestPathKit): Promise<Array<{ id: string; displayName: string | null }>> {
-  const types = await kit.catalog.gpus();
-  return types.map((t) => ({ id: t.id, displayName: typeof t.name === 'string' ? t.name : null }));
-}
