@@ -45,9 +45,7 @@ export function createDeployCatalog(graphql: RunpodGraphQL, rest: RestRequester,
  */
 export function createGpuTypesApi(graphql: RunpodGraphQL, rest: RestRequester, choice: TransportChoice): GpuTypesApi {
   async function list(input: GpuTypesListInput = {}, options?: GraphQLCallOptions, operation = 'list'): Promise<GpuType[]> {
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new ValidationError('input', 'must be an object of filters or unset');
-    const gpuCount = input.gpuCount ?? 1;
-    checkInteger('gpuCount', gpuCount, 1);
+    const gpuCount = gpuCountOf(input);
     return choice.run('gpuTypes', operation, {
       graphql: async () => tagEach(await listOverGraphql(graphql, input, gpuCount, options), 'graphql'),
       rest: async () => tagEach(await (await loadRestPath()).listOverRest(restPathKit(rest), input, gpuCount, options), 'rest'),
@@ -57,9 +55,7 @@ export function createGpuTypesApi(graphql: RunpodGraphQL, rest: RestRequester, c
   return {
     list: (input, options) => list(input, options),
     async offers(input = {}, options) {
-      if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new ValidationError('input', 'must be an object of filters or unset');
-      const gpuCount = input.gpuCount ?? 1;
-      checkInteger('gpuCount', gpuCount, 1);
+      const gpuCount = gpuCountOf(input);
       checkNumber('minMemoryInGb', input.minMemoryInGb, 0, Number.MAX_SAFE_INTEGER);
       checkNumber('maxPricePerHour', input.maxPricePerHour, 0, Number.MAX_SAFE_INTEGER);
       if (input.secureCloud !== undefined && typeof input.secureCloud !== 'boolean') {
@@ -73,6 +69,14 @@ export function createGpuTypesApi(graphql: RunpodGraphQL, rest: RestRequester, c
       return path ? tagTransport(offers, path) : offers;
     },
   };
+}
+
+/** The filters' GPU count (1 when unset), once the filters are an object. */
+function gpuCountOf(input: { gpuCount?: number | null | undefined }): number {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new ValidationError('input', 'must be an object of filters or unset');
+  const gpuCount = input.gpuCount ?? 1;
+  checkInteger('gpuCount', gpuCount, 1);
+  return gpuCount;
 }
 
 function tagEach(types: GpuType[], path: 'graphql' | 'rest'): GpuType[] {
