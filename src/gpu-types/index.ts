@@ -65,8 +65,7 @@ export function createGpuTypesApi(graphql: RunpodGraphQL, rest: RestRequester, c
       const path = transportOf(types);
       // The selection itself loads with the first call (no imports of its own, so no shared chunk).
       const offers = (await import('./offers.js')).selectOffers(types, input, gpuCount);
-      for (const offer of offers) if (path) tagTransport(offer, path);
-      return path ? tagTransport(offers, path) : offers;
+      return path ? tagEach(offers, path) : offers;
     },
   };
 }
@@ -79,7 +78,8 @@ function gpuCountOf(input: { gpuCount?: number | null | undefined }): number {
   return gpuCount;
 }
 
-function tagEach(types: GpuType[], path: 'graphql' | 'rest'): GpuType[] {
-  for (const type of types) tagTransport(type, path);
-  return tagTransport(types, path);
+/** Tags the list and each of its items with the path that produced them. */
+function tagEach<T>(items: T[], path: 'graphql' | 'rest'): T[] {
+  for (const item of items) tagTransport(item, path);
+  return tagTransport(items, path);
 }
