@@ -57,7 +57,7 @@ const STOCK: Record<AvailabilityLevel, string> = { NONE: 'None', LOW: 'Low', MED
 const isVacuous = (value: unknown) => value === undefined || value === null || value === false || value === 0;
 
 /** The filters of `input` the REST path cannot honour, by name; any key it does not know counts. */
-export function unsupportedGpuFilters(input: object): string[] {
+function unsupportedGpuFilters(input: object): string[] {
   return Object.entries(input)
     .filter(([key, value]) => !isVacuous(value) && (!Object.hasOwn(UNSUPPORTED, key) || UNSUPPORTED[key as keyof GpuTypesListInput]))
     .map(([key]) => key);

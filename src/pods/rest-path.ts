@@ -93,7 +93,7 @@ function isPublicIp(ip: string | null, type: string | null): boolean {
 type Runtime = NonNullable<PodFieldsFragment['runtime']>;
 
 /** A REST v2 pod as the `PodFields` fragment. Lossy where v2 has no source: see the README. */
-export function toGraphQLPod(pod: RestPod): Pod {
+function toGraphQLPod(pod: RestPod): Pod {
   const desiredStatus = DESIRED_STATUS[pod.status];
   // `runtime` only while RUNNING: a create answers `runtime: {}` while PROVISIONING.
   const rt = pod.status === 'RUNNING' ? pod.runtime : null;
@@ -151,7 +151,7 @@ function checkContainer(input: DeployPodInput | DeployCpuPodInput, fields: strin
 }
 
 /** Every field of a GPU deploy that REST v2 would drop or change. */
-export function unsupportedDeployFields(input: DeployPodInput): string[] {
+function unsupportedDeployFields(input: DeployPodInput): string[] {
   const fields: string[] = PLACEMENT_ONLY.filter((f) => given(input[f]));
   checkContainer(input, fields);
   if (given(input.cudaVersion) && (input.allowedCudaVersions ?? []).some((v) => v != null)) fields.push('cudaVersion', 'allowedCudaVersions');
@@ -160,7 +160,7 @@ export function unsupportedDeployFields(input: DeployPodInput): string[] {
 
 const CPU_INSTANCE = /^([a-z0-9]+)-(\d+)(?:-(\d+))?$/i;
 
-export function unsupportedDeployCpuFields(input: DeployCpuPodInput): string[] {
+function unsupportedDeployCpuFields(input: DeployCpuPodInput): string[] {
   const fields: string[] = [];
   if (!CPU_INSTANCE.test(input.instanceId)) fields.push('instanceId');
   if (given(input.volumeInGb)) fields.push('volumeInGb');
@@ -168,7 +168,7 @@ export function unsupportedDeployCpuFields(input: DeployCpuPodInput): string[] {
   return [...new Set(fields)];
 }
 
-export function unsupportedResumeFields(input: ResumePodInput): string[] {
+function unsupportedResumeFields(input: ResumePodInput): string[] {
   const fields: string[] = [];
   if (input.gpuCount === 0) fields.push('gpuCount');
   if (given(input.syncMachine)) fields.push('syncMachine');
