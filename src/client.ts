@@ -1,5 +1,4 @@
-import { createGpuTypeCatalog } from './gpu-types/catalog.js';
-import { createGpuTypesApi, type GpuTypesApi } from './gpu-types/index.js';
+import { createDeployCatalog, createGpuTypesApi, type GpuTypesApi } from './gpu-types/index.js';
 import { createGraphQLClient, type RunpodGraphQL } from './graphql/graphql-client.js';
 import { createPodsApi, type PodsApi } from './pods/index.js';
 import { createRestClient, type RunpodRest } from './rest/rest-client.js';
@@ -37,7 +36,7 @@ export function createRunpodClient(options: RunpodClientOptions = {}): RunpodCli
   // rp.gpuTypes and deploy's catalog read REST v2 through src/rest/, as rp.rest does.
   const restRequester = createRestRequester(core);
   return {
-    pods: createPodsApi({ graphql, core, choice, catalog: createGpuTypeCatalog(graphql, restRequester, choice) }),
+    pods: createPodsApi({ graphql, core, choice, catalog: createDeployCatalog(graphql, restRequester, choice) }),
     gpuTypes: createGpuTypesApi(graphql, restRequester, choice),
     graphql,
     rest: createRestClient(core),

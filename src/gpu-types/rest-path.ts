@@ -23,29 +23,29 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
 type Cloud = NonNullable<GpuCatalogQuery['cloud']>;
 
 /**
- * What the REST path does with each filter of `gpuTypes.list`. A Record over every key, so a new
- * GraphQL filter breaks the build here until someone decides. `unsupported`: REST v2's catalog has
- * no counterpart (host RAM, vCPUs, disk, bandwidth, public IP, AI API types): refused, never dropped.
+ * Whether the REST path must refuse each filter of `gpuTypes.list`. A Record over every key, so a
+ * new GraphQL filter breaks the build here until someone decides. `true`: REST v2's catalog has no
+ * counterpart (host RAM, vCPUs, disk, bandwidth, public IP, AI API types): refused, never dropped.
  */
-const FILTERS: Record<keyof GpuTypesListInput, 'mapped' | 'unsupported'> = {
-  id: 'mapped',
-  ids: 'mapped',
-  gpuCount: 'mapped',
-  secureCloud: 'mapped',
-  countryCode: 'mapped',
-  allowedCudaVersions: 'mapped',
-  cudaVersion: 'mapped',
-  dataCenterId: 'mapped',
-  compliance: 'mapped',
-  globalNetwork: 'mapped',
-  minMemoryInGb: 'unsupported',
-  minVcpuCount: 'unsupported',
-  minDisk: 'unsupported',
-  totalDisk: 'unsupported',
-  minDownload: 'unsupported',
-  minUpload: 'unsupported',
-  supportPublicIp: 'unsupported',
-  includeAiApi: 'unsupported',
+const UNSUPPORTED: Record<keyof GpuTypesListInput, boolean> = {
+  id: false,
+  ids: false,
+  gpuCount: false,
+  secureCloud: false,
+  countryCode: false,
+  allowedCudaVersions: false,
+  cudaVersion: false,
+  dataCenterId: false,
+  compliance: false,
+  globalNetwork: false,
+  minMemoryInGb: true,
+  minVcpuCount: true,
+  minDisk: true,
+  totalDisk: true,
+  minDownload: true,
+  minUpload: true,
+  supportPublicIp: true,
+  includeAiApi: true,
 };
 
 const COMPLIANCE: readonly Compliance[] = ['FISMA_HIGH', 'GDPR', 'HITRUST', 'ISO_14001', 'ISO_IEC_27001', 'ITAR', 'PCI_DSS', 'SOC_1_TYPE_2', 'SOC_2_TYPE_2', 'SOC_3_TYPE_2'];
@@ -57,9 +57,9 @@ const STOCK: Record<AvailabilityLevel, string> = { NONE: 'None', LOW: 'Low', MED
 const isVacuous = (value: unknown) => value === undefined || value === null || value === false || value === 0;
 
 /** The filters of `input` the REST path cannot honour, by name; any key it does not know counts. */
-export function unsupportedGpuFilters(input: object): string[] {
+function unsupportedGpuFilters(input: object): string[] {
   return Object.entries(input)
-    .filter(([key, value]) => !isVacuous(value) && (!Object.hasOwn(FILTERS, key) || FILTERS[key as keyof GpuTypesListInput] === 'unsupported'))
+    .filter(([key, value]) => !isVacuous(value) && (!Object.hasOwn(UNSUPPORTED, key) || UNSUPPORTED[key as keyof GpuTypesListInput]))
     .map(([key]) => key);
 }
 
@@ -240,8 +240,3 @@ async function readCloud(kit: RestPathKit, query: GpuCatalogQuery, options: Call
   return types;
 }
 
-/** The GPU type ids and names deploy checks against, over REST v2 (no availability: the list only). */
-export async function readCatalogOverRest(kit: RestPathKit): Promise<Array<{ id: string; displayName: string | null }>> {
-  const types = await kit.catalog.gpus();
-  return types.map((t) => ({ id: t.id, displayName: typeof t.name === 'string' ? t.name : null }));
-}

@@ -13,6 +13,7 @@ import {
   ValidationError,
 } from '../errors.js';
 import type { GpuTypeCatalog } from '../gpu-types/catalog.js';
+import type { EnvironmentVariableInput } from '../graphql/__generated__/operations.js';
 import type { GraphQLCallOptions, RunpodGraphQL } from '../graphql/graphql-client.js';
 import { parsePodEnv } from '../graphql/pod-env.js';
 import { createRestCatalogApi } from '../rest/catalog.js';
@@ -30,7 +31,7 @@ import { requireId, shown } from '../validation.js';
 import { createGraphQLPodsPath } from './graphql-path.js';
 import { envWithMarker, isAmbiguousFailure, validateDeploy, validateDeployCpu, validateResume } from './pod-rules.js';
 import type { RestPodsPath } from './rest-path.js';
-import { isPodReady, TERMINAL_POD_STATUSES, type Pod, type PodCreateCallOptions, type PodsApi } from './types.js';
+import { isPodReady, TERMINAL_POD_STATUSES, type DeployCpuPodInput, type DeployPodInput, type Pod, type PodCreateCallOptions, type PodsApi } from './types.js';
 
 export * from './types.js';
 
@@ -106,7 +107,12 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
    * looks the pod up by that marker (a bounded number of times, through the core and so paced)
    * and returns it: one call, one pod. Nothing is ever resent.
    */
-  async function createOnce(operation: string, send: (step: Step, marker: string, sending: () => void) => Promise<Pod | null>, options: PodCreateCallOptions | undefined): Promise<Pod> {
+  async function createOnce(
+    operation: string,
+    input: DeployPodInput | DeployCpuPodInput,
+    send: (step: Step, env: EnvironmentVariableInput[], sending: () => void) => Promise<Pod | null>,
+    options: PodCreateCallOptions | undefined,
+  ): Promise<Pod> {
     const attempts = Math.max(1, options?.markerLookup?.attempts ?? DEFAULT_MARKER_LOOKUP.attempts);
     const intervalMs = options?.markerLookup?.intervalMs ?? DEFAULT_MARKER_LOOKUP.intervalMs;
     const marker = newCreateMarker();
@@ -115,7 +121,7 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
     let sent = false;
     let failure: unknown;
     try {
-      const pod = await send(step, marker, () => (sent = true));
+      const pod = await send(step, envWithMarker(input.env, marker), () => (sent = true));
       if (pod) return pod;
       failure = new ServerError(`${operation}: the platform returned no pod and no error`, { status: 200 });
     } catch (err) {
@@ -162,7 +168,8 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
       const ids = input.gpuTypeId ? [input.gpuTypeId] : (input.gpuTypeIdList ?? []).filter((id): id is string => !!id);
       return createOnce(
         'DeployPod',
-        (step, marker, sending) =>
+        input,
+        (step, env, sending) =>
           step('deploy', {
             graphql: async () => {
               await catalog.check(input.gpuTypeId ? 'input.gpuTypeId' : 'input.gpuTypeIdList', ids, options?.signal);
@@ -170,9 +177,9 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
               const retired = choice.retirement();
               if (retired) throw retired;
               sending();
-              return gql.deploy(input, envWithMarker(input.env, marker), options);
+              return gql.deploy(input, env, options);
             },
-            rest: (r) => r.deploy(input, envWithMarker(input.env, marker), options, sending),
+            rest: (r) => r.deploy(input, env, options, sending),
           }),
         options,
       );
@@ -183,13 +190,14 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
       if (options) validateCallOptions(options);
       return createOnce(
         'DeployCpuPod',
-        (step, marker, sending) =>
+        input,
+        (step, env, sending) =>
           step('deployCpu', {
             graphql: () => {
               sending();
-              return gql.deployCpu(input, envWithMarker(input.env, marker), options);
+              return gql.deployCpu(input, env, options);
             },
-            rest: (r) => r.deployCpu(input, envWithMarker(input.env, marker), options, sending),
+            rest: (r) => r.deployCpu(input, env, options, sending),
           }),
         options,
       );

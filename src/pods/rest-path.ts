@@ -93,7 +93,7 @@ function isPublicIp(ip: string | null, type: string | null): boolean {
 type Runtime = NonNullable<PodFieldsFragment['runtime']>;
 
 /** A REST v2 pod as the `PodFields` fragment. Lossy where v2 has no source: see the README. */
-export function toGraphQLPod(pod: RestPod): Pod {
+function toGraphQLPod(pod: RestPod): Pod {
   const desiredStatus = DESIRED_STATUS[pod.status];
   // `runtime` only while RUNNING: a create answers `runtime: {}` while PROVISIONING.
   const rt = pod.status === 'RUNNING' ? pod.runtime : null;
@@ -151,7 +151,7 @@ function checkContainer(input: DeployPodInput | DeployCpuPodInput, fields: strin
 }
 
 /** Every field of a GPU deploy that REST v2 would drop or change. */
-export function unsupportedDeployFields(input: DeployPodInput): string[] {
+function unsupportedDeployFields(input: DeployPodInput): string[] {
   const fields: string[] = PLACEMENT_ONLY.filter((f) => given(input[f]));
   checkContainer(input, fields);
   if (given(input.cudaVersion) && (input.allowedCudaVersions ?? []).some((v) => v != null)) fields.push('cudaVersion', 'allowedCudaVersions');
@@ -160,7 +160,7 @@ export function unsupportedDeployFields(input: DeployPodInput): string[] {
 
 const CPU_INSTANCE = /^([a-z0-9]+)-(\d+)(?:-(\d+))?$/i;
 
-export function unsupportedDeployCpuFields(input: DeployCpuPodInput): string[] {
+function unsupportedDeployCpuFields(input: DeployCpuPodInput): string[] {
   const fields: string[] = [];
   if (!CPU_INSTANCE.test(input.instanceId)) fields.push('instanceId');
   if (given(input.volumeInGb)) fields.push('volumeInGb');
@@ -168,7 +168,7 @@ export function unsupportedDeployCpuFields(input: DeployCpuPodInput): string[] {
   return [...new Set(fields)];
 }
 
-export function unsupportedResumeFields(input: ResumePodInput): string[] {
+function unsupportedResumeFields(input: ResumePodInput): string[] {
   const fields: string[] = [];
   if (input.gpuCount === 0) fields.push('gpuCount');
   if (given(input.syncMachine)) fields.push('syncMachine');
@@ -222,21 +222,23 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
   const core = rest.core;
   const { CapacityUnavailableError, NotFoundError, TransportUnsupportedError, ValidationError } = kit.errors;
   const refuse = (fields: string[], operation: string, why: string) => refuseWith(TransportUnsupportedError, fields, operation, why);
-  const sendPodCreate = (_rest: RestRequester, body: CreatePodInput, options?: CallOptions) => kit.sendPodCreate(body, options);
 
-  /** A pod answer, checked: a wrong shape is a ServerError naming the route, never a TypeError. */
-  function mapped(value: unknown, route: string, path: string): Pod {
+  /**
+   * A pod answer of `route` (for pod `id`), checked: a wrong shape is a ServerError naming the
+   * route, never a TypeError.
+   */
+  function mapped(value: unknown, route: string, id = ''): Pod {
     if (!isRestPod(value)) {
-      const method = route.slice(0, route.indexOf(' ')) as 'GET' | 'POST';
+      const [method, template] = route.split(' ') as ['GET' | 'POST', string];
+      const path = template.replace('{id}', encodeURIComponent(id));
       throw core.wrongShape(rest.http({ method, path, route, idempotent: method === 'GET' }), 'a REST v2 Pod (id, name, status, cost, env, runtime)', value);
     }
     return toGraphQLPod(value);
   }
-  const onePath = (id: string) => `/pods/${encodeURIComponent(id)}`;
 
   async function get(podId: string, options?: GraphQLCallOptions): Promise<Pod | null> {
     try {
-      return mapped(await pods.get(podId, clean(options)), 'GET /pods/{id}', onePath(podId));
+      return mapped(await pods.get(podId, clean(options)), 'GET /pods/{id}', podId);
     } catch (err) {
       if (isError(err, 'NotFoundError')) return null;
       throw err;
@@ -304,7 +306,7 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
       if (offer.dataCenterIds) body.dataCenterIds = offer.dataCenterIds;
       try {
         sending();
-        return mapped(await sendPodCreate(rest, body, clean(options)), 'POST /pods', '/pods');
+        return mapped(await kit.sendPodCreate(body, clean(options)), 'POST /pods');
       } catch (err) {
         // Only a clean refusal moves on: anything that may have created the pod is settled by its marker.
         if (!isError(err, 'CapacityUnavailableError', 'PermissionDeniedError')) throw err;
@@ -328,14 +330,14 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
     const body: CreatePodInput = { ...containerFields(input, env), name: podName(input), cpu: { id: flavour, vcpuCount } };
     if (input.cloudType === 'SECURE' || input.cloudType === 'COMMUNITY') body.cloud = input.cloudType;
     sending();
-    return mapped(await sendPodCreate(rest, body, clean(options)), 'POST /pods', '/pods');
+    return mapped(await kit.sendPodCreate(body, clean(options)), 'POST /pods');
   }
 
   return {
     get,
     async list(options) {
       const list = await pods.list({ includeClusterPods: true }, clean(options));
-      return list.map((p) => mapped(p, 'GET /pods', '/pods'));
+      return list.map((p) => mapped(p, 'GET /pods'));
     },
     deploy,
     deployCpu,
@@ -343,12 +345,12 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
       refuse(unsupportedResumeFields(input), 'resume', 'a GPU count of 0, syncMachine or computeType (it starts the pod with the GPUs it had)');
       if (input.gpuCount != null) {
         const raw = await pods.get(input.podId, clean(options));
-        mapped(raw, 'GET /pods/{id}', onePath(input.podId));
+        mapped(raw, 'GET /pods/{id}', input.podId);
         const had = num((raw as RestPod).gpu?.count) ?? 0;
         if (had !== input.gpuCount) refuse(['gpuCount'], 'resume', `gpuCount ${input.gpuCount}: it starts the pod with the ${had} GPU(s) it had`);
       }
       try {
-        return mapped(await pods.start(input.podId, clean(options)), 'POST /pods/{id}/action', `${onePath(input.podId)}/action`);
+        return mapped(await pods.start(input.podId, clean(options)), 'POST /pods/{id}/action', input.podId);
       } catch (err) {
         // Already running (or starting): the start's goal holds, as GraphQL's podResume answers.
         if (isError<ConflictError>(err, 'ConflictError') && ['RUNNING', 'STARTING', 'PROVISIONING'].includes(err.resourceStatus ?? '')) {
@@ -364,7 +366,7 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
     },
     async stop(podId, options) {
       try {
-        const pod = mapped(await pods.stop(podId, clean(options)), 'POST /pods/{id}/action', `${onePath(podId)}/action`);
+        const pod = mapped(await pods.stop(podId, clean(options)), 'POST /pods/{id}/action', podId);
         return { id: pod.id, desiredStatus: pod.desiredStatus };
       } catch (err) {
         // Already stopped: safe to retry, as on GraphQL.

@@ -1,6 +1,6 @@
 import type { CallOptions } from '../transport/options.js';
-import { crud, type CrudApi } from './crud.js';
-import { idSegment, type RestRequester } from './rest-request.js';
+import { crud, subList, type CrudApi } from './crud.js';
+import type { RestRequester } from './rest-request.js';
 import type { Cluster, CreateClusterInput, Pod, UpdateClusterInput } from './types.js';
 
 export interface RestClustersApi extends CrudApi<Cluster, CreateClusterInput, UpdateClusterInput> {
@@ -11,7 +11,6 @@ export interface RestClustersApi extends CrudApi<Cluster, CreateClusterInput, Up
 export function createRestClustersApi(rest: RestRequester): RestClustersApi {
   return {
     ...crud<Cluster, CreateClusterInput, UpdateClusterInput>(rest, { base: '/clusters', listKey: 'clusters', createSchema: 'CreateClusterRequest', updateSchema: 'UpdateClusterRequest' }),
-    pods: async (id, options) =>
-      rest.list<Pod>({ method: 'GET', path: `/clusters/${idSegment('id', id)}/pods`, route: 'GET /clusters/{id}/pods', idempotent: true }, 'pods', options),
+    pods: subList<Pod>(rest, '/clusters', 'pods'),
   };
 }

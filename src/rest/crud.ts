@@ -48,3 +48,8 @@ export function crud<T, TCreate, TUpdate>(rest: RestRequester, spec: CrudSpec): 
       rest.send({ method: 'DELETE', path: path(id), route: `DELETE ${base}/{id}`, idempotent: true, notFoundOnRetryMeansDone: true }, options),
   };
 }
+
+/** `GET {base}/{id}/{sub}`: the resources listed under `sub` of one resource. */
+export function subList<T>(rest: RestRequester, base: string, sub: string): (id: string, options?: CallOptions) => Promise<T[]> {
+  return async (id, options) => rest.list<T>({ method: 'GET', path: `${base}/${idSegment('id', id)}/${sub}`, route: `GET ${base}/{id}/${sub}`, idempotent: true }, sub, options);
+}

@@ -1,5 +1,5 @@
 import type { CallOptions } from '../transport/options.js';
-import { crud, type CrudApi } from './crud.js';
+import { crud, subList, type CrudApi } from './crud.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 import type { CreateEndpointInput, Endpoint, Release, UpdateEndpointInput, Worker } from './types.js';
@@ -16,9 +16,8 @@ export function createRestEndpointsApi(rest: RestRequester): RestEndpointsApi {
   const one = (id: unknown) => `/serverless/${idSegment('id', id)}`;
   return {
     ...crud<Endpoint, CreateEndpointInput, UpdateEndpointInput>(rest, { base: '/serverless', listKey: 'endpoints', createSchema: 'CreateEndpointRequest', updateSchema: 'UpdateEndpointRequest', marked: true }),
-    workers: async (id, options) => rest.list<Worker>({ method: 'GET', path: `${one(id)}/workers`, route: 'GET /serverless/{id}/workers', idempotent: true }, 'workers', options),
-    releases: async (id, options) =>
-      rest.list<Release>({ method: 'GET', path: `${one(id)}/releases`, route: 'GET /serverless/{id}/releases', idempotent: true }, 'releases', options),
+    workers: subList<Worker>(rest, '/serverless', 'workers'),
+    releases: subList<Release>(rest, '/serverless', 'releases'),
     workerLogs: (id, workerId, options) =>
       logStream(rest, { method: 'GET', path: `${one(id)}/workers/${idSegment('workerId', workerId)}/logs`, route: 'GET /serverless/{id}/workers/{workerId}/logs' }, options),
   };

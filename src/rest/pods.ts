@@ -1,10 +1,11 @@
 import { ConflictError, ValidationError } from '../errors.js';
+import { catalogEntries, createGpuTypeCatalog } from '../gpu-types/catalog.js';
 import type { MarkerLookupOptions } from '../transport/create-marker.js';
 import { followedLostAnswer } from '../transport/http-core.js';
 import { validateCallOptions, type CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
-import { checkBody, createOnceLazy, kit, podActions } from './lazy.js';
+import { checkBody, createOnceLazy, podActions } from './lazy.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 import { shown } from '../validation.js';
 import type { CreatePodInput, Pod, PodAction, PodListQuery, UpdatePodInput } from './types.js';
@@ -51,6 +52,12 @@ const REACHED: Partial<Record<PodAction, readonly string[]>> = {
   restart: ['PROVISIONING', 'STARTING', 'RUNNING'],
 };
 
+/**
+ * The shared catalog read of the gpu.id check belongs to no caller, so it has its own short limits:
+ * a catalog that cannot be read soon leaves creates unchecked rather than holding them up.
+ */
+const CATALOG_READ: CallOptions = { timeoutMs: 10_000, maxRetries: 0 };
+
 /** The cross-field rules of a pod create that the contract's schema does not express. */
 async function checkPodCreate(body: CreatePodInput): Promise<void> {
   await checkBody('CreatePodRequest', body);
@@ -72,10 +79,18 @@ export async function sendPodCreate(rest: RestRequester, body: CreatePodInput, o
 
 export function createRestPodsApi(rest: RestRequester): RestPodsApi {
   const one = (id: unknown) => `/pods/${idSegment('id', id)}`;
-  // The gpu.id check (and the catalog cache it keeps per client) loads on the first GPU create.
-  let gpuTypeCheck: Promise<(field: string, id: string, signal: AbortSignal | undefined) => Promise<void>> | undefined;
-  const checkGpuType = async (field: string, id: string, signal: AbortSignal | undefined) =>
-    (await (gpuTypeCheck ??= import('./gpu-type-check.js').then((m) => m.createRestGpuTypeCheck(rest, kit))))(field, id, signal);
+  // gpu.id is checked against REST v2's catalog (`GET /catalog/gpus`), as GraphQL deploy checks
+  // against its own: an unknown id is a ValidationError naming the closest one, before the create.
+  // Outside the REST bucket's pacing: a 429 on this read must not pause the create behind it (the
+  // create then meets the limit itself, with its own error).
+  const gpuTypes = createGpuTypeCatalog(
+    async () => {
+      const body = await rest.core.requestJson<unknown>({ ...rest.http({ method: 'GET', path: '/catalog/gpus', route: 'GET /catalog/gpus', idempotent: true }, CATALOG_READ), rateLimitKey: undefined });
+      return catalogEntries(isRecord(body) ? body.gpus : undefined, 'name');
+    },
+    'create',
+    'rest.catalog.gpus()',
+  );
 
   async function action(id: string, name: PodAction, options?: CallOptions): Promise<Pod | undefined> {
     const ACTIONS = await podActions();
@@ -97,32 +112,22 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       return result as Pod;
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
-      const reached = followedLostAnswer(err) ? await podIn(id, REACHED[name], options) : undefined;
-      if (reached) return reached;
+      // The pod, if it is now where the action leads (one GET).
+      const reached = followedLostAnswer(err) ? REACHED[name] : undefined;
+      const pod = reached && (await podNow(id, options));
+      if (pod && reached!.includes(pod.status as unknown as string)) return pod;
       throw await withPodState(id, err, options);
     }
   }
 
-  /** The pod, if it is now in one of `statuses` (one GET); undefined otherwise or when it cannot be read. */
-  async function podIn(id: string, statuses: readonly string[] | undefined, options?: CallOptions): Promise<Pod | undefined> {
-    if (!statuses) return undefined;
-    try {
-      const pod = await rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, { ...options, maxRetries: 0 });
-      const status: unknown = pod.status;
-      return isString(status) && statuses.includes(status) ? pod : undefined;
-    } catch {
-      return undefined;
-    }
-  }
+  const get = async (id: string, options?: CallOptions) => rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, options);
+  /** The pod as one GET (not retried) finds it now; undefined when it cannot be read. */
+  const podNow = (id: string, options?: CallOptions) => get(id, { ...options, maxRetries: 0 }).catch(() => undefined);
 
   /** The 409 again, with the pod's status and valid actions, from one GET of the pod. */
   async function withPodState(id: string, err: ConflictError, options?: CallOptions): Promise<ConflictError> {
-    let pod: Pod;
-    try {
-      pod = await rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, { ...options, maxRetries: 0 });
-    } catch {
-      return err;
-    }
+    const pod = await podNow(id, options);
+    if (!pod) return err;
     const status: unknown = pod.status;
     const actions: unknown = pod.actions;
     const validActions = Array.isArray(actions) ? actions.filter(isString) : undefined;
@@ -138,6 +143,10 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       cause: err,
     });
   }
+  /** A 409 to an edit, rethrown with the pod's state. */
+  const withState = (id: string, options?: CallOptions) => async (err: unknown) => {
+    throw err instanceof ConflictError ? await withPodState(id, err, options) : err;
+  };
 
   return {
     async create(body, options = {}) {
@@ -145,23 +154,19 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       const { markerLookup: _lookup, ...callOptions } = options;
       // Every other check first: the catalog read is the first request.
       validateCallOptions(callOptions);
-      if (typeof body.gpu?.id === 'string') await checkGpuType('body.gpu.id', body.gpu.id, callOptions.signal);
+      if (typeof body.gpu?.id === 'string') await gpuTypes.check('body.gpu.id', [body.gpu.id], callOptions.signal);
       return createOnceLazy<Pod>(rest, { method: 'POST', path: '/pods', route: 'POST /pods', body }, options, { path: '/pods', key: 'pods', noun: 'pod' });
     },
     list: async (query, options) => rest.list<Pod>({ method: 'GET', path: '/pods', route: 'GET /pods', query, idempotent: true }, 'pods', options),
-    get: async (id, options) => rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, options),
+    get,
     async update(id, body, options) {
       const path = one(id);
       await checkBody('UpdatePodRequest', body);
-      return rest
-        .object<Pod>({ method: 'PATCH', path, route: 'PATCH /pods/{id}', body, idempotent: false }, options)
-        .catch(async (err: unknown) => Promise.reject(err instanceof ConflictError ? await withPodState(id, err, options) : err));
+      return rest.object<Pod>({ method: 'PATCH', path, route: 'PATCH /pods/{id}', body, idempotent: false }, options).catch(withState(id, options));
     },
     async delete(id, options) {
       const path = one(id);
-      await rest
-        .send({ method: 'DELETE', path, route: 'DELETE /pods/{id}', idempotent: true, notFoundOnRetryMeansDone: true }, options)
-        .catch(async (err: unknown) => Promise.reject(err instanceof ConflictError ? await withPodState(id, err, options) : err));
+      await rest.send({ method: 'DELETE', path, route: 'DELETE /pods/{id}', idempotent: true, notFoundOnRetryMeansDone: true }, options).catch(withState(id, options));
     },
     start: async (id, options) => (await action(id, 'start', options)) as Pod,
     stop: async (id, options) => (await action(id, 'stop', options)) as Pod,

@@ -1,6 +1,6 @@
-import { checkBody, createOnceLazy } from './lazy.js';
 import type { CallOptions } from '../transport/options.js';
-import { idSegment, type RestRequester } from './rest-request.js';
+import { crud } from './crud.js';
+import type { RestRequester } from './rest-request.js';
 import type { CreateDelegationInput, CreateRegistryInput, EcrDelegation, Registry } from './types.js';
 
 /** Container registry credentials, and ECR delegations. There is no update: delete and create again. */
@@ -19,28 +19,8 @@ export interface RestRegistriesApi {
 }
 
 export function createRestRegistriesApi(rest: RestRequester): RestRegistriesApi {
-  const one = (id: unknown) => `/registries/${idSegment('id', id)}`;
-  return {
-    async create(body, options) {
-      await checkBody('CreateRegistryRequest', body);
-      return createOnceLazy<Registry>(rest, { method: 'POST', path: '/registries', route: 'POST /registries', body }, options);
-    },
-    list: async (options) => rest.list<Registry>({ method: 'GET', path: '/registries', route: 'GET /registries', idempotent: true }, 'registries', options),
-    get: async (id, options) => rest.object<Registry>({ method: 'GET', path: one(id), route: 'GET /registries/{id}', idempotent: true }, options),
-    delete: async (id, options) =>
-      rest.send({ method: 'DELETE', path: one(id), route: 'DELETE /registries/{id}', idempotent: true, notFoundOnRetryMeansDone: true }, options),
-    delegations: {
-      list: async (options) =>
-        rest.list<EcrDelegation>({ method: 'GET', path: '/registries/delegations', route: 'GET /registries/delegations', idempotent: true }, 'delegations', options),
-      async create(body, options) {
-        await checkBody('CreateDelegationRequest', body);
-        return createOnceLazy<EcrDelegation>(rest, { method: 'POST', path: '/registries/delegations', route: 'POST /registries/delegations', body }, options);
-      },
-      revoke: async (id, options) =>
-        rest.send(
-          { method: 'DELETE', path: `/registries/delegations/${idSegment('id', id)}`, route: 'DELETE /registries/delegations/{id}', idempotent: true, notFoundOnRetryMeansDone: true },
-          options,
-        ),
-    },
-  };
+  // The create, list, get and delete of every resource; no update.
+  const { create, list, get, delete: remove } = crud<Registry, CreateRegistryInput, never>(rest, { base: '/registries', listKey: 'registries', createSchema: 'CreateRegistryRequest' });
+  const delegations = crud<EcrDelegation, CreateDelegationInput, never>(rest, { base: '/registries/delegations', listKey: 'delegations', createSchema: 'CreateDelegationRequest' });
+  return { create, list, get, delete: remove, delegations: { list: delegations.list, create: delegations.create, revoke: delegations.delete } };
 }

@@ -15,14 +15,16 @@ async function gzippedBundle(entry: string): Promise<number> {
 
 /**
  * Budgets in bytes (gzipped): the measured sizes rounded up to the next 0.5 KB. The README quotes these.
- * Issue 20 asks at most 42 KB for the full client; it measures 52,775 B, 9.5 KB over. graphql-request with the
- * graphql parse/print it imports is 13.7 KB of it, and the rest is the client's own code (the REST v2 paths of
- * rp.pods and rp.gpuTypes, request rules, the serverless queue, pacing, redaction, errors). Lazy loading does not
- * shrink this figure (in a bundle without splitting each lazy module adds a small wrapper), so the budget holds the line.
+ * Issue 20 asks at most 42 KB for the full client; it measures 52,355 B, 9.1 KB over (52,799 B before one GPU catalog
+ * check served deploy and rest.pods.create, registries and delegations became crud resources, and smaller repeats
+ * went). graphql-request with the graphql parse/print it imports is 13.8 KB of it, and the rest is the client's own
+ * code (the REST v2 paths of rp.pods and rp.gpuTypes, request rules, the serverless queue, pacing, redaction,
+ * errors). Lazy loading does not shrink this figure (in a bundle without splitting each lazy module adds a small
+ * wrapper), so the budget holds the line.
  */
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 52 * 1024],
+  ['runpod-gql', 'dist/index.js', 51.5 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 20.5 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 14.5 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 17 * 1024],
