@@ -64,7 +64,7 @@ export type QueueCalls = ReturnType<typeof createQueueCalls>;
 export function createQueueCalls(kit: QueueKit) {
   /** The default for `run`: a queued run keeps its options, so none are made for a call without. */
   const NO_RUN_OPTIONS: RunOptions = Object.freeze({});
-  // In the kit's order (its tuple type checks it).
+  // In the kit's order (its tuple type checks most of it; the error classes alike in shape, the tests).
   const [AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError, ValidationError, QueuedCall, Job, callHook, checkDuration, checkInteger, isArrayOf, isRecord, isString, isTerminalJobStatus, linkAbort, monotonicNow, requireId, requireObject, requireString, sleep, toJsonBody] = kit;
 
   /** A finite number > 0, when given. */
@@ -420,10 +420,9 @@ export function createQueueCalls(kit: QueueKit) {
     // Not async, and settling the caller's own promise: a fan-out holds thousands of runs in the
     // pacing queue, and an async frame or a chained promise kept for each would cost far more
     // than the queued record.
-    run(hub: QueueHub, input: unknown, options: RunOptions | undefined, resolve: (job: Job) => void, reject: (error: unknown) => void): void {
+    run(hub: QueueHub, input: unknown, options: RunOptions = NO_RUN_OPTIONS, resolve: (job: Job) => void, reject: (error: unknown) => void): void {
       try {
-        const runOptions = options ?? NO_RUN_OPTIONS;
-        const body = validateRunBody(input, runOptions, RUN_BODY_LIMIT_BYTES);
+        const body = validateRunBody(input, options, RUN_BODY_LIMIT_BYTES);
         send(
           hub,
           {
@@ -437,7 +436,7 @@ export function createQueueCalls(kit: QueueKit) {
             check: isSubmitted,
             expected: 'a job state with an id',
           },
-          callOptionsOf(runOptions),
+          callOptionsOf(options),
           jobOf,
           resolve,
           reject,
