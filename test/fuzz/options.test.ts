@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createRunpodClient } from '../../src/client.js';
 import { ValidationError } from '../../src/errors.js';
 import { parsePodEnv } from '../../src/graphql/pod-env.js';
@@ -108,6 +108,44 @@ describe('invalid options are refused before sending', () => {
       expect(sent).toEqual([]);
     }
   });
+
+  it('the serverless queue refuses bad input as its first calls, before its calls have loaded, as it does once they have', async () => {
+    type Endpoint = ReturnType<ReturnType<typeof createRunpodClient>['endpoint']>;
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const badCall = fc.oneof(
+      fc.constantFrom<unknown>(undefined, cyclic, { n: 1n }).map((input) => (ep: Endpoint) => ep.run(input)),
+      fc.constantFrom<unknown>('ftp://h/x', 'not a url', 5, '').map((webhook) => (ep: Endpoint) => ep.run({}, { webhook: webhook as string })),
+      fc.integer().map((ttl) => (ep: Endpoint) => ep.run({}, { policy: { ttl: ttl % 10_000 } })),
+      badDuration.map((v) => (ep: Endpoint) => ep.run({}, { timeoutMs: v as number })),
+      badDuration.map((v) => (ep: Endpoint) => ep.runSync({}, { waitMs: v as number })),
+      badDuration.map((v) => (ep: Endpoint) => ep.job('j').wait({ holdMs: v as number })),
+      fc.constantFrom('', ' ', '..', 'a\u0000b').map((id) => (ep: Endpoint) => ep.status(id)),
+      fc.constantFrom('', '.', 'a\nb').map((id) => (ep: Endpoint) => ep.cancel(id)),
+    );
+    const outcome = (s: PromiseSettledResult<unknown>) => (s.status === 'rejected' ? `${(s.reason as Error).name} ${(s.reason as ValidationError).field}: ${(s.reason as Error).message}` : 'resolved');
+    await fc.assert(
+      fc.asyncProperty(fc.array(badCall, { minLength: 1, maxLength: 6 }), async (calls) => {
+        // The client's modules afresh: the queue's calls are not loaded yet.
+        vi.resetModules();
+        const fresh = (await import('../../src/client.js')) as typeof import('../../src/client.js');
+        const sent: string[] = [];
+        const fetch = async (input: string | URL | Request) => {
+          sent.push(String(input));
+          return Response.json({ id: 'j', status: 'COMPLETED', output: 1 });
+        };
+        const first = fresh.createRunpodClient({ apiKey: 'fuzz-key-12345678', fetch }).endpoint('ep');
+        const before = await Promise.allSettled(calls.map((call) => call(first)));
+        const loaded = fresh.createRunpodClient({ apiKey: 'fuzz-key-12345678', fetch }).endpoint('ep');
+        const after = await Promise.allSettled(calls.map((call) => call(loaded)));
+        record(sent.length);
+        expect(sent).toEqual([]);
+        expect(before.map(outcome)).toEqual(after.map(outcome));
+        for (const result of before) expect(outcome(result)).toMatch(/^ValidationError /);
+      }),
+      params(25),
+    );
+  }, FUZZ_TIMEOUT_MS);
 
   it('inputs that cannot be sent: env of the wrong kind, cyclic or BigInt values', async () => {
     const cyclic: Record<string, unknown> = { a: 1 };

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   AbortError,
   createRunpodClient,
@@ -13,7 +13,9 @@ import {
   type JobProgress,
   type StreamChunk,
 } from '../../src/index.js';
-import { captureError, json, recordingFetch, TEST_API_KEY, type RecordedCall } from '../helpers.js';
+// `settle` plays the timers out again after a lazy load (the queue's calls load with the first call: real I/O).
+import { captureError, json, recordingFetch, settle, TEST_API_KEY, type RecordedCall } from '../helpers.js';
+import { loadQueueCalls } from '../../src/serverless/queue.js';
 
 const BASE = 'https://api.runpod.ai/v2/ep-1';
 type Answer = Response | ((call: RecordedCall) => Response | Promise<Response>);
@@ -38,12 +40,8 @@ const inQueue = json({ id: 'job-1', status: 'IN_QUEUE' });
 const inProgress = json({ id: 'job-1', status: 'IN_PROGRESS' });
 const completed = json({ id: 'job-1', status: 'COMPLETED', output: { text: 'hi' }, executionTime: 120 });
 
-async function settle<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  await vi.runAllTimersAsync();
-  return promise;
-}
-
+// The queue's calls load with the first call (real I/O, which fake timers cannot play out): load them first.
+beforeAll(() => loadQueueCalls());
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 

@@ -1,7 +1,10 @@
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { AbortError, BadRequestError, createRunpodClient, JobFailedError, JobTimedOutError, NotFoundError, ServerError, type JobProgress, type JobStream } from '../../src/index.js';
 import { captureError, json, recordingFetch, TEST_API_KEY, settle, type RecordedCall } from '../helpers.js';
+import { loadQueueCalls } from '../../src/serverless/queue.js';
 
+// The queue's calls load with the first call (real I/O, which fake timers cannot play out): load them first.
+beforeAll(() => loadQueueCalls());
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
