@@ -14,6 +14,7 @@ import { DEFAULT_SERVERLESS_LIMITS } from '../../src/emulator/serverless-limits.
 import { CALLS, measureCall, type Figure, type PerCallFigures } from './per-call.js';
 import type { CallName } from './per-call-worker.js';
 import { fmt, fmtSpread, median, spread } from './stats.js';
+import { gzippedCodeSplit } from '../package/bundle-sizes.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dist = new URL('../../dist/index.js', import.meta.url).href;
@@ -371,14 +372,12 @@ async function bundlesAndStartup(): Promise<void> {
       budget ? kb <= budget : noGraphql ? b.graphqlInputs === 0 : undefined,
     );
   }
-  // For scale, not for the budget: an application bundled with code splitting downloads the
-  // GraphQL runtime (graphql-request and graphql's parse/print, a dynamic import) only at its
-  // first GraphQL call. The budget above counts everything.
-  const split = await build({ entryPoints: [`${root}dist/index.js`], bundle: true, minify: true, format: 'esm', platform: 'browser', splitting: true, outdir: '/split', write: false, logLevel: 'silent' });
-  const [entryChunk, ...lazyChunks] = split.outputFiles.map((f) => ({ path: f.path, gz: gzipSync(f.contents, { level: 9 }).length }));
-  const lazyGz = lazyChunks.reduce((sum, c) => sum + c.gz, 0);
-  row('bundle: runpod-gql with code splitting', `${fmt(entryChunk!.gz / 1024, 1)} KB gz at start, ${fmt(lazyGz / 1024, 1)} KB gz more at the first GraphQL call`, '', undefined);
-  results.bundles = { ...sizes, codeSplit: { entryGzipBytes: entryChunk!.gz, lazyGzipBytes: lazyGz } };
+  // For scale, not for the budget: an application bundled with code splitting loads the GraphQL
+  // runtime, the REST paths and checks and the queue's calls (dynamic imports) only on first use.
+  // The budget above counts everything. Measured as the size test measures it.
+  const split = await gzippedCodeSplit(root, 'dist/index.js');
+  row('bundle: runpod-gql with code splitting', `${fmt(split.startUpBytes / 1024, 1)} KB gz at start, ${fmt(split.lazyBytes / 1024, 1)} KB gz more in ${split.lazyChunks} chunks loaded on first use`, '≤ 25 KB at start', split.startUpBytes <= 25 * 1024);
+  results.bundles = { ...sizes, codeSplit: { entryGzipBytes: split.startUpBytes, lazyGzipBytes: split.lazyBytes } };
 
   // The time `import()` takes inside a fresh process, interleaved, on the client's core.
   const importMs = async (specifier: string) => {

@@ -1,17 +1,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { gzippedBundle, gzippedCodeSplit } from './bundle-sizes.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-/** esbuild-minified, gzipped size of one entry bundled for the browser. */
-async function gzippedBundle(entry: string): Promise<number> {
-  const result = await build({ entryPoints: [join(root, entry)], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
-  return gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
-}
 
 /**
  * Budgets in bytes (gzipped): the measured sizes rounded up to the next 0.5 KB. The README quotes these.
@@ -30,28 +25,6 @@ const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/serverless', 'dist/serverless/index.js', 17.5 * 1024],
 ];
 
-/**
- * What an app that code-splits loads at start-up: the entry's chunk and the chunks it imports
- * statically, gzipped one by one; the GraphQL runtime and the REST v2 path of rp.pods and
- * rp.gpuTypes are dynamic imports, loaded on first use.
- */
-async function gzippedStartUp(entry: string): Promise<{ bytes: number; lazyChunks: number; inputs: string[] }> {
-  const result = await build({ entryPoints: [join(root, entry)], bundle: true, minify: true, splitting: true, format: 'esm', platform: 'browser', write: false, metafile: true, outdir: join(root, 'size-out'), logLevel: 'silent' });
-  const outputs = result.metafile.outputs;
-  const byPath = new Map(result.outputFiles.map((f) => [relative(process.cwd(), f.path), f.contents]));
-  // Dynamic imports are entry points too: the start-up is the output of this entry.
-  const entryOut = Object.keys(outputs).find((o) => outputs[o]!.entryPoint !== undefined && resolve(outputs[o]!.entryPoint!) === join(root, entry))!;
-  const seen = new Set<string>();
-  const visit = (out: string) => {
-    if (seen.has(out)) return;
-    seen.add(out);
-    for (const imported of outputs[out]!.imports) if (imported.kind === 'import-statement' && outputs[imported.path]) visit(imported.path);
-  };
-  visit(entryOut);
-  const bytes = [...seen].reduce((sum, out) => sum + gzipSync(byPath.get(out)!, { level: 9 }).length, 0);
-  const inputs = [...seen].flatMap((out) => Object.keys(outputs[out]!.inputs));
-  return { bytes, lazyChunks: Object.keys(outputs).filter((o) => o.endsWith('.js') && !seen.has(o)).length, inputs };
-}
 
 /** The bundle's inputs that come from graphql or graphql-request. */
 async function graphqlInputs(file: string): Promise<string[]> {
@@ -61,14 +34,14 @@ async function graphqlInputs(file: string): Promise<string[]> {
 
 describe('bundle size budgets (esbuild --minify, gzip)', () => {
   it.each(BUDGETS)('%s stays within budget', async (_name, file, budget) => {
-    const size = await gzippedBundle(file);
+    const size = await gzippedBundle(root, file);
     expect(size).toBeGreaterThan(100);
     expect(size).toBeLessThanOrEqual(budget);
   });
 
   it('runpod-gql code-split: the start-up chunks stay within budget, the GraphQL runtime and the REST v2 pods path load later', async () => {
-    const { bytes, lazyChunks, inputs } = await gzippedStartUp('dist/index.js');
-    console.log(`runpod-gql start-up (code-split): ${bytes} B gz; full: ${await gzippedBundle('dist/index.js')} B gz`);
+    const { startUpBytes: bytes, lazyChunks, startUpInputs: inputs } = await gzippedCodeSplit(root, 'dist/index.js');
+    console.log(`runpod-gql start-up (code-split): ${bytes} B gz; full: ${await gzippedBundle(root, 'dist/index.js')} B gz`);
     expect(lazyChunks).toBeGreaterThanOrEqual(2);
     expect(inputs).toContain('dist/serverless/queue.js');
     for (const lazy of ['dist/graphql/graphql-runtime.js', 'dist/pods/rest-path.js', 'dist/serverless/queue-calls.js']) expect(inputs).not.toContain(lazy);
