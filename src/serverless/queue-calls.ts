@@ -27,8 +27,6 @@ const HOLD_MARGIN_MS = 15_000;
 const RUN_REFUSED_RETRY_MS = 600_000;
 /** How long past its deadline `runSync` still listens for the `/runsync` answer that ends the server's hold. */
 const RUNSYNC_ANSWER_GRACE_MS = 50;
-/** setTimeout's largest delay; longer deadlines are waited in full anyway by other means. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 interface StreamPage<Chunk> {
   status: string;
@@ -292,7 +290,7 @@ export function createQueueCalls(kit: QueueKit) {
     const plan = planned ?? waitPlan(options);
     const started = monotonicNow();
     const deadline = started + plan.timeoutMs;
-    const link = linkAbort(plan.signal, Math.min(plan.timeoutMs, MAX_TIMER_MS));
+    const link = linkAbort(plan.signal, plan.timeoutMs);
     let last: JobSnapshot | undefined = known;
     let step = plan.firstStepMs;
     const timedOut = (cause?: unknown) =>
@@ -358,7 +356,7 @@ export function createQueueCalls(kit: QueueKit) {
     if (callerSignal?.aborted) controller.abort(callerSignal.reason);
     else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     const deadline = monotonicNow() + timeoutMs;
-    const link = linkAbort(controller.signal, Math.min(timeoutMs, MAX_TIMER_MS));
+    const link = linkAbort(controller.signal, timeoutMs);
     let lastStatus = 'UNKNOWN';
     let interval = firstInterval;
     try {
@@ -459,7 +457,7 @@ export function createQueueCalls(kit: QueueKit) {
       // The caller's deadline cuts /runsync too: a server that holds it past the deadline (or
       // never answers) must not stretch the wait to the attempt's own limit. A little grace lets
       // a server that answers right at the end of its hold be heard, so the error can name the job.
-      const link = linkAbort(options.signal, Math.min(deadlineMs + RUNSYNC_ANSWER_GRACE_MS, MAX_TIMER_MS));
+      const link = linkAbort(options.signal, deadlineMs + RUNSYNC_ANSWER_GRACE_MS);
       let state: JobState<Output>;
       try {
         state = await call(
