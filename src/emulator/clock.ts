@@ -1,3 +1,5 @@
+import { MAX_TIMER_MS } from '../transport/abort.js';
+
 /** How a sleeper counts for a clock that moves itself (`run()`, the `auto` mode). */
 export interface SleepOptions {
   /**
@@ -45,8 +47,7 @@ export interface EmulatorClock {
   run<T>(work: PromiseLike<T> | (() => PromiseLike<T>)): Promise<T>;
 }
 
-/** setTimeout's largest delay: a longer one fires at once, so a long sleep waits in steps of this. */
-export const MAX_TIMER_MS = 2_147_483_647;
+// A real-clock sleep longer than setTimeout allows waits in steps of MAX_TIMER_MS (see `wake`).
 const timerDelay = (ms: number) => Math.min(ms, MAX_TIMER_MS);
 
 interface Sleeper {

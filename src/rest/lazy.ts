@@ -1,5 +1,5 @@
 import { AbortError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, StreamError, TimeoutError, ValidationError } from '../errors.js';
-import { sleep, throwIfAborted, untilAborted } from '../transport/abort.js';
+import { sleep, startTimer, throwIfAborted, untilAborted } from '../transport/abort.js';
 import { CREATE_MARKER_ENV, newCreateMarker } from '../transport/create-marker.js';
 import { redactUrl } from '../transport/redact.js';
 import { isRecord, isString } from '../transport/shape.js';
@@ -16,7 +16,7 @@ import type { RestCall, RestRequester } from './rest-request.js';
  */
 export const kit = {
   errors: { AbortError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, StreamError, TimeoutError, ValidationError },
-  ...{ sleep, throwIfAborted, isRecord, isString, CREATE_MARKER_ENV, newCreateMarker, redactUrl, untilAborted },
+  ...{ sleep, startTimer, throwIfAborted, isRecord, isString, CREATE_MARKER_ENV, newCreateMarker, redactUrl, untilAborted },
 };
 export type LazyKit = typeof kit;
 

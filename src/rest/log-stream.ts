@@ -9,7 +9,6 @@ import type { LogSource } from './types.js';
 /** Bytes decoded and fed to the parser at a time, so one huge read cannot grow it past its limit. */
 const FEED_BYTES = 64 * 1024;
 /** setTimeout's largest delay. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 export interface LogStreamBounds {
   readonly maxReconnects: number;
@@ -26,7 +25,7 @@ export interface LogStreamBounds {
 }
 
 /** The stream behind `logStream`, loaded with its first read (options already checked there). */
-export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { maxReconnects, maxEventSize, signal, timeoutMs, followMs, callOptions, backoffMs, lastEventIdHeader, kit: { sleep, isRecord, isString, redactUrl, errors: { ConnectionError, RunpodError, StreamError, TimeoutError } } }: LogStreamBounds): AsyncGenerator<LogLine, void, undefined> {
+export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { maxReconnects, maxEventSize, signal, timeoutMs, followMs, callOptions, backoffMs, lastEventIdHeader, kit: { sleep, startTimer, isRecord, isString, redactUrl, errors: { ConnectionError, RunpodError, StreamError, TimeoutError } } }: LogStreamBounds): AsyncGenerator<LogLine, void, undefined> {
   const summary = (req: { method: string; url: string; operation: string }) => ({ method: req.method, url: redactUrl(req.url), operation: req.operation });
   // One signal for the caller's signal, the deadline and the follow time; `ended` says which fired.
   const bounds = new AbortController();
@@ -38,8 +37,8 @@ export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { max
   const onAbort = () => end('caller');
   if (signal?.aborted) onAbort();
   signal?.addEventListener('abort', onAbort, { once: true });
-  // Bounds past setTimeout's 24.8 days are held to it.
-  const timers = [timeoutMs && setTimeout(end, Math.min(timeoutMs, MAX_TIMER_MS), 'deadline'), followMs && setTimeout(end, Math.min(followMs, MAX_TIMER_MS), 'follow')];
+  // The core's timers: bounds past setTimeout's 24.8 days are kept whole, not cut or fired at once.
+  const cancelTimers = [timeoutMs ? startTimer(() => end('deadline'), timeoutMs) : undefined, followMs ? startTimer(() => end('follow'), followMs) : undefined];
   /** The Last-Event-ID to resume with: that of the last event whose id a header can carry. */
   let resumeFrom: string | undefined;
   let drops = 0;
@@ -162,7 +161,7 @@ export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { max
       }
     }
   } finally {
-    for (const timer of timers) clearTimeout(timer);
+    for (const cancel of cancelTimers) cancel?.();
     signal?.removeEventListener('abort', onAbort);
   }
 }
