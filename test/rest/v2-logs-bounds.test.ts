@@ -252,11 +252,39 @@ describe('job.stream listeners', () => {
     // One that is iterated follows the signal while it runs, and lets go when it ends.
     const stream = rp.endpoint('ep').job('j').stream({ signal: controller.signal, pollIntervalMs: 1 });
     const done = collect(stream as AsyncIterable<never>).catch((err: unknown) => err);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The queue's calls load with this first stream (real I/O): wait for it to start, not a fixed time.
+    for (let i = 0; i < 200 && getEventListeners(controller.signal, 'abort').length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(getEventListeners(controller.signal, 'abort').length).toBeGreaterThan(0);
     controller.abort();
     expect(await done).toBeInstanceOf(AbortError);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     expect(calls.length).toBeGreaterThan(0);
+  });
+});
+
+describe('log stream bounds longer than setTimeout allows', () => {
+  it('a timeoutMs past 24.8 days is kept whole: not cut to 24.8 days, not fired at once', async () => {
+    await import('../../src/rest/log-stream.js'); // loaded for real before the timers are faked
+    const { vi } = await import('vitest');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const MAX_TIMER_MS = 2_147_483_647;
+      const { fetch, calls } = signalledFetch(() => pulledBody(() => 'stall').response);
+      const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
+      let outcome: unknown = 'pending';
+      void collect(rp.rest.pods.logs('p1', { timeoutMs: MAX_TIMER_MS + 60_000 })).then(
+        () => (outcome = 'ended'),
+        (err: unknown) => (outcome = err),
+      );
+      for (let i = 0; i < 100 && calls() === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(calls()).toBe(1);
+      await vi.advanceTimersByTimeAsync(MAX_TIMER_MS + 1_000);
+      expect(outcome).toBe('pending');
+      await vi.advanceTimersByTimeAsync(60_000);
+      for (let i = 0; i < 20 && outcome === 'pending'; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(outcome).toBeInstanceOf(TimeoutError);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
