@@ -68,7 +68,23 @@ async function plainWorker<T>(file: string, input: unknown, nodeFlags: string[] 
 /** `1.041 [1.02–1.06]`: the whole run's figure and the interquartile range over slices of it. */
 const fmtFigure = (f: Figure) => `${fmt(f.value, 3)} [${fmt(f.groups.p25, 3)}–${fmt(f.groups.p75, 3)}]`;
 
+/**
+ * The gate on the per-call ratios: on a quiet run, a call past 1.05× its reference fails the bench
+ * (exit code 1). A run with other work on the machine widens every spread, so it is reported but
+ * not judged: quiet means a one-minute load average under {@link QUIET_LOAD} when the section starts.
+ */
+const GATE_RATIO = 1.05;
+const QUIET_LOAD = 0.5;
+
+/** The ratio each call is held to: REST and job status against the reference client, GraphQL against graphql-request alone. */
+function gatedRatio(ratios: Record<string, Figure>): [string, Figure] {
+  const graphql = ratios['runpod-gql / graphql-request'];
+  return graphql ? ['graphql-request alone', graphql] : ['the reference client', ratios['runpod-gql / reference client']!];
+}
+
 async function perCall(): Promise<void> {
+  const loadAtSection = loadavg()[0]!;
+  const gate: Array<{ label: string; against: string; value: number }> = [];
   const { info, child } = await startServer(['stub']);
   const rounds = quick ? 16 : 48;
   const blockSize = 100;
@@ -93,6 +109,8 @@ async function perCall(): Promise<void> {
       row(`per-call CPU: ${label}`, `runpod-gql ${us('runpod-gql')}; ${others}`, '', undefined);
       const vsRef = ratios['runpod-gql / reference client']!;
       const vsBare = ratios['runpod-gql / bare fetch']!;
+      const [against, gated] = gatedRatio(ratios);
+      gate.push({ label, against, value: gated.value });
       row(`  ratio to the reference client`, fmtFigure(vsRef), '≤ 1.03', vsRef.value <= 1.03);
       row(`  ratio to bare fetch`, fmtFigure(vsBare), '≤ 1.10', vsBare.value <= 1.1);
       row(`  reference client / bare fetch (the floor)`, fmtFigure(ratios['reference client / bare fetch']!), '', undefined);
@@ -110,6 +128,16 @@ async function perCall(): Promise<void> {
         undefined,
       );
     }
+    const quiet = loadAtSection < QUIET_LOAD;
+    const over = gate.filter((g) => g.value > GATE_RATIO);
+    const figures = gate.map((g) => `${g.label} ${fmt(g.value, 3)} (vs ${g.against})`).join('; ');
+    if (quiet) {
+      row(`bench check: per-call ratios ≤ ${GATE_RATIO} (quiet run, load ${fmt(loadAtSection, 2)})`, figures, `≤ ${GATE_RATIO}`, over.length === 0);
+      if (over.length > 0) process.exitCode = 1;
+    } else {
+      row(`bench check: not judged, load ${fmt(loadAtSection, 2)} ≥ ${QUIET_LOAD} at the start of the section`, figures, `≤ ${GATE_RATIO} when quiet`, undefined);
+    }
+    results.benchCheck = { quiet, loadAverage: loadAtSection, gate: GATE_RATIO, ratios: gate, passed: quiet ? over.length === 0 : null };
     row('per-call: blocks', `${rounds} rounds of one block of ${blockSize} calls (fetch double: ${blockSize * 20}) per variant, each variant in its own process, rotating order; ratio of total CPU [IQR over 8 slices of the rounds]`, '', undefined);
     results.perCall = { rounds, blockSize, calls: out };
   } finally {
