@@ -217,6 +217,7 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       maxRetries: options.maxRetries,
+      deadlineMs: options.deadlineMs,
       headers: options.headers,
       rateLimitKey: 'graphql',
       gate: choice?.gate,

@@ -118,6 +118,7 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
         ambiguous: isAmbiguousFailure,
       },
       options,
+      core.options.deadlineMs,
     );
   }
 

@@ -46,5 +46,6 @@ export async function createRestOnce<T>(
         : undefined,
     },
     options,
+    rest.core.options.deadlineMs,
   );
 }

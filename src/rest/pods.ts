@@ -7,7 +7,7 @@ import { isRecord, isString } from '../transport/shape.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
 import { checkBody, createOnceLazy, podActions } from './lazy.js';
 import { idSegment, type RestRequester } from './rest-request.js';
-import { shown } from '../validation.js';
+import { checkEnvName, shown } from '../validation.js';
 import type { CreatePodInput, Pod, PodAction, PodListQuery, UpdatePodInput } from './types.js';
 
 /** Options of `rest.pods.create`: after an ambiguous failure the pods are listed to find the one carrying its marker. */
@@ -54,6 +54,8 @@ const CATALOG_READ: CallOptions = { timeoutMs: 10_000, maxRetries: 0 };
 
 /** The cross-field rules of a pod create that the contract's schema does not express. */
 async function checkPodCreate(body: CreatePodInput): Promise<void> {
+  // The env names rule of every path first, so the same env gives the same answer as rp.pods.deploy.
+  if (isRecord(body) && isRecord(body.env)) for (const key of Object.keys(body.env)) checkEnvName('body.env', key);
   await checkBody('CreatePodRequest', body);
   if ((body.gpu === undefined) === (body.cpu === undefined)) throw new ValidationError('body.gpu', 'give exactly one of gpu and cpu');
   const vcpus = body.cpu?.vcpuCount;

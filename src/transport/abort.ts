@@ -1,4 +1,5 @@
 import { AbortError } from '../errors.js';
+import { monotonicNow } from './clock.js';
 
 /** setTimeout's longest delay: a longer one fires at once (Node warns and uses 1 ms), so longer waits re-arm. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -62,6 +63,32 @@ export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | u
     stopTimer: () => cancelTimer?.(),
   };
 }
+
+/** A call's deadline as its signal carries it: when it passes (monotonic clock) and how long it was. */
+export interface Deadline {
+  readonly at: number;
+  readonly ms: number;
+}
+const deadlines = new WeakMap<AbortSignal, Deadline>();
+
+/** The whole-call deadline `signal` carries (see {@link startDeadline}), if any. */
+export const deadlineOf = (signal: AbortSignal | undefined): Deadline | undefined => signal && deadlines.get(signal);
+
+/**
+ * A whole-call deadline: a signal that fires when `parent` does or `ms` after now, and carries
+ * the deadline, so every step of the call that is handed the signal (pacing waits, retries,
+ * backoff, reads before a create, the marker lookup) sees the same one. Undefined without `ms`,
+ * or when `parent` already carries a deadline (the outer call's, which comes first).
+ */
+export function startDeadline(parent: AbortSignal | undefined, ms: number | undefined): LinkedAbort | undefined {
+  if (ms === undefined || deadlineOf(parent)) return undefined;
+  const link = linkAbort(parent, ms);
+  deadlines.set(link.signal, { at: monotonicNow() + ms, ms });
+  return link;
+}
+
+/** True when `signal` fired because its deadline (or an attempt's time limit) passed, not because a caller aborted. */
+export const timerFired = (signal: AbortSignal | undefined): boolean => !!signal?.aborted && signal.reason instanceof TimerExpired;
 
 /** Throws AbortError when `signal` has fired. */
 export function throwIfAborted(signal: AbortSignal | undefined, what = 'request'): void {

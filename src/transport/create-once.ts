@@ -3,8 +3,9 @@
 // the server; after an ambiguous failure, a bounded lookup by that marker; else a PossiblyCreatedError
 // that carries it. Surfaces say how to send and how to find; the rule lives only here.
 import { AbortError, ConnectionError, PossiblyCreatedError, ServerError, TimeoutError, type RunpodError } from '../errors.js';
-import { sleep } from './abort.js';
+import { deadlineOf, sleep, startDeadline, type LinkedAbort } from './abort.js';
 import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from './create-marker.js';
+import { neverSent } from './http-core.js';
 import type { CallOptions } from './options.js';
 
 /**
@@ -56,17 +57,34 @@ export function mayHaveActed(err: unknown): boolean {
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** The TimeoutError of a create whose deadline passed before anything was sent. */
+function deadlineError(call: CreateOnceCall<unknown>, deadline: LinkedAbort, cause: unknown): TimeoutError {
+  const ms = deadlineOf(deadline.signal)!.ms;
+  return new TimeoutError(`${call.operation}: the call's ${ms} ms deadline passed before it was sent`, { timeoutMs: ms, cause });
+}
+
 /**
  * Sends `call` once with a fresh marker. After an ambiguous failure it looks for what carries the
  * marker (a bounded number of times) and returns it: one call, one resource. When that cannot
  * settle it, a PossiblyCreatedError carries the marker. Nothing is ever resent.
  */
-export async function createOnce<T>(call: CreateOnceCall<T>, options: CreateOnceOptions = {}): Promise<T> {
-  const { markerLookup, ...callOptions } = options;
+export async function createOnce<T>(call: CreateOnceCall<T>, options: CreateOnceOptions = {}, clientDeadlineMs?: number): Promise<T> {
+  const { markerLookup, ...given } = options;
   const attempts = Math.max(1, markerLookup?.attempts ?? DEFAULT_MARKER_LOOKUP.attempts);
   const intervalMs = markerLookup?.intervalMs ?? DEFAULT_MARKER_LOOKUP.intervalMs;
+  // One deadline for every step: the reads before the create, the create, the lookups.
+  const deadline = startDeadline(given.signal, given.deadlineMs ?? clientDeadlineMs);
+  try {
+    return await createWithin(call, deadline ? { ...given, signal: deadline.signal } : given, attempts, intervalMs, deadline);
+  } finally {
+    deadline?.dispose();
+  }
+}
+
+async function createWithin<T>(call: CreateOnceCall<T>, callOptions: CallOptions, attempts: number, intervalMs: number, deadline: LinkedAbort | undefined): Promise<T> {
   const { signal } = callOptions;
   const marker = call.find ? newCreateMarker() : '';
+  const passed = () => deadline?.timedOut() ?? false;
   let sent = false;
   let failure: unknown;
   try {
@@ -74,7 +92,13 @@ export async function createOnce<T>(call: CreateOnceCall<T>, options: CreateOnce
     if (made != null) return made;
     failure = new ServerError(`${call.operation}: the platform answered with nothing and no error`, { status: 200 });
   } catch (err) {
-    if (!sent || !(mayHaveActed(err) || call.ambiguous?.(err))) throw err;
+    // A create that never left made nothing; one that did may have, whatever ended the wait for
+    // its answer: a failure that may have acted, the deadline, or the caller's abort.
+    const ambiguous = mayHaveActed(err) || call.ambiguous?.(err) || err instanceof AbortError;
+    if (!sent || neverSent(err) || !ambiguous) {
+      if (passed() && err instanceof AbortError) throw deadlineError(call, deadline!, err);
+      throw err;
+    }
     failure = err;
   }
   let why = 'it cannot carry a marker to be found by';
@@ -92,7 +116,11 @@ export async function createOnce<T>(call: CreateOnceCall<T>, options: CreateOnce
         if (err instanceof AbortError) break;
       }
     }
-    why = `${lookups} lookup(s) by its marker found none${lookupFailure ? `; looking it up failed (${messageOf(lookupFailure)})` : ''}`;
+    why = passed()
+      ? `its deadline passed after ${lookups} lookup(s) by its marker`
+      : signal?.aborted && !lookups
+        ? 'it was not looked up: the caller aborted'
+        : `${lookups} lookup(s) by its marker found none${lookupFailure ? `; looking it up failed (${messageOf(lookupFailure)})` : ''}`;
   }
   const what = call.noun ? `a ${call.noun}` : 'something';
   const later = call.find ? ` ${call.later?.(marker) ?? `Look for env ${CREATE_MARKER_ENV}=${marker}`}.` : '';
