@@ -85,6 +85,16 @@ export function checkPortsArray(field: string, ports: unknown): void {
   });
 }
 
+/**
+ * The one rule for pod environment variable names, on every path (GraphQL's `[{key, value}]`,
+ * REST v2's `{ KEY: value }`, REST v1): `__proto__` is refused. REST v2 carries env as a JSON
+ * object, where many parsers read that key as the object's prototype and drop the variable; the
+ * same input must not be kept on one API and lost or refused on the other.
+ */
+export function checkEnvName(field: string, key: string): void {
+  if (key === '__proto__') throw new ValidationError(`${field}.${key}`, 'is not allowed as a variable name (a JSON object cannot carry it safely)');
+}
+
 /** REST bodies take `env` as `{ KEY: 'value' }`; the GraphQL `[{key, value}]` form is a common slip. */
 export function checkEnvMap(field: string, env: unknown): void {
   if (env === undefined) return;
@@ -92,6 +102,7 @@ export function checkEnvMap(field: string, env: unknown): void {
     throw new ValidationError(field, 'must be an object map like { "KEY": "value" } (REST does not take [{key, value}])');
   }
   for (const [key, value] of Object.entries(env)) {
+    checkEnvName(field, key);
     if (typeof value !== 'string') throw new ValidationError(`${field}.${key}`, 'must be a string');
   }
 }

@@ -180,7 +180,7 @@ function isErrorEntry(value: unknown): value is GraphQLErrorEntry {
  * `choice` hears of every 410 Gone from `graphqlUrl`: this is where the retirement is first seen,
  * whichever call met it (a user's own document included, which still gets its ApiRetiredError).
  */
-export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoice, 'retired'>): RunpodGraphQL {
+export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoice, 'retired' | 'gate'>): RunpodGraphQL {
   const url = core.options.graphqlUrl;
   const summaryUrl = redactUrl(url);
   const auth = core.options.graphqlAuth === 'header' ? 'bearer' : 'api-key-query';
@@ -217,8 +217,10 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       maxRetries: options.maxRetries,
+      deadlineMs: options.deadlineMs,
       headers: options.headers,
       rateLimitKey: 'graphql',
+      gate: choice?.gate,
     };
     const call: GraphQLCall = { request: httpRequest };
 

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { checkEnvName } from '../validation.js';
 import type { EnvironmentVariableInput } from './__generated__/operations.js';
 
 /**
@@ -27,12 +28,14 @@ export function toEnvironmentInput(
       if (typeof e !== 'object' || typeof e.key !== 'string' || typeof e.value !== 'string') {
         throw new ValidationError(`env[${i}]`, 'must be { key: string, value: string }');
       }
+      checkEnvName('env', e.key);
     });
     return entries;
   }
   // A string would otherwise be sent character by character.
   if (env === null || typeof env !== 'object') throw new ValidationError('env', 'must be a map of strings or a list of { key, value }');
   return Object.entries(env as Record<string, unknown>).map(([key, value]) => {
+    checkEnvName('env', key);
     if (typeof value !== 'string') throw new ValidationError(`env.${key}`, 'must be a string');
     return { key, value };
   });

@@ -8,7 +8,8 @@ import type { LogSource } from './types.js';
 
 /** Bytes decoded and fed to the parser at a time, so one huge read cannot grow it past its limit. */
 const FEED_BYTES = 64 * 1024;
-/** setTimeout's largest delay. */
+/** Event ids remembered to tell new events from repeated ones. */
+const MAX_SEEN_IDS = 4096;
 
 export interface LogStreamBounds {
   readonly maxReconnects: number;
@@ -41,7 +42,15 @@ export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { max
   const cancelTimers = [timeoutMs ? startTimer(() => end('deadline'), timeoutMs) : undefined, followMs ? startTimer(() => end('follow'), followMs) : undefined];
   /** The Last-Event-ID to resume with: that of the last event whose id a header can carry. */
   let resumeFrom: string | undefined;
+  /**
+   * Reconnections since the stream last made progress: an event whose id it had not seen. Lines
+   * alone are not progress: a server that drops after every event and starts its ids again would
+   * otherwise be reconnected to at once, for ever (365 connections in 8 s).
+   */
   let drops = 0;
+  let progressed = false;
+  /** Ids seen, to tell a new event from one sent again; forgotten in bulk past a bound. */
+  const seen = new Set<string>();
   let req!: HttpRequest;
   /** Once a bound fired: TimeoutError, AbortError, or (after `followMs`) the end of the loop. */
   const finish = () => {
@@ -81,6 +90,11 @@ export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { max
           if (event.id !== undefined) {
             const header = lastEventIdHeader(event.id);
             if (header !== null) resumeFrom = header;
+            if (!seen.has(event.id)) {
+              if (seen.size >= MAX_SEEN_IDS) seen.clear();
+              seen.add(event.id);
+              progressed = true;
+            }
           }
           let data: unknown;
           try {
@@ -126,7 +140,8 @@ export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { max
             for (let at = 0; at < bytes.length && !tooLarge; at += FEED_BYTES) feed(decoder.decode(bytes.subarray(at, at + FEED_BYTES), { stream: true }));
           }
           // The lines that came before a bad event are handed out first: nothing read is lost.
-          if (lines.length) drops = 0;
+          if (progressed) drops = 0;
+          progressed = false;
           while (lines.length) yield lines.shift()!;
           if (tooLarge) {
             throw new StreamError(`${req.operation}: an event is longer than maxEventSize (${maxEventSize} characters)`, { reason: 'event-too-large', limit: maxEventSize, status: res.status, request: summary(req) });
@@ -144,13 +159,13 @@ export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { max
         return;
       }
       if (++drops > maxReconnects) {
-        throw new ConnectionError(`${req.operation}: the log stream dropped ${drops} times in a row`, {
+        throw new ConnectionError(`${req.operation}: the log stream dropped ${drops} times in a row without a new event`, {
           notSent: false,
           request: summary(req),
           cause: dropped instanceof RunpodError ? dropped : new Error(rest.core.scrub(String((dropped as Error)?.message ?? dropped))),
         });
       }
-      // Resume at once the first time; back off when the stream keeps dropping.
+      // Resume (from the last id) at once the first time; back off while the stream keeps dropping without progress.
       if (drops > 1) {
         try {
           await sleep(backoffMs(drops - 2), bounds.signal);

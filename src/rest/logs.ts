@@ -30,7 +30,13 @@ export interface LogOptions extends CallOptions {
   timeoutMs?: number | undefined;
   /** Follow new lines for this long, then end the loop normally (no error). */
   followMs?: number | undefined;
-  /** Reconnections in a row (without a new line in between) after dropped connections before giving up, 0–1000. @default 5 */
+  /**
+   * Reconnections in a row after dropped connections before giving up with `ConnectionError`,
+   * 0–1000. Each resumes from the last event id; the count starts again only when a connection
+   * delivered an event with an id not seen before (a server that starts its ids again each time
+   * makes no progress). After the first, each waits with backoff (0.5 s doubling, up to 8 s).
+   * @default 5
+   */
   maxReconnects?: number | undefined;
   /** Longest event (or line of one) accepted, in characters; a longer one is a `StreamError`. @default 1048576 (1 MiB) */
   maxEventSize?: number | undefined;

@@ -1,23 +1,17 @@
 import { ConflictError, ValidationError } from '../errors.js';
 import { catalogEntries, createGpuTypeCatalog } from '../gpu-types/catalog.js';
-import type { MarkerLookupOptions } from '../transport/create-marker.js';
+import type { CreateOnceOptions } from '../transport/create-once.js';
 import { followedLostAnswer } from '../transport/http-core.js';
 import { validateCallOptions, type CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
 import { checkBody, createOnceLazy, podActions } from './lazy.js';
 import { idSegment, type RestRequester } from './rest-request.js';
-import { shown } from '../validation.js';
+import { checkEnvName, shown } from '../validation.js';
 import type { CreatePodInput, Pod, PodAction, PodListQuery, UpdatePodInput } from './types.js';
 
-export interface PodCreateOptions extends CallOptions {
-  /**
-   * After an ambiguous failure (5xx, cut connection, time-out) the pods are listed to find the one
-   * carrying this create's marker: at most `attempts` lists, `intervalMs` apart.
-   * @default { attempts: 3, intervalMs: 2000 }
-   */
-  markerLookup?: MarkerLookupOptions | undefined;
-}
+/** Options of `rest.pods.create`: after an ambiguous failure the pods are listed to find the one carrying its marker. */
+export type PodCreateOptions = CreateOnceOptions;
 
 export interface RestPodsApi {
   /**
@@ -60,6 +54,8 @@ const CATALOG_READ: CallOptions = { timeoutMs: 10_000, maxRetries: 0 };
 
 /** The cross-field rules of a pod create that the contract's schema does not express. */
 async function checkPodCreate(body: CreatePodInput): Promise<void> {
+  // The env names rule of every path first, so the same env gives the same answer as rp.pods.deploy.
+  if (isRecord(body) && isRecord(body.env)) for (const key of Object.keys(body.env)) checkEnvName('body.env', key);
   await checkBody('CreatePodRequest', body);
   if ((body.gpu === undefined) === (body.cpu === undefined)) throw new ValidationError('body.gpu', 'give exactly one of gpu and cpu');
   const vcpus = body.cpu?.vcpuCount;
@@ -152,10 +148,11 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
     async create(body, options = {}) {
       await checkPodCreate(body);
       const { markerLookup: _lookup, ...callOptions } = options;
-      // Every other check first: the catalog read is the first request.
+      // Every other check first: the catalog read is the first request, and part of the create's call.
       validateCallOptions(callOptions);
-      if (typeof body.gpu?.id === 'string') await gpuTypes.check('body.gpu.id', [body.gpu.id], callOptions.signal);
-      return createOnceLazy<Pod>(rest, { method: 'POST', path: '/pods', route: 'POST /pods', body }, options, { path: '/pods', key: 'pods', noun: 'pod' });
+      const gpuId = body.gpu?.id;
+      const before = typeof gpuId === 'string' ? (o: CallOptions) => gpuTypes.check('body.gpu.id', [gpuId], o.signal) : undefined;
+      return createOnceLazy<Pod>(rest, { method: 'POST', path: '/pods', route: 'POST /pods', body }, options, { path: '/pods', key: 'pods', noun: 'pod' }, before);
     },
     list: async (query, options) => rest.list<Pod>({ method: 'GET', path: '/pods', route: 'GET /pods', query, idempotent: true }, 'pods', options),
     get,

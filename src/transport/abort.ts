@@ -1,4 +1,5 @@
 import { AbortError } from '../errors.js';
+import { monotonicNow } from './clock.js';
 
 /** setTimeout's longest delay: a longer one fires at once (Node warns and uses 1 ms), so longer waits re-arm. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -31,16 +32,20 @@ export interface LinkedAbort {
 }
 
 /**
- * An AbortController that fires when the caller's signal fires or after `timeoutMs`, whichever
- * comes first. `dispose` clears the timer and the listener, so nothing outlives the attempt.
+ * An AbortController that fires when the caller's signal (or `other`) fires or after `timeoutMs`,
+ * whichever comes first. `dispose` clears the timer and the listener, so nothing outlives the attempt.
  */
-export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | undefined): LinkedAbort {
+export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | undefined, other?: AbortSignal): LinkedAbort {
   const controller = new AbortController();
   let timedOut = false;
   let cancelTimer: (() => void) | undefined;
   const onParentAbort = () => controller.abort(parent?.reason);
+  const onOtherAbort = () => controller.abort(other?.reason);
   if (parent?.aborted) controller.abort(parent.reason);
   else parent?.addEventListener('abort', onParentAbort, { once: true });
+  // A second signal (a gate's), followed the same way and let go of by `dispose` too.
+  if (other?.aborted) controller.abort(other.reason);
+  else other?.addEventListener('abort', onOtherAbort, { once: true });
   if (timeoutMs !== undefined && timeoutMs > 0 && timeoutMs !== Infinity && !controller.signal.aborted) {
     cancelTimer = startTimer(() => {
       timedOut = true;
@@ -53,10 +58,37 @@ export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | u
     dispose: () => {
       cancelTimer?.();
       parent?.removeEventListener('abort', onParentAbort);
+      other?.removeEventListener('abort', onOtherAbort);
     },
     stopTimer: () => cancelTimer?.(),
   };
 }
+
+/** A call's deadline as its signal carries it: when it passes (monotonic clock) and how long it was. */
+export interface Deadline {
+  readonly at: number;
+  readonly ms: number;
+}
+const deadlines = new WeakMap<AbortSignal, Deadline>();
+
+/** The whole-call deadline `signal` carries (see {@link startDeadline}), if any. */
+export const deadlineOf = (signal: AbortSignal | undefined): Deadline | undefined => signal && deadlines.get(signal);
+
+/**
+ * A whole-call deadline: a signal that fires when `parent` does or `ms` after now, and carries
+ * the deadline, so every step of the call that is handed the signal (pacing waits, retries,
+ * backoff, reads before a create, the marker lookup) sees the same one. Undefined without `ms`,
+ * or when `parent` already carries a deadline (the outer call's, which comes first).
+ */
+export function startDeadline(parent: AbortSignal | undefined, ms: number | undefined): LinkedAbort | undefined {
+  if (ms === undefined || deadlineOf(parent)) return undefined;
+  const link = linkAbort(parent, ms);
+  deadlines.set(link.signal, { at: monotonicNow() + ms, ms });
+  return link;
+}
+
+/** True when `signal` fired because its deadline (or an attempt's time limit) passed, not because a caller aborted. */
+export const timerFired = (signal: AbortSignal | undefined): boolean => !!signal?.aborted && signal.reason instanceof TimerExpired;
 
 /** Throws AbortError when `signal` has fired. */
 export function throwIfAborted(signal: AbortSignal | undefined, what = 'request'): void {

@@ -1,5 +1,5 @@
-import { AbortError, ApiError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
-import { linkAbort, sleep, type LinkedAbort } from './abort.js';
+import { AbortError, ApiError, ApiRetiredError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
+import { deadlineOf, linkAbort, sleep, startDeadline, timerFired, type LinkedAbort } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
 import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
@@ -51,6 +51,21 @@ export interface HttpRequest extends CallOptions {
    * the call as a small queued record until then (serverless). The core frees it after the attempt.
    */
   readonly paceTurn?: PaceRelease | undefined;
+  /** Set by a surface whose requests may have to stop going out (GraphQL's, once retired): see {@link RequestGate}. */
+  readonly gate?: RequestGate | undefined;
+}
+
+/**
+ * A reason to stop a request before it is sent, read again each time the pacer grants it a turn:
+ * a call that waited while the reason arose is not sent. `signal` fires when it arises, so calls
+ * waiting for a turn leave at once; `check` gives the error they end with; `retired` hears of a
+ * 410 the moment it is answered, before the answered request frees its turn to the next one.
+ */
+export interface RequestGate {
+  readonly signal: AbortSignal;
+  check(): RunpodError | undefined;
+  /** `early`: heard from the status alone; the error built from the whole answer follows. */
+  retired(error: ApiRetiredError, early?: boolean): void;
 }
 
 /** A 2xx answer, read in full within the attempt's time limit. */
@@ -113,6 +128,15 @@ function innermostMessage(err: unknown): string {
 }
 
 const afterLostAnswer = new WeakSet<object>();
+const unsent = new WeakSet<object>();
+
+/**
+ * True for an error the core threw before any attempt of its request was handed to `fetch` (a
+ * pacing wait aborted, a deadline passed in the queue): nothing of that request reached a server.
+ */
+export function neverSent(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && unsent.has(err);
+}
 
 /**
  * True for an HTTP error answered to a resend, after an earlier attempt that may have acted but
@@ -231,22 +255,63 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
 
   async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>, raw = false): Promise<T> {
     checkBeforeSending(req, req.auth, () => req);
+    // The whole call's deadline: the caller's (a create's, across its steps) or one of its own.
+    const own = startDeadline(req.signal, req.deadlineMs ?? resolved.deadlineMs);
+    const signal = own?.signal ?? req.signal;
+    const state = { fetched: false, handed: false };
+    try {
+      return await attempts(req, read, raw, signal, own, state);
+    } catch (err) {
+      // Thrown before any byte could have left: a create that never went out made nothing.
+      if (!state.fetched && err instanceof RunpodError) unsent.add(err);
+      throw err;
+    } finally {
+      // Unless a raw answer's body took it over (see followCallerSignal).
+      if (!state.handed) own?.dispose();
+    }
+  }
+
+  async function attempts<T>(
+    req: HttpRequest,
+    read: (res: Response) => Promise<T>,
+    raw: boolean,
+    signal: AbortSignal | undefined,
+    own: LinkedAbort | undefined,
+    state: { fetched: boolean; handed: boolean },
+  ): Promise<T> {
+    const gate = req.gate;
     const maxRetries = Math.max(0, req.maxRetries ?? resolved.maxRetries);
     const timeoutMs = req.timeoutMs ?? resolved.timeoutMs;
+    const deadline = deadlineOf(signal);
+    // Why the call's signal fired: its deadline passed (a TimeoutError), or the caller aborted.
+    const stopped = () =>
+      deadline && timerFired(signal)
+        ? new TimeoutError(`${req.operation}: the call's ${deadline.ms} ms deadline passed`, { timeoutMs: deadline.ms, request: summarise(req) })
+        : abortedByCaller(req);
+    /** A wait of `ms` from now would end past the deadline. */
+    const pastDeadline = (ms: number) => deadline !== undefined && monotonicNow() + ms >= deadline.at;
     // Retries counted against maxRetries; those allowed by `retryUntil` are not counted.
     let counted = 0;
     let earlierMayHaveActed = false;
     for (let attempt = 0; ; attempt++) {
-      if (req.signal?.aborted) throw abortedByCaller(req);
+      if (signal?.aborted) throw stopped();
       let release: PaceRelease;
+      // The wait for a turn also ends when the gate's reason arises.
+      const waiting = gate && linkAbort(signal, undefined, gate.signal);
       try {
         // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
-        release = attempt === 0 && req.paceTurn ? req.paceTurn : await pacer.acquire(req.rateLimitKey, req.signal);
+        release = attempt === 0 && req.paceTurn ? req.paceTurn : await pacer.acquire(req.rateLimitKey, waiting?.signal ?? signal);
       } catch (err) {
-        if (err instanceof AbortError) throw abortedByCaller(req);
-        throw err;
+        throw gate?.check() ?? (err instanceof AbortError ? stopped() : err);
+      } finally {
+        waiting?.dispose();
       }
-      const link = linkAbort(req.signal, timeoutMs);
+      const refused = gate?.check();
+      if (refused) {
+        release();
+        throw refused;
+      }
+      const link = linkAbort(signal, timeoutMs);
       let keepLink = false;
       let delayMs: number;
       let reason: RetryEvent['reason'];
@@ -254,15 +319,19 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       let answerStatus = 0;
       let quota: RateLimitInfo | undefined;
       try {
+        state.fetched = true;
         let res = await send(req, link.signal);
         if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await followRedirects(req, res, link.signal);
         answerStatus = res.status;
+        // A 410 closes the gate before its body is read: a turn freed meanwhile sends nothing.
+        if (answerStatus === 410) gate?.retired(errorFromResponse(410, '', res.headers, { request: summarise(req) }) as ApiRetiredError, true);
         quota = rateLimitFeedback(req, res.headers);
         if (res.ok) {
           const value = await read(res);
           if (raw && req.signal) {
-            keepLink = true;
-            return followCallerSignal(value as Response, link) as T;
+            keepLink = state.handed = true;
+            own?.stopTimer();
+            return followCallerSignal(value as Response, link, own) as T;
           }
           return value;
         }
@@ -282,10 +351,12 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         // `retryUntil`; they follow the backoff even when Retry-After says 0.
         const extended = req.retryUntil !== undefined && (res.status === 429 || extra);
         delayMs = extended ? Math.max(retryAfterMs ?? 0, backoffMs(attempt)) : (retryAfterMs ?? backoffMs(attempt));
-        const canRetry = extended ? monotonicNow() + delayMs < req.retryUntil! : counted < maxRetries;
+        const canRetry = (extended ? monotonicNow() + delayMs < req.retryUntil! : counted < maxRetries) && !pastDeadline(delayMs);
+        // A wait the server asks for past the cap (or the deadline) ends the call now, with its hint.
         if (!retryable || !canRetry || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS)) {
           const error = errorFromResponse(res.status, text, res.headers, { request: summarise(req), retryAfterMs });
           if (earlierMayHaveActed) afterLostAnswer.add(error);
+          if (error instanceof ApiRetiredError) gate?.retired(error);
           throw error;
         }
         if (!extended) counted++;
@@ -296,8 +367,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         // The server answered with an error status and something failed while reading what it
         // meant: that is still an HTTP error of that status, never a lost answer to resend.
         if (answered) throw unreadableAnswer(req, answerStatus, err);
-        if (req.signal?.aborted) throw abortedByCaller(req);
-        const canRetry = counted < maxRetries;
+        if (signal?.aborted) throw stopped();
+        delayMs = backoffMs(attempt);
+        const canRetry = counted < maxRetries && !pastDeadline(delayMs);
         if (link.timedOut()) {
           if (!req.idempotent || !canRetry) {
             throw new TimeoutError(`${req.operation} timed out after ${timeoutMs} ms`, { timeoutMs, request: summarise(req) });
@@ -319,7 +391,6 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
           if (!notSent) earlierMayHaveActed = true;
         }
         counted++;
-        delayMs = backoffMs(attempt);
       } finally {
         release();
         if (keepLink) link.stopTimer();
@@ -329,7 +400,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         if (quota) callHook(resolved.onRateLimit, quota);
       }
       callHook(resolved.onRetry, { operation: req.operation, retry: attempt + 1, delayMs, reason });
-      await sleep(delayMs, req.signal);
+      await sleep(delayMs, signal).catch(() => {
+        throw stopped();
+      });
     }
   }
 
@@ -359,9 +432,10 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
    * A raw answer's body is read after the attempt: the attempt's timer stops, but the caller's
    * signal keeps aborting the body until it has been read, cancelled or has failed.
    */
-  function followCallerSignal(res: Response, link: LinkedAbort): Response {
+  function followCallerSignal(res: Response, link: LinkedAbort, own: LinkedAbort | undefined): Response {
     if (!res.body) {
       link.dispose();
+      own?.dispose();
       return res;
     }
     const reader = res.body.getReader();
@@ -370,6 +444,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       if (finished) return;
       finished = true;
       link.dispose();
+      own?.dispose();
     };
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {

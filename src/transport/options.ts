@@ -37,6 +37,11 @@ export interface RunpodClientOptions {
   timeoutMs?: number | undefined;
   /** Automatic retries after the first attempt, for calls that are safe to retry. @default 2 */
   maxRetries?: number | undefined;
+  /**
+   * The default whole-call deadline, in milliseconds (see {@link CallOptions.deadlineMs}).
+   * @default undefined: off
+   */
+  deadlineMs?: number | undefined;
   /** Extra headers sent with every request. */
   headers?: Record<string, string> | undefined;
   /** Called before every automatic retry. */
@@ -102,6 +107,16 @@ export interface CallOptions {
   timeoutMs?: number | undefined;
   /** Overrides the client's `maxRetries`. */
   maxRetries?: number | undefined;
+  /**
+   * Bounds everything the call does, in milliseconds: pacing waits, every attempt, retries and
+   * their backoff, reads a create makes first (the GPU catalog) and its marker lookup after an
+   * ambiguous failure. When it passes, the call ends in a `TimeoutError`, or, for a create that may
+   * have reached the server, in a `PossiblyCreatedError` with its marker. A `Retry-After` past it
+   * ends the call at once in a `RateLimitError`. `timeoutMs` still limits each attempt. Waits with
+   * their own `timeoutMs` (`waitUntilReady`, `job.wait`) and log streams keep theirs.
+   * @default the client's `deadlineMs` (off unless set)
+   */
+  deadlineMs?: number | undefined;
   /** Extra headers for this call. */
   headers?: Record<string, string> | undefined;
 }
@@ -120,6 +135,7 @@ export interface ResolvedOptions {
   readonly fetch: FetchLike;
   readonly timeoutMs: number;
   readonly maxRetries: number;
+  readonly deadlineMs: number | undefined;
   readonly headers: Readonly<Record<string, string>>;
   readonly onRetry: ((event: RetryEvent) => void) | undefined;
   readonly graphqlAuth: 'query' | 'header';
@@ -225,6 +241,7 @@ export function validateTransportOptions(options: RunpodClientOptions): void {
 /** The per-call options every method takes (and their client-wide defaults), checked before anything is sent. */
 export function validateCallOptions(options: CallOptions, request?: RequestForError): void {
   checkDuration('timeoutMs', options.timeoutMs, request);
+  checkDuration('deadlineMs', options.deadlineMs, request);
   check('maxRetries', options.maxRetries, isCount(0), 'an integer ≥ 0', request);
   checkHeaders(options.headers, request);
   check('signal', options.signal, (v) => typeof (v as AbortSignal | null)?.addEventListener === 'function', 'an AbortSignal', request);
@@ -259,6 +276,7 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       fetch: userFetch ?? globalFetch,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      deadlineMs: options.deadlineMs ?? undefined,
       headers: { ...options.headers },
       onRetry: options.onRetry,
       graphqlAuth: options.graphqlAuth ?? 'query',

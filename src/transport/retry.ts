@@ -1,4 +1,7 @@
-/** Longest server-requested wait that is honoured automatically; longer hints surface as errors. */
+/**
+ * Longest server-requested wait that is honoured automatically: a longer `Retry-After` (or one past
+ * the call's `deadlineMs`) ends the call at once in a RateLimitError carrying `retryAfterMs`.
+ */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
 const INITIAL_BACKOFF_MS = 500;
@@ -10,7 +13,7 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
   return Math.round(base * (1 - 0.25 * random()));
 }
 
-const DELTA_SECONDS = /^\d{1,10}$/;
+const DELTA_SECONDS = /^\d+$/;
 
 /**
  * The server's wait hint in milliseconds, from `retry-after-ms`, or `retry-after` as delta-seconds
@@ -19,17 +22,21 @@ const DELTA_SECONDS = /^\d{1,10}$/;
  * meant; without a `Date`, against `now`. Undefined when absent or unreadable.
  */
 export function parseRetryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
+  // Any number of digits: a huge hint is read as huge (and refused at once), never as no hint.
   const ms = headers.get('retry-after-ms')?.trim();
-  if (ms && /^\d{1,12}(?:\.\d+)?$/.test(ms)) return Number(ms);
+  if (ms && /^\d+(?:\.\d+)?$/.test(ms)) return bounded(Number(ms));
   const header = headers.get('retry-after')?.trim();
   if (!header) return undefined;
-  if (DELTA_SECONDS.test(header)) return Number(header) * 1000;
+  if (DELTA_SECONDS.test(header)) return bounded(Number(header) * 1000);
   if (!/^[A-Za-z]{3}, /.test(header)) return undefined;
   const date = Date.parse(header);
   if (Number.isNaN(date)) return undefined;
   const sent = Date.parse(headers.get('date') ?? '');
   return Math.max(0, date - (Number.isNaN(sent) ? now : sent));
 }
+
+/** A finite, safe number of milliseconds: a hint of 400 digits is still a number JSON can carry. */
+const bounded = (ms: number): number => Math.min(ms, Number.MAX_SAFE_INTEGER);
 
 /** Statuses worth another attempt for a call that is safe to repeat. */
 export function isRetryableStatus(status: number): boolean {
