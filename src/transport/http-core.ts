@@ -7,6 +7,7 @@ import { parseRateLimitHeaders, type RateLimitInfo } from './rate-limit-headers.
 import { createScrubber, redactText, redactUrl, registerSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
 import { monotonicNow } from './clock.js';
+import { createLog, type Log } from './logger.js';
 import { MAX_ERROR_BODY_CHARS } from './error-mapping.js';
 
 /** Where the API key goes: GraphQL takes it as `?api_key=`, REST and serverless as a Bearer token. */
@@ -86,6 +87,8 @@ export interface HttpCore {
   wrongShape(req: HttpRequest, expected: string, body: unknown, status?: number): ServerError;
   /** The AbortError of a call whose caller's signal fired before or while it was sent. */
   abortedByCaller(req: HttpRequest): AbortError;
+  /** This client's log (`logLevel`, `logger`): every line is scrubbed of the key. */
+  readonly log: Log;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -139,6 +142,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   // A shared store knows the account by a digest of the key, never the key.
   const pacer = createPacer(resolved.rateLimits, resolved.pacingStore && resolved.rateLimits !== false ? { store: resolved.pacingStore, scope: pacingScope(apiKey) } : undefined);
   const scrub = createScrubber(apiKey);
+  const log = createLog(resolved.logLevel, resolved.logger, (text) => redactText(scrub(text)));
+  // Fixed for the client's life: the hot path pays one boolean when debug is off.
+  const debug = log.enabled('debug');
 
   function buildHeaders(bearer: boolean, hasBody: boolean, own?: Record<string, string>): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', ...resolved.headers, ...own };
@@ -239,12 +245,21 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     for (let attempt = 0; ; attempt++) {
       if (req.signal?.aborted) throw abortedByCaller(req);
       let release: PaceRelease;
+      const queuedAt = debug ? monotonicNow() : 0;
       try {
         // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
         release = attempt === 0 && req.paceTurn ? req.paceTurn : await pacer.acquire(req.rateLimitKey, req.signal);
       } catch (err) {
         if (err instanceof AbortError) throw abortedByCaller(req);
         throw err;
+      }
+      const sentAt = debug ? monotonicNow() : 0;
+      if (debug && req.rateLimitKey !== undefined && sentAt - queuedAt >= 1) {
+        log.debug(`${req.operation} waited ${Math.round(sentAt - queuedAt)} ms for its turn in pacing bucket ${req.rateLimitKey}`, {
+          operation: req.operation,
+          bucket: req.rateLimitKey,
+          durationMs: Math.round(sentAt - queuedAt),
+        });
       }
       const link = linkAbort(req.signal, timeoutMs);
       let keepLink = false;
@@ -257,6 +272,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         let res = await send(req, link.signal);
         if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await followRedirects(req, res, link.signal);
         answerStatus = res.status;
+        if (debug) logAttempt(req, attempt, sentAt, res.status);
         quota = rateLimitFeedback(req, res.headers);
         if (res.ok) {
           const value = await read(res);
@@ -296,6 +312,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         // The server answered with an error status and something failed while reading what it
         // meant: that is still an HTTP error of that status, never a lost answer to resend.
         if (answered) throw unreadableAnswer(req, answerStatus, err);
+        if (debug && !answerStatus) logAttempt(req, attempt, sentAt, req.signal?.aborted ? 'aborted' : link.timedOut() ? 'timeout' : `connection failure (${innermostMessage(err)})`);
         if (req.signal?.aborted) throw abortedByCaller(req);
         const canRetry = counted < maxRetries;
         if (link.timedOut()) {
@@ -328,9 +345,36 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         // turns an answer into a network failure or a resend.
         if (quota) callHook(resolved.onRateLimit, quota);
       }
+      if (log.enabled('info')) {
+        // Retries up to a deadline (`retryUntil`) are not counted against maxRetries.
+        const limit = req.retryUntil !== undefined ? '' : ` of ${maxRetries}`;
+        log.info(`retrying ${req.operation} in ${Math.round(delayMs)} ms after ${typeof reason === 'number' ? `HTTP ${reason}` : reason} (retry ${attempt + 1}${limit})`, {
+          operation: req.operation,
+          method: req.method,
+          url: redactUrl(req.url),
+          attempt: attempt + 2,
+          reason,
+          delayMs: Math.round(delayMs),
+        });
+      }
       callHook(resolved.onRetry, { operation: req.operation, retry: attempt + 1, delayMs, reason });
       await sleep(delayMs, req.signal);
     }
+  }
+
+  /** One debug line per attempt: what was sent, where (redacted), what came back and how fast. */
+  function logAttempt(req: HttpRequest, attempt: number, sentAt: number, outcome: number | string): void {
+    const durationMs = Math.round(monotonicNow() - sentAt);
+    const url = redactUrl(req.url);
+    const result = typeof outcome === 'number' ? `HTTP ${outcome}` : outcome;
+    log.debug(`${req.method} ${url} (${req.operation}, attempt ${attempt + 1}) → ${result} in ${durationMs} ms`, {
+      operation: req.operation,
+      method: req.method,
+      url,
+      attempt: attempt + 1,
+      durationMs,
+      ...(typeof outcome === 'number' ? { status: outcome } : { reason: outcome }),
+    });
   }
 
   /**
@@ -430,6 +474,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     notJson,
     wrongShape,
     abortedByCaller,
+    log,
     async requestJson<T>(req: HttpRequest): Promise<T> {
       const result = await run(req, readText);
       if (result.text.trim() === '') return undefined as T;

@@ -1,4 +1,5 @@
 import { ValidationError, type RequestSummary } from '../errors.js';
+import { DEFAULT_LOG_LEVEL, isLogger, isLogLevel, type LogLevel, type RunpodLogger } from './logger.js';
 import type { PacingStore } from './pacing.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
 import { MAX_KEY_LENGTH } from './redact.js';
@@ -75,7 +76,7 @@ export interface RunpodClientOptions {
   fallbackOnRateLimit?: boolean | undefined;
   /**
    * Called once per switch of `rp.pods` / `rp.gpuTypes` from GraphQL to REST v2. Without it, each
-   * client warns once (a process warning, where the runtime has them).
+   * client warns once through its `logger` (at `warn`); every switch is logged at `info`.
    */
   onTransportChange?: ((event: TransportChangeEvent) => void) | undefined;
   /**
@@ -85,6 +86,19 @@ export interface RunpodClientOptions {
    * @default each client's own memory
    */
   pacingStore?: PacingStore | undefined;
+  /**
+   * How much to log: `'debug'` logs every attempt (method, redacted URL, status, duration), every
+   * pacing wait, retry and its reason, and transport switches; `'info'` retries and switches;
+   * `'warn'` the one-time transport warning. No line ever holds the key.
+   * @default process.env.RUNPOD_LOG where `process` exists, else 'warn'
+   */
+  logLevel?: LogLevel | undefined;
+  /**
+   * Where log lines go: an object with `error`, `warn`, `info` and `debug` methods (pino, winston,
+   * consola and `console` fit). Each call gets one complete message and an object of fields.
+   * @default globalThis.console
+   */
+  logger?: RunpodLogger | undefined;
 }
 
 /** Pacing for one bucket: at most `requests` per `intervalMs`, and at most `concurrency` in flight. */
@@ -127,13 +141,39 @@ export interface ResolvedOptions {
   readonly rateLimits: false | Readonly<Record<string, RateLimitSetting>> | undefined;
   readonly onRateLimit: ((info: RateLimitInfo) => void) | undefined;
   readonly pacingStore: PacingStore | undefined;
+  readonly logLevel: LogLevel;
+  readonly logger: RunpodLogger | undefined;
+}
+
+/**
+ * An environment variable where the runtime has `process` (Node, Bun, Deno's Node mode), else
+ * undefined. An empty value counts as unset. Never a `node:` import: the core stays portable.
+ */
+export function readEnv(name: string): string | undefined {
+  let value: unknown;
+  try {
+    value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+  } catch {
+    // Deno without --allow-env throws on read: no environment, then.
+    return undefined;
+  }
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function envApiKey(): string | undefined {
-  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-  const key = proc?.env?.RUNPOD_API_KEY;
-  return key ? key : undefined;
+  return readEnv('RUNPOD_API_KEY');
 }
+
+/** `logLevel`, else `RUNPOD_LOG`, else 'warn'; a wrong value is a ValidationError naming where it came from. */
+function resolveLogLevel(option: unknown): LogLevel {
+  check('logLevel', option, isLogLevel, LOG_LEVEL_LIST);
+  if (option != null) return option as LogLevel;
+  const env = readEnv('RUNPOD_LOG')?.trim().toLowerCase();
+  if (env === undefined || env === '') return DEFAULT_LOG_LEVEL;
+  if (!isLogLevel(env)) throw new ValidationError('RUNPOD_LOG', `must be ${LOG_LEVEL_LIST}`);
+  return env;
+}
+const LOG_LEVEL_LIST = "'off', 'error', 'warn', 'info' or 'debug'";
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
@@ -212,6 +252,7 @@ export function validateClientOptions(options: RunpodClientOptions): void {
   checkUrls(options);
   validateCallOptions(options);
   // A shared store names the account by a digest of the key, which needs Web Crypto.
+  check('logger', options.logger, isLogger, 'an object with error, warn, info and debug methods');
   check('pacingStore', options.pacingStore, (v) => typeof (v as PacingStore).bucket === 'function' && !!globalThis.crypto?.subtle, 'a PacingStore, in a runtime with crypto.subtle');
 }
 
@@ -247,6 +288,7 @@ export const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input
 /** Resolves defaults. The API key is returned apart so it can live only in a closure. */
 export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: string | undefined; resolved: ResolvedOptions } {
   validateClientOptions(options);
+  const logLevel = resolveLogLevel(options.logLevel);
   const apiKey = options.apiKey ?? envApiKey();
   checkApiKey(apiKey);
   const userFetch = options.fetch;
@@ -266,6 +308,8 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       rateLimits: options.rateLimits,
       onRateLimit: options.onRateLimit,
       pacingStore: options.pacingStore ?? undefined,
+      logLevel,
+      logger: options.logger ?? undefined,
     },
   };
 }

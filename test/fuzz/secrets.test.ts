@@ -46,6 +46,8 @@ const ECHOES: Record<string, Echo> = {
 
 let errorObjects = 0;
 let leaks = 0;
+let logLines = 0;
+let logLeaks = 0;
 const keysSeen = new Set<string>();
 
 afterAll(() => {
@@ -54,6 +56,8 @@ afterAll(() => {
     'distinct keys': keysSeen.size,
     'spellings checked per key (e.g.)': spellingsOf('rpa_K3y!"é z/\\x').length,
     'keys leaked': leaks,
+    'log lines read (debug)': logLines,
+    'log lines leaking a key': logLeaks,
   });
 });
 
@@ -64,14 +68,22 @@ describe('no spelling of the key survives in any field of any error', () => {
         keysSeen.add(key);
         const spelled = echoSpelling(key, spelling);
         const echo = ECHOES[echoName]!;
+        // Every line the client logs at its most talkative, with its fields, is read for the key too.
+        const logged: unknown[][] = [];
+        const keep = (...line: unknown[]) => void logged.push(line);
         const { client } = fuzzClient(async (url) => {
           const answer = await echo(key, spelled);
           if (answer === 'throw') {
             throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
           }
           return answer;
-        }, { apiKey: key });
+        }, { apiKey: key, logLevel: 'debug', logger: { error: keep, warn: keep, info: keep, debug: keep } });
         const settled = await settleWithin(() => method.call(client, 'p1'));
+        logLines += logged.length;
+        const logViews = logged.flatMap((line) => viewsOf(line)).join('\n');
+        const inLogs = spellingsOf(key).filter((s) => logViews.includes(s));
+        if (inLogs.length) logLeaks++;
+        expect(inLogs, `log lines of ${method.name} × ${echoName}`).toEqual([]);
         if (settled.kind !== 'rejected') return;
         errorObjects++;
         const { error } = settled;
@@ -83,6 +95,8 @@ describe('no spelling of the key survives in any field of any error', () => {
       }),
       params(400),
     );
+    // The log half of the property read real lines, not an empty log.
+    expect(logLines).toBeGreaterThan(400);
   }, FUZZ_TIMEOUT_MS);
 });
 
