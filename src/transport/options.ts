@@ -22,15 +22,18 @@ export interface RetryEvent {
 /** Options of {@link createRunpodClient}. Every URL can be changed, so the emulator or a proxy can stand in. */
 export interface RunpodClientOptions {
   /**
-   * The account's API key.
-   * @default process.env.RUNPOD_API_KEY, where `process` exists
+   * The account's API key, used as given.
+   * @default process.env.RUNPOD_API_KEY where `process` exists, with surrounding spaces, tabs, CR and LF trimmed
    */
   apiKey?: string | undefined;
-  /** @default 'https://api.runpod.io/graphql' */
+  /** @default process.env.RUNPOD_GRAPHQL_URL where `process` exists, else 'https://api.runpod.io/graphql' */
   graphqlUrl?: string | undefined;
-  /** Base of REST v2. @default 'https://api.runpod.io/v2' */
+  /** Base of REST v2. @default process.env.RUNPOD_REST_URL where `process` exists, else 'https://api.runpod.io/v2' */
   restUrl?: string | undefined;
-  /** Base of queue-based endpoints; the endpoint id is appended. @default 'https://api.runpod.ai/v2' */
+  /**
+   * Base of queue-based endpoints; the endpoint id is appended.
+   * @default process.env.RUNPOD_SERVERLESS_URL where `process` exists, else 'https://api.runpod.ai/v2'
+   */
   serverlessUrl?: string | undefined;
   /** The fetch to use. @default globalThis.fetch, looked up at call time */
   fetch?: FetchLike | undefined;
@@ -50,7 +53,7 @@ export interface RunpodClientOptions {
   graphqlAuth?: 'query' | 'header' | undefined;
   /**
    * Address of a load-balanced endpoint, with `{endpointId}` in it.
-   * @default 'https://{endpointId}.api.runpod.ai'
+   * @default process.env.RUNPOD_LOAD_BALANCED_URL where `process` exists, else 'https://{endpointId}.api.runpod.ai'
    */
   loadBalancedUrl?: string | undefined;
   /**
@@ -160,8 +163,24 @@ export function readEnv(name: string): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-function envApiKey(): string | undefined {
-  return readEnv('RUNPOD_API_KEY');
+/** The environment variable each URL option falls back to, where `process` exists (the lines `runpod-gql emulator` prints). */
+export const URL_ENV_VARIABLES = {
+  graphqlUrl: 'RUNPOD_GRAPHQL_URL',
+  restUrl: 'RUNPOD_REST_URL',
+  serverlessUrl: 'RUNPOD_SERVERLESS_URL',
+  loadBalancedUrl: 'RUNPOD_LOAD_BALANCED_URL',
+} as const;
+
+/** The option, else its environment variable (trimmed), else undefined; a malformed variable is a ValidationError naming it. */
+function urlOption(options: RunpodClientOptions, field: keyof typeof URL_ENV_VARIABLES): string | undefined {
+  const explicit = options[field];
+  if (explicit != null) return explicit;
+  const variable = URL_ENV_VARIABLES[field];
+  const value = readEnv(variable)?.trim();
+  if (!value) return undefined;
+  const problem = urlProblem(value, field === 'loadBalancedUrl');
+  if (problem) throw new ValidationError(variable, problem);
+  return value;
 }
 
 /** `logLevel`, else `RUNPOD_LOG`, else 'warn'; a wrong value is a ValidationError naming where it came from. */
@@ -271,15 +290,30 @@ export function validateCallOptions(options: CallOptions, request?: RequestForEr
   check('signal', options.signal, (v) => typeof (v as AbortSignal | null)?.addEventListener === 'function', 'an AbortSignal', request);
 }
 
-/** Refuses a key that cannot travel in an Authorization header (so would fail on every call). */
-function checkApiKey(value: unknown): void {
-  // The message never echoes the key, not even in part.
+/**
+ * Refuses a key that cannot travel in an Authorization header (so would fail on every call), as a
+ * ValidationError whose `field` is `source`: where the key came from (`apiKey`, `RUNPOD_API_KEY`;
+ * the CLI passes `--api-key` or its profile). Empty or undefined passes: "no key" is refused when a
+ * call needs one. The message never echoes the key, not even in part.
+ */
+export function checkApiKey(value: unknown, source = 'apiKey'): void {
   if (typeof value === 'string' && value.length > MAX_KEY_LENGTH) {
-    throw new ValidationError('apiKey', `must be at most ${MAX_KEY_LENGTH} characters, got ${value.length}`);
+    throw new ValidationError(source, `must be at most ${MAX_KEY_LENGTH} characters, got ${value.length}`);
   }
   if (value !== undefined && value !== '' && (typeof value !== 'string' || !/^[\x21-\x7e\x80-\xff]([\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?$/.test(value))) {
-    throw new ValidationError('apiKey', 'must be printable Latin-1 text, with no CR, LF, control or non-Latin-1 character, nor white space at either end');
+    throw new ValidationError(source, 'must be printable Latin-1 text, with no CR, LF, control or non-Latin-1 character, nor white space at either end');
   }
+}
+
+/**
+ * A key as read from a file, a pipe or the environment: surrounding spaces, tabs, CR and LF
+ * trimmed (`$(cat keyfile)`, a CRLF `.env`), then checked with {@link checkApiKey} under `source`.
+ * Returns undefined for nothing but white space.
+ */
+export function readApiKey(raw: string | undefined, source: string): string | undefined {
+  const key = raw?.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
+  checkApiKey(key, source);
+  return key ? key : undefined;
 }
 
 /** The runtime's fetch, looked up per call (tests and polyfills may replace it). It never edits what it is given. */
@@ -289,22 +323,26 @@ export const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input
 export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: string | undefined; resolved: ResolvedOptions } {
   validateClientOptions(options);
   const logLevel = resolveLogLevel(options.logLevel);
-  const apiKey = options.apiKey ?? envApiKey();
-  checkApiKey(apiKey);
+  let apiKey: string | undefined;
+  if (options.apiKey != null) {
+    // A key given in code is taken as it is: a stray space there is a bug to show, not to hide.
+    checkApiKey(options.apiKey, 'apiKey');
+    apiKey = options.apiKey;
+  } else apiKey = readApiKey(readEnv('RUNPOD_API_KEY'), 'RUNPOD_API_KEY');
   const userFetch = options.fetch;
   return {
     apiKey,
     resolved: {
-      graphqlUrl: options.graphqlUrl ?? DEFAULT_GRAPHQL_URL,
-      restUrl: trimSlash(options.restUrl ?? DEFAULT_REST_URL),
-      serverlessUrl: trimSlash(options.serverlessUrl ?? DEFAULT_SERVERLESS_URL),
+      graphqlUrl: urlOption(options, 'graphqlUrl') ?? DEFAULT_GRAPHQL_URL,
+      restUrl: trimSlash(urlOption(options, 'restUrl') ?? DEFAULT_REST_URL),
+      serverlessUrl: trimSlash(urlOption(options, 'serverlessUrl') ?? DEFAULT_SERVERLESS_URL),
       fetch: userFetch ?? globalFetch,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: { ...options.headers },
       onRetry: options.onRetry,
       graphqlAuth: options.graphqlAuth ?? 'query',
-      loadBalancedUrl: options.loadBalancedUrl ?? DEFAULT_LOAD_BALANCED_URL,
+      loadBalancedUrl: urlOption(options, 'loadBalancedUrl') ?? DEFAULT_LOAD_BALANCED_URL,
       rateLimits: options.rateLimits,
       onRateLimit: options.onRateLimit,
       pacingStore: options.pacingStore ?? undefined,
