@@ -1,10 +1,10 @@
 import { AbortError, ApiError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { linkAbort, sleep, type LinkedAbort } from './abort.js';
-import { errorFromResponse } from './error-mapping.js';
-import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
+import { errorFromResponse, headersToRecord, requestIdOf, withRequestId } from './error-mapping.js';
+import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type ResponseInfo, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
 import { parseRateLimitHeaders, type RateLimitInfo } from './rate-limit-headers.js';
-import { createScrubber, redactText, redactUrl, registerSecret } from './redact.js';
+import { createScrubber, redactText, redactUrl, redactValue, registerSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
 import { monotonicNow } from './clock.js';
 import { createLog, type Log } from './logger.js';
@@ -116,6 +116,8 @@ function innermostMessage(err: unknown): string {
 }
 
 const afterLostAnswer = new WeakSet<object>();
+/** The headers of the last answer each request received: a wrong-shaped body's error names its request id. */
+const answerHeaders = new WeakMap<HttpRequest, Headers>();
 
 /**
  * True for an HTTP error answered to a resend, after an earlier attempt that may have acted but
@@ -273,6 +275,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await followRedirects(req, res, link.signal);
         answerStatus = res.status;
         if (debug) logAttempt(req, attempt, sentAt, res.status);
+        answerHeaders.set(req, res.headers);
+        if (req.onResponse) callHook(req.onResponse, responseInfo(req, res));
         quota = rateLimitFeedback(req, res.headers);
         if (res.ok) {
           const value = await read(res);
@@ -393,9 +397,24 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     return windows.length && resolved.onRateLimit ? { operation: req.operation, windows } : undefined;
   }
 
+  /** What `onResponse` is told of one answer; the headers are scrubbed of the key like an error's. */
+  function responseInfo(req: HttpRequest, res: Response): ResponseInfo {
+    // Everything is read from the scrubbed copy: a server may echo the key in any header.
+    const headers = redactValue(Object.fromEntries(Object.entries(headersToRecord(res.headers)).map(([name, value]) => [name, scrub(value)])));
+    const scrubbed = new Headers(headers);
+    return {
+      operation: req.operation,
+      status: res.status,
+      requestId: requestIdOf(scrubbed),
+      workerId: scrubbed.get('x-runpod-worker-id') ?? undefined,
+      rateLimit: parseRateLimitHeaders(scrubbed),
+      headers,
+    };
+  }
+
   function unreadableAnswer(req: HttpRequest, status: number, err: unknown): ApiError {
     const message = `${req.operation} failed with HTTP ${status}: the error answer could not be read`;
-    const options = { status, request: summarise(req), cause: err };
+    const options = { status, request: summarise(req), cause: err, requestId: requestIdOf(answerHeaders.get(req)) };
     return status >= 500 ? new ServerError(message, options) : new ApiError(message, options);
   }
 
@@ -442,6 +461,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       status,
       body,
       request: summarise(req),
+      requestId: requestIdOf(headers),
     });
   }
 
@@ -457,6 +477,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       status,
       body: snippet,
       request: summarise(req),
+      requestId: requestIdOf(answerHeaders.get(req)),
     });
   }
 

@@ -27,8 +27,8 @@ export interface LogFields {
 
 /**
  * Where log lines go: any object with these four methods, so `console`, pino, winston and consola
- * fit as they are. Each line is a complete message (`runpod-gql: GET … → 200 in 41 ms`), followed
- * by its fields as one object.
+ * fit as they are. Each line is a complete message (`runpod-gql: GET … → HTTP 200 in 41 ms`),
+ * followed by its fields as one object (the default console gets the message alone).
  */
 export interface RunpodLogger {
   error(message: string, ...rest: unknown[]): void;
@@ -75,7 +75,8 @@ export function createLog(level: LogLevel, logger: RunpodLogger | undefined, scr
     if (!target) return;
     try {
       const line = scrub(`runpod-gql: ${message}`);
-      if (!fields) {
+      // The console gets the line alone (the message is complete); a logger of the caller's, the fields too.
+      if (!fields || !logger) {
         target[at](line);
         return;
       }

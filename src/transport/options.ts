@@ -1,7 +1,7 @@
 import { ValidationError, type RequestSummary } from '../errors.js';
 import { DEFAULT_LOG_LEVEL, isLogger, isLogLevel, type LogLevel, type RunpodLogger } from './logger.js';
 import type { PacingStore } from './pacing.js';
-import type { RateLimitInfo } from './rate-limit-headers.js';
+import type { RateLimitInfo, RateLimitWindow } from './rate-limit-headers.js';
 import { MAX_KEY_LENGTH } from './redact.js';
 import type { PodsTransport, TransportChangeEvent } from './transport-choice.js';
 
@@ -121,6 +121,28 @@ export interface CallOptions {
   maxRetries?: number | undefined;
   /** Extra headers for this call. */
   headers?: Record<string, string> | undefined;
+  /**
+   * Called with each HTTP answer this call receives, as soon as its headers arrive: its status,
+   * request id, serverless worker id, REST v2 `RateLimit` windows and (scrubbed) headers. A method
+   * that sends more than one request (a retry, a wait that polls, a deploy's catalog check) calls it
+   * once per answer; the last one is the result's. What it throws is ignored.
+   */
+  onResponse?: ((info: ResponseInfo) => void) | undefined;
+}
+
+/** One HTTP answer, as `onResponse` sees it. */
+export interface ResponseInfo {
+  /** GraphQL operation name, REST route or serverless action. */
+  readonly operation: string;
+  readonly status: number;
+  /** `x-request-id` (else `x-runpod-request-id`, else `x-runpod-worker-id`): what RunPod support asks for. */
+  readonly requestId: string | undefined;
+  /** `x-runpod-worker-id`: the serverless worker that answered. */
+  readonly workerId: string | undefined;
+  /** REST v2's `RateLimit` / `RateLimit-Policy` windows; empty when the answer had none. */
+  readonly rateLimit: readonly RateLimitWindow[];
+  /** Every header but `set-cookie`, names in lower case, scrubbed of the key. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export const DEFAULT_GRAPHQL_URL = 'https://api.runpod.io/graphql';
@@ -288,6 +310,7 @@ export function validateCallOptions(options: CallOptions, request?: RequestForEr
   check('maxRetries', options.maxRetries, isCount(0), 'an integer ≥ 0', request);
   checkHeaders(options.headers, request);
   check('signal', options.signal, (v) => typeof (v as AbortSignal | null)?.addEventListener === 'function', 'an AbortSignal', request);
+  check('onResponse', options.onResponse, (v) => typeof v === 'function', 'a function', request);
 }
 
 /**

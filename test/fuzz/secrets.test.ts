@@ -41,6 +41,8 @@ const ECHOES: Record<string, Echo> = {
   'wrong shape 200': (_k, s) => Response.json({ unexpected: s, id: 5 }),
   'not json 200': (_k, s) => new Response(`oops ${s}`, { status: 200, headers: { 'content-type': 'text/plain' } }),
   'rate limited': (_k, s) => Response.json({ error: `slow down ${s}` }, { status: 429, headers: { 'retry-after': '3600' } }),
+  'request id echo': (_k, s) => Response.json({ error: 'gone' }, { status: 404, headers: { 'x-request-id': `r-${s}`, 'x-runpod-worker-id': `w-${s}` } }),
+  'request id echo 200': (_k, s) => Response.json({ id: 'p1', status: 'COMPLETED', data: { myself: { id: 'u' } } }, { headers: { 'x-request-id': `r-${s}`, 'x-runpod-worker-id': `w-${s}`, ratelimit: `"minute";r=1;t=1, "${s}";r=2;t=2` } }),
   'connection failure': () => 'throw',
 };
 
@@ -97,6 +99,28 @@ describe('no spelling of the key survives in any field of any error', () => {
     );
     // The log half of the property read real lines, not an empty log.
     expect(logLines).toBeGreaterThan(400);
+  }, FUZZ_TIMEOUT_MS);
+});
+
+describe('no spelling of the key reaches onResponse', () => {
+  it('property: any key, any echo, on REST v2, GraphQL and serverless', async () => {
+    let answers = 0;
+    await fc.assert(
+      fc.asyncProperty(keyArb, fc.constantFrom('rest', 'graphql', 'serverless'), fc.constantFrom(...Object.keys(ECHOES).filter((e) => e !== 'connection failure')), fc.nat(), async (key, surface, echoName, spelling) => {
+        const spelled = echoSpelling(key, spelling);
+        const { client } = fuzzClient(async () => (await ECHOES[echoName]!(key, spelled)) as Response, { apiKey: key });
+        const infos: unknown[] = [];
+        const options = { onResponse: (info: unknown) => void infos.push(info) };
+        const run =
+          surface === 'rest' ? () => client.rest.pods.get('p1', options) : surface === 'graphql' ? () => client.graphql.request('query Q { myself { id } }', undefined, options) : () => client.endpoint('ep1').job('j1').status(options);
+        await settleWithin(run);
+        answers += infos.length;
+        const views = viewsOf(infos).join('\n');
+        expect(spellingsOf(key).filter((s) => views.includes(s)), `${surface} × ${echoName}`).toEqual([]);
+      }),
+      params(150),
+    );
+    expect(answers).toBeGreaterThan(100);
   }, FUZZ_TIMEOUT_MS);
 });
 
