@@ -79,7 +79,9 @@ describe("logLevel: 'debug'", () => {
     await new Promise((r) => setTimeout(r, 20));
     release();
     await Promise.all([first, second]);
-    const waits = logger.lines.filter((l) => l.fields?.bucket === 'rest');
+    // The second call waited at least the 20 ms the first held its slot (a busy machine may show a
+    // short wait for the first call too: that line is allowed).
+    const waits = logger.lines.filter((l) => l.fields?.bucket === 'rest' && (l.fields.durationMs as number) >= 15);
     expect(waits).toHaveLength(1);
     expect(waits[0]!.message).toMatch(/GET \/pods\/\{id\} waited \d+ ms for its turn in pacing bucket rest/);
   });
