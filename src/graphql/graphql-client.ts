@@ -220,6 +220,7 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
       maxRetries: options.maxRetries,
       headers: options.headers,
       onResponse: options.onResponse,
+      fetchOptions: options.fetchOptions,
       rateLimitKey: 'graphql',
     };
     const call: GraphQLCall = { request: httpRequest };

@@ -178,13 +178,16 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   /** One hop; the key goes only to the request's own origin. A plain function: no async layer. */
   // `body` null: this hop has none (a redirect turned it into a GET); undefined: the request's own.
   function send(req: HttpRequest, signal: AbortSignal, url = req.url, method = req.method, body: string | null | undefined = req.body, sameOrigin = true): Promise<Response> {
-    return resolved.fetch(sameOrigin ? withCredentials(url, req) : url, {
+    const init: RequestInit = {
       method,
       headers: headersFor(req, sameOrigin, body != null),
       body: body ?? undefined,
       signal,
       redirect: 'manual',
-    });
+    };
+    // The caller's fetch options go under the client's own fields, which always win.
+    const extra = req.fetchOptions ? { ...resolved.fetchOptions, ...req.fetchOptions } : resolved.fetchOptions;
+    return resolved.fetch(sameOrigin ? withCredentials(url, req) : url, extra ? { ...extra, ...init } : init);
   }
 
   /** After a redirect answer to the first hop: follows it, stripping the key off other origins. */

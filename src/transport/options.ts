@@ -8,6 +8,17 @@ import type { PodsTransport, TransportChangeEvent } from './transport-choice.js'
 /** A `fetch` compatible function: the global one, undici's, a test double or `emulator.fetch`. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
+/**
+ * Extra `fetch` options, passed as they are with every request: undici's `dispatcher` (a proxy, a
+ * connection pool) in Node, `cache`, `keepalive`, `priority`, … The client's own `method`, `headers`,
+ * `body`, `signal` and `redirect` always win.
+ */
+export type FetchOptions = Omit<RequestInit, 'method' | 'headers' | 'body' | 'signal' | 'redirect'> & {
+  /** undici's dispatcher (Node): a `ProxyAgent`, an `Agent` with its own pool, an `EnvHttpProxyAgent`. */
+  dispatcher?: unknown;
+  readonly [option: string]: unknown;
+};
+
 /** Reported before each automatic retry, so long waits are visible. */
 export interface RetryEvent {
   /** GraphQL operation name, REST route or serverless action. */
@@ -37,6 +48,8 @@ export interface RunpodClientOptions {
   serverlessUrl?: string | undefined;
   /** The fetch to use. @default globalThis.fetch, looked up at call time */
   fetch?: FetchLike | undefined;
+  /** Extra options for every `fetch` call, e.g. `{ dispatcher: new ProxyAgent(url) }` (see the README on proxies). */
+  fetchOptions?: FetchOptions | undefined;
   /** Limit for one attempt (headers and body), in milliseconds. @default 60000 */
   timeoutMs?: number | undefined;
   /** Automatic retries after the first attempt, for calls that are safe to retry. @default 2 */
@@ -121,6 +134,8 @@ export interface CallOptions {
   maxRetries?: number | undefined;
   /** Extra headers for this call. */
   headers?: Record<string, string> | undefined;
+  /** Extra `fetch` options for this call's requests, over the client's `fetchOptions`. */
+  fetchOptions?: FetchOptions | undefined;
   /**
    * Called with each HTTP answer this call receives, as soon as its headers arrive: its status,
    * request id, serverless worker id, REST v2 `RateLimit` windows and (scrubbed) headers. A method
@@ -157,6 +172,7 @@ export interface ResolvedOptions {
   readonly restUrl: string;
   readonly serverlessUrl: string;
   readonly fetch: FetchLike;
+  readonly fetchOptions: FetchOptions | undefined;
   readonly timeoutMs: number;
   readonly maxRetries: number;
   readonly headers: Readonly<Record<string, string>>;
@@ -310,6 +326,7 @@ export function validateCallOptions(options: CallOptions, request?: RequestForEr
   check('maxRetries', options.maxRetries, isCount(0), 'an integer ≥ 0', request);
   checkHeaders(options.headers, request);
   check('signal', options.signal, (v) => typeof (v as AbortSignal | null)?.addEventListener === 'function', 'an AbortSignal', request);
+  check('fetchOptions', options.fetchOptions, isObject, 'an object of fetch options', request);
   check('onResponse', options.onResponse, (v) => typeof v === 'function', 'a function', request);
 }
 
@@ -360,6 +377,7 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       restUrl: trimSlash(urlOption(options, 'restUrl') ?? DEFAULT_REST_URL),
       serverlessUrl: trimSlash(urlOption(options, 'serverlessUrl') ?? DEFAULT_SERVERLESS_URL),
       fetch: userFetch ?? globalFetch,
+      fetchOptions: options.fetchOptions ?? undefined,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: { ...options.headers },
