@@ -52,6 +52,12 @@ export interface EmulatorOptions {
   flashbootColdStartMs?: number | undefined;
   /** How long `/stream` holds when nothing is ready. @default 10000 */
   streamHoldMs?: number | undefined;
+  /**
+   * Finished jobs whose result is kept (30 min after `/run`, 1 min after `/runsync`): past this
+   * count the oldest result goes first, answered 404 as if expired, so an emulator that serves for
+   * weeks holds a bounded memory. @default 10000
+   */
+  maxRetainedResults?: number | undefined;
   /** Serverless rate limits and the queue-full answer, as the platform enforces them; `false` lifts them all. @default the platform's limits */
   serverlessLimits?: false | ServerlessLimits | undefined;
   /** Sends the webhooks of finished jobs. @default globalThis.fetch */
@@ -236,6 +242,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     streamHoldMs: options.streamHoldMs,
     webhookFetch: options.webhookFetch,
     lifetime: platform.lifetime,
+    maxRetainedResults: options.maxRetainedResults,
     workers: { coldStartMs: options.coldStartMs, flashbootColdStartMs: options.flashbootColdStartMs },
   });
   queue.handlers.set('openai-echo', openaiEchoHandler(clock));

@@ -213,6 +213,7 @@ export class ServerlessQueue {
     this.clock = options.clock;
     this.lifetime = options.lifetime ?? new Lifetime();
     this.maxRetainedResults = options.maxRetainedResults ?? DEFAULT_MAX_RETAINED_RESULTS;
+    if (!(Number.isInteger(this.maxRetainedResults) && this.maxRetainedResults >= 1)) throw new Error('createEmulator: maxRetainedResults must be a whole number ≥ 1');
     this.queueDelayMs = options.queueDelayMs ?? 0;
     this.streamHoldMs = options.streamHoldMs ?? 10_000;
     const custom = options.webhookFetch;
