@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
+import { LOAD_BALANCED_BODY_LIMIT_BYTES } from '../serverless/load-balanced.js';
 import type { EmulatorClock } from './clock.js';
 import { badRequest, EmulatorHttpError, notFound } from './errors.js';
 import { readWithin } from './http-guards.js';
@@ -288,6 +289,11 @@ export class LoadBalancedEndpoints {
     const id = c.req.param('endpointId')!;
     const state = this.endpoints.get(id);
     if (!state) return c.json({ error: `endpoint ${id} not found`, status: 404 }, 404);
+    // "Up to 30 MB each way", before the key is looked at. The body limit before every route has
+    // read the body, and its Content-Length now says its true size.
+    if (Number(c.req.header('content-length') ?? 0) > LOAD_BALANCED_BODY_LIMIT_BYTES) {
+      return c.json({ error: `request body is larger than ${LOAD_BALANCED_BODY_LIMIT_BYTES} bytes`, status: 413 }, 413);
+    }
     const key = (c.req.header('authorization') ?? '').replace(/^Bearer\s+/i, '');
     const account = this.platform.accountByKey(key);
     if (state.definition.requireAuth !== false && !account) return c.json({ error: 'Unauthorized', status: 401 }, 401);
