@@ -39,6 +39,17 @@ export function toJsonBody(field: string, value: unknown): string {
   }
 }
 
+/**
+ * Refuses a request body over `limit` bytes (UTF-8, as sent) before sending, with its size: the
+ * platform's limits are in bytes of the whole body. Text whose UTF-16 length is under a third of the
+ * limit cannot be over it, so the common case encodes nothing.
+ */
+export function checkBodySize(field: string, body: string, limit: number, route: string): void {
+  if (body.length * 3 <= limit) return;
+  const bytes = new TextEncoder().encode(body).length;
+  if (bytes > limit) throw new ValidationError(field, `the request body is ${bytes} bytes; ${route} accepts at most ${limit}`);
+}
+
 /** An integer within [min, max]; `undefined` passes when the field is optional. */
 export function checkInteger(field: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER, optional = true): void {
   if (value === undefined || value === null) {

@@ -1,4 +1,5 @@
 import { MAX_TIMER_MS } from '../transport/abort.js';
+import { Lifetime } from './lifetime.js';
 
 /** How a sleeper counts for a clock that moves itself (`run()`, the `auto` mode). */
 export interface SleepOptions {
@@ -142,6 +143,8 @@ export interface ControlledClock extends EmulatorClock {
   poke(): void;
   /** Ends every timer and sleeper; later sleeps reject. */
   dispose(): void;
+  /** Sleeps not yet ended (for tests of the bound: a sleep that has ended leaves nothing). */
+  readonly pendingSleeps: number;
 }
 
 /** Passive wake-ups one tick may run before it lets other macrotasks in (a jump of days past a 10 s sweep). */
@@ -154,7 +157,9 @@ const MAX_PASSIVE_STEPS_PER_TICK = 1_000;
  */
 export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale = 1): ControlledClock {
   const base = createClock(mode === 'real' ? 'real' : 'manual', undefined, timeScale);
-  const disposed = new AbortController();
+  // Each sleep is one entry here until it ends, rather than a signal made with AbortSignal.any on
+  // a long-lived one: on Node 20 each of those stays registered on its sources after the sleep.
+  const sleeps = new Lifetime();
   const sources: Array<() => number | undefined> = [];
   let runners = mode === 'auto' ? 1 : 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -169,7 +174,7 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
   };
 
   const schedule = (): void => {
-    if (timer !== undefined || ticking || runners === 0 || base.mode !== 'manual' || disposed.signal.aborted) return;
+    if (timer !== undefined || ticking || runners === 0 || base.mode !== 'manual' || sleeps.disposed) return;
     timer = setTimeout(() => void tick(), 0);
     // The auto mode alone must not keep a Node process alive; a run() in progress must, or a
     // script awaiting only the emulator clock would end with its promise unsettled.
@@ -207,11 +212,15 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
     mode,
     now: () => base.now(),
     sleep(ms, signal, options) {
-      // A fresh signal per sleep, so no listener piles up on the long-lived one.
-      const combined = AbortSignal.any(signal ? [signal, disposed.signal] : [disposed.signal]);
-      const slept = base.sleep(ms, combined, options);
+      const hold = sleeps.hold(signal);
+      const slept = base.sleep(ms, hold.signal, options);
+      // Whichever way it ends, nothing of this sleep stays registered (the base removes its own listener).
+      slept.then(hold.release, hold.release);
       wake();
       return slept;
+    },
+    get pendingSleeps() {
+      return sleeps.heldCount;
     },
     advance: (ms) => base.advance(ms),
     async run<T>(work: PromiseLike<T> | (() => PromiseLike<T>)): Promise<T> {
@@ -231,7 +240,7 @@ export function createEmulatorClock(mode: 'real' | 'manual' | 'auto', timeScale 
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       runners = 0;
-      disposed.abort(new Error('the emulator was disposed'));
+      sleeps.dispose();
     },
   };
 }

@@ -52,6 +52,12 @@ export interface EmulatorOptions {
   flashbootColdStartMs?: number | undefined;
   /** How long `/stream` holds when nothing is ready. @default 10000 */
   streamHoldMs?: number | undefined;
+  /**
+   * Finished jobs whose result is kept (30 min after `/run`, 1 min after `/runsync`): past this
+   * count the oldest result goes first, answered 404 as if expired, so an emulator that serves for
+   * weeks holds a bounded memory. @default 10000
+   */
+  maxRetainedResults?: number | undefined;
   /** Serverless rate limits and the queue-full answer, as the platform enforces them; `false` lifts them all. @default the platform's limits */
   serverlessLimits?: false | ServerlessLimits | undefined;
   /** Sends the webhooks of finished jobs. @default globalThis.fetch */
@@ -190,6 +196,11 @@ export interface Emulator {
     writeFile(podId: string, path: string, content: string): void;
     networkVolumeFiles(networkVolumeId: string): Record<string, string>;
     freeGpus(hostId: string): number;
+    /**
+     * What the emulator holds now, for tests of its bounds: requests and streams held open, clock
+     * sleeps not yet ended, and jobs kept (unfinished, or finished with their result not yet expired).
+     */
+    held(): { requests: number; sleeps: number; jobs: number };
   };
 }
 
@@ -230,6 +241,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     queueDelayMs: options.queueDelayMs,
     streamHoldMs: options.streamHoldMs,
     webhookFetch: options.webhookFetch,
+    lifetime: platform.lifetime,
+    maxRetainedResults: options.maxRetainedResults,
     workers: { coldStartMs: options.coldStartMs, flashbootColdStartMs: options.flashbootColdStartMs },
   });
   queue.handlers.set('openai-echo', openaiEchoHandler(clock));
@@ -257,7 +270,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const addAccount = (apiKey: string): Account => platform.accountByKey(apiKey) ?? platform.addAccount(apiKey);
   for (const key of options.apiKeys ?? [EMULATOR_API_KEY]) addAccount(key);
 
+  // Once disposed, nothing new starts: a request that arrives, or that a latency fault held until
+  // then, is answered 503 at once (a job submitted then would wait for workers that no longer run).
+  const refuseWhenDisposed: MiddlewareHandler<EmulatorEnv> = (c, next) =>
+    platform.lifetime.disposed ? Promise.resolve(c.json({ error: 'the emulator was disposed', status: 503 }, 503)) : next();
   const app = new Hono<EmulatorEnv>();
+  app.use('*', refuseWhenDisposed);
   app.use('*', hostCheck(options.allowedHosts, new URL(IN_PROCESS_BASE).hostname));
   app.use('*', emulatorCors(options.corsOrigins));
   app.use('*', bodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
@@ -267,15 +285,20 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   );
 
   // Latency is real time (it stands for the network): `dispose()` ends the waits still pending,
-  // and the requests they held go on at once.
-  const latencyTimers = new Map<ReturnType<typeof setTimeout>, () => void>();
-  disposers.push(() => {
-    for (const [timer, resume] of latencyTimers) {
-      clearTimeout(timer);
-      resume();
-    }
-    latencyTimers.clear();
-  });
+  // and the requests they held are answered 503 (refuseWhenDisposed). A caller who gives up
+  // meanwhile gets its abort at once (fetchHandler); the request still arrives when the latency has passed.
+  const latency = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const hold = platform.lifetime.hold(undefined);
+      const end = () => {
+        clearTimeout(timer);
+        hold.release();
+        resolve();
+      };
+      const timer = setTimeout(end, ms);
+      if (hold.signal.aborted) end();
+      else hold.signal.addEventListener('abort', end, { once: true });
+    });
   app.use('*', async (c, next) => {
     if (!faults.active || c.req.method === 'OPTIONS') return next();
     let operationName: string | undefined;
@@ -286,21 +309,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const fault = faults.take(c.req.method, c.req.path, operationName);
     if (!fault) return next();
     if (fault.type === 'latency') {
-      // The request is on its way: a caller that gives up meanwhile gets its abort at once
-      // (fetchHandler), and the request still arrives when the latency has passed.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          latencyTimers.delete(timer);
-          resolve();
-        }, fault.ms);
-        latencyTimers.set(timer, resolve);
-      });
-      return next();
+      await latency(fault.ms);
+      return refuseWhenDisposed(c, next);
     }
     if (isAfterCreate(fault)) {
       await next();
       const surface = c.req.path.endsWith('/graphql') ? 'graphql' : isRestV2(c.req.path) ? 'rest-v2' : 'rest-v1';
-      const answer = await answerAfterCreate(fault, surface, c.res, () => new Response(null, { status: 500, headers: { [DROP_MARKER]: '1' } }));
+      const answer = await answerAfterCreate(fault, surface, c.res, () => new Response(null, { status: 500, headers: { [DROP_MARKER]: '1' } }), latency);
       c.res = undefined;
       c.res = answer;
       return;
@@ -493,6 +508,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         throw new EmulatorHttpError(404, `network volume ${networkVolumeId} not found`);
       },
       freeGpus: (hostId) => platform.freeGpus(hostId),
+      held: () => ({ requests: platform.lifetime.heldCount, sleeps: clock.pendingSleeps, jobs: queue.size }),
     },
   };
 }

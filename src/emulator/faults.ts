@@ -98,17 +98,19 @@ export function isAfterCreate(fault: Fault): fault is AfterCreateFault {
 
 /**
  * What the client gets instead of `handled`, the answer of a request that took effect. `drop` is the
- * emulator's answer that closes the connection.
+ * emulator's answer that closes the connection; `hang` holds the answer (dispose() ends it).
  */
 export async function answerAfterCreate(
   fault: AfterCreateFault,
   surface: 'graphql' | 'rest-v1' | 'rest-v2',
   handled: Response,
   drop: () => Response,
+  /** Waits `ms` of real time, or less once the emulator is disposed. */
+  hang: (ms: number) => Promise<void>,
 ): Promise<Response> {
   if (fault.type === 'drop-after-create') return drop();
   if (fault.type === 'hang-after-create') {
-    await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    await hang(fault.ms);
     return handled;
   }
   if (surface === 'rest-v2') {

@@ -46,12 +46,17 @@ export function openaiRoutes(queue: ServerlessQueue, limiter: ServerlessLimiter)
         return openaiError(c, 429, `Too Many Requests: the queue of endpoint ${endpoint.id} is full`, 'rate_limit_error');
       }
       const job = queue.submit(account, endpoint, { input: { openai_route: route, openai_input: body } }, true);
+      // The job is this request's alone (its id is never shown): a caller who hangs up ends it.
+      const abandon = () => {
+        if (!isTerminal(job.status) && !job.deleted) queue.cancel(account, endpoint, job);
+      };
       const streaming = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
       if (streaming) {
         releaseOnEnd = true;
-        return streamAnswer(c, queue, job, release);
+        return streamAnswer(c, queue, job, release, abandon);
       }
       await queue.waitFor(job, OPENAI_HOLD_MS, c.req.raw.signal);
+      if (c.req.raw.signal?.aborted) abandon();
       return finalAnswer(c, job);
     } finally {
       if (!releaseOnEnd) release();
@@ -106,22 +111,27 @@ function finalAnswer(c: C, job: EmulatedJob): Response {
   }
 }
 
-/** One SSE event per chunk the handler streams: objects as JSON, text as it is; then `[DONE]`. */
-function streamAnswer(c: C, queue: ServerlessQueue, job: EmulatedJob, release: () => void): Response {
-  const hangUp = new AbortController();
-  c.req.raw.signal?.addEventListener('abort', () => hangUp.abort(), { once: true });
+/**
+ * One SSE event per chunk the handler streams: objects as JSON, text as it is; then `[DONE]`.
+ * The stream ends whatever happens: the job ends, the caller hangs up (before or after the stream
+ * starts: the job is cancelled then) or the emulator is disposed.
+ */
+function streamAnswer(c: C, queue: ServerlessQueue, job: EmulatedJob, release: () => void, abandon: () => void): Response {
+  const hold = queue.lifetime.hold(c.req.raw.signal);
   const encoder = new TextEncoder();
   const event = (data: unknown) => {
     if (typeof data === 'string') return data.startsWith('data:') ? (data.endsWith('\n\n') ? data : `${data}\n\n`) : `data: ${data}\n\n`;
     return `data: ${JSON.stringify(data)}\n\n`;
   };
+  let cancelled = false;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
       let sent = 0;
       try {
-        for (;;) {
-          const page = await queue.drain(job, STREAM_POLL_MS, hangUp.signal);
-          if (hangUp.signal.aborted) break;
+        // Each turn waits on the queue; a turn that cannot wait (the hold has ended) is the last.
+        while (!hold.signal.aborted) {
+          const page = await queue.drain(job, STREAM_POLL_MS, hold.signal);
+          if (hold.signal.aborted) break;
           for (const chunk of page.stream) {
             sent += 1;
             controller.enqueue(encoder.encode(event(chunk.output)));
@@ -137,6 +147,8 @@ function streamAnswer(c: C, queue: ServerlessQueue, job: EmulatedJob, release: (
           break;
         }
       } finally {
+        if (cancelled || c.req.raw.signal?.aborted) abandon();
+        hold.release();
         release();
         try {
           controller.close();
@@ -146,7 +158,9 @@ function streamAnswer(c: C, queue: ServerlessQueue, job: EmulatedJob, release: (
       }
     },
     cancel() {
-      hangUp.abort();
+      cancelled = true;
+      // Ends the wait under way; the loop above then cancels the job and lets everything go.
+      hold.end();
     },
   });
   return c.body(stream, 200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });

@@ -12,6 +12,7 @@ import {
   type HostSpec,
 } from './catalog.js';
 import type { EmulatorClock } from './clock.js';
+import { Lifetime } from './lifetime.js';
 import { badRequest, EmulatorHttpError, HostBusyError, NoCapacityError, notFound } from './errors.js';
 import { newId } from './ids.js';
 
@@ -217,6 +218,8 @@ export interface PlatformOptions {
   hosts?: HostSpec[] | undefined;
   /** How long a container takes to start, on the emulator clock. @default 2000 */
   podStartupMs?: number | undefined;
+  /** What `dispose()` ends: the requests and streams still held. @default a fresh one */
+  lifetime?: Lifetime | undefined;
 }
 
 const CPU_HOST: HostSpec = { id: 'host-cpu', gpuTypeId: 'CPU', gpuTotal: 0, cudaVersion: '0.0', dataCenterId: 'EU-RO-1', secureCloud: true };
@@ -229,9 +232,12 @@ export class Platform {
   readonly hosts: HostSpec[];
   readonly podStartupMs: number;
   readonly accounts = new Map<string, Account>();
+  /** The held requests and streams (log streams, load-balanced holds), ended by `dispose()`. */
+  readonly lifetime: Lifetime;
 
   constructor(options: PlatformOptions) {
     this.clock = options.clock;
+    this.lifetime = options.lifetime ?? new Lifetime();
     this.gpuTypes = options.gpuTypes ?? DEFAULT_GPU_TYPES;
     this.hosts = options.hosts ?? DEFAULT_HOSTS;
     this.podStartupMs = options.podStartupMs ?? 2_000;

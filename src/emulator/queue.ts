@@ -2,7 +2,8 @@ import type { EmulatorClock } from './clock.js';
 import { SERVERLESS_PRICE_PER_SECOND } from './catalog.js';
 import { badRequest, EmulatorHttpError } from './errors.js';
 import { newId } from './ids.js';
-import { ENDPOINT_DEFAULTS, type Account, type EmulatedEndpoint } from './platform.js';
+import { Lifetime } from './lifetime.js';
+import { ENDPOINT_DEFAULTS, type Account, type EmulatedEndpoint, type EndpointCharge } from './platform.js';
 import { WorkerPools, type EmulatedWorker, type WorkerSummary, type WorkerTimings } from './workers.js';
 
 export type EmulatedJobStatus = 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMED_OUT';
@@ -160,7 +161,18 @@ export interface QueueOptions {
   webhookFetch?: WebhookFetch | undefined;
   /** The workers' cold starts. */
   workers?: WorkerTimings | undefined;
+  /** What ends the held requests (`/runsync`, `/status-sync`, `/stream`). @default a fresh one */
+  lifetime?: Lifetime | undefined;
+  /**
+   * Finished jobs whose result is kept: past it, the oldest result goes (404) before its time is
+   * up, so memory stays bounded by count as well as by time. @default 10000
+   */
+  maxRetainedResults?: number | undefined;
 }
+
+/** Finished results kept at most, whatever their time left: see `QueueOptions.maxRetainedResults`. */
+export const DEFAULT_MAX_RETAINED_RESULTS = 10_000;
+const HOUR_MS = 3_600_000;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -186,9 +198,22 @@ export class ServerlessQueue {
   private readonly queueDelayMs: number;
   private readonly streamHoldMs: number;
   private readonly webhookFetch: WebhookFetch;
+  /** Ends every held request on `dispose()`; once disposed, no job is submitted. */
+  readonly lifetime: Lifetime;
+  /** Finished jobs still kept, oldest first: the first to go past `maxRetainedResults`. */
+  private readonly finished = new Set<EmulatedJob>();
+  private readonly maxRetainedResults: number;
+  /**
+   * This hour's charges by endpoint, worker and GPU type: a job's charge adds to its row, so the
+   * bill grows per worker and hour, not per job. Cleared when the hour turns.
+   */
+  private chargeRows = { hour: Number.NaN, rows: new Map<string, EndpointCharge>() };
 
   constructor(options: QueueOptions) {
     this.clock = options.clock;
+    this.lifetime = options.lifetime ?? new Lifetime();
+    this.maxRetainedResults = options.maxRetainedResults ?? DEFAULT_MAX_RETAINED_RESULTS;
+    if (!(Number.isInteger(this.maxRetainedResults) && this.maxRetainedResults >= 1)) throw new Error('createEmulator: maxRetainedResults must be a whole number ≥ 1');
     this.queueDelayMs = options.queueDelayMs ?? 0;
     this.streamHoldMs = options.streamHoldMs ?? 10_000;
     const custom = options.webhookFetch;
@@ -234,6 +259,7 @@ export class ServerlessQueue {
    * dropped, so that their handlers, now aborted, start nothing new; finished ones stay readable.
    */
   dispose(): void {
+    this.lifetime.dispose();
     this.workers.dispose();
     for (const job of [...this.jobs.values()]) if (!TERMINAL.has(job.status)) this.remove(job);
     for (const timer of [...this.timers]) timer.abort();
@@ -308,7 +334,9 @@ export class ServerlessQueue {
    * `signal` (the caller hanging up) fires, so an abandoned hold leaves no sleeper behind.
    */
   private async changeOrTimeout(job: EmulatedJob, ms: number, until: () => boolean, signal?: AbortSignal): Promise<void> {
-    if (until() || ms <= 0 || signal?.aborted) return;
+    if (until() || ms <= 0 || signal?.aborted || this.lifetime.disposed) return;
+    // Held until the job changes, the time passes, the caller hangs up or the emulator is disposed.
+    const hold = this.lifetime.hold(signal);
     await new Promise<void>((resolve) => {
       let timer: AbortController | undefined = undefined;
       const listener = () => {
@@ -316,12 +344,13 @@ export class ServerlessQueue {
       };
       const finish = () => {
         job.listeners.delete(listener);
-        signal?.removeEventListener('abort', finish);
+        hold.signal.removeEventListener('abort', finish);
+        hold.release();
         timer?.abort();
         resolve();
       };
       job.listeners.add(listener);
-      signal?.addEventListener('abort', finish, { once: true });
+      hold.signal.addEventListener('abort', finish, { once: true });
       timer = this.after(ms, finish, finish);
     });
   }
@@ -331,6 +360,7 @@ export class ServerlessQueue {
     job.deleted = true;
     job.controller.abort();
     this.jobs.delete(this.key(job.accountId, job.endpointId, job.id));
+    this.finished.delete(job);
     this.release(job);
     this.notify(job);
   }
@@ -393,6 +423,8 @@ export class ServerlessQueue {
   }
 
   submit(account: Account, endpoint: EmulatedEndpoint, body: JobSubmission, sync: boolean): EmulatedJob {
+    // A request held (by a latency fault, say) until after dispose() must not start a job nobody runs.
+    if (this.lifetime.disposed) throw new EmulatorHttpError(503, 'the emulator was disposed');
     const now = this.clock.now();
     const policy = { ...body.policy };
     const job: EmulatedJob = {
@@ -429,21 +461,35 @@ export class ServerlessQueue {
     if (fields.output !== undefined) job.output = fields.output;
     if (fields.error !== undefined) job.error = fields.error;
     const ranMs = job.startedAt === undefined ? 0 : job.finishedAt - job.startedAt;
-    if (bill && ranMs > 0) {
-      bill.account.endpointCharges.push({
-        endpointId: bill.endpoint.id,
-        ...(bill.endpoint.public && { public: true }),
-        gpuTypeId: bill.endpoint.gpuTypeIds[0] ?? 'NVIDIA RTX A4000',
-        podId: job.workerId ?? workerIdOf(bill.endpoint),
-        amount: (ranMs / 1000) * SERVERLESS_PRICE_PER_SECOND * Math.max(1, bill.endpoint.gpuCount),
-        timeBilledMs: ranMs,
-        at: job.finishedAt,
-      });
+    if (bill && ranMs > 0) this.charge(bill.account, bill.endpoint, job.workerId ?? workerIdOf(bill.endpoint), ranMs, job.finishedAt);
+    this.finished.add(job);
+    // The count cap: the oldest finished result goes first (the time cap is `expire`).
+    for (const oldest of this.finished) {
+      if (this.finished.size <= this.maxRetainedResults) break;
+      this.remove(oldest);
     }
     job.controller.abort();
     this.release(job);
     this.notify(job);
     if (job.webhook) this.sendWebhook(job.webhook, JSON.stringify(this.view(job)), 1);
+  }
+
+  /** Adds a job's run to the bill: to this hour's row of its endpoint, worker and GPU type. */
+  private charge(account: Account, endpoint: EmulatedEndpoint, podId: string, ranMs: number, at: number): void {
+    const hour = Math.floor(at / HOUR_MS);
+    if (hour !== this.chargeRows.hour) this.chargeRows = { hour, rows: new Map() };
+    const gpuTypeId = endpoint.gpuTypeIds[0] ?? 'NVIDIA RTX A4000';
+    const amount = (ranMs / 1000) * SERVERLESS_PRICE_PER_SECOND * Math.max(1, endpoint.gpuCount);
+    const key = `${account.id}\u0000${endpoint.id}\u0000${podId}\u0000${gpuTypeId}`;
+    const row = this.chargeRows.rows.get(key);
+    if (row && row.at <= at) {
+      row.amount += amount;
+      row.timeBilledMs += ranMs;
+      return;
+    }
+    const fresh: EndpointCharge = { endpointId: endpoint.id, ...(endpoint.public && { public: true }), gpuTypeId, podId, amount, timeBilledMs: ranMs, at };
+    account.endpointCharges.push(fresh);
+    this.chargeRows.rows.set(key, fresh);
   }
 
   /** POSTs the `/status` body; anything but 200 is tried again 10 s later, 3 attempts in all. */
@@ -541,6 +587,7 @@ export class ServerlessQueue {
   retry(account: Account, endpoint: EmulatedEndpoint, job: EmulatedJob): void {
     if (job.status !== 'FAILED' && job.status !== 'TIMED_OUT') throw badRequest(`job ${job.id} is ${job.status}; only FAILED or TIMED_OUT jobs can be retried`);
     this.setStatus(job, 'IN_QUEUE');
+    this.finished.delete(job);
     job.retries += 1;
     delete job.error;
     delete job.output;

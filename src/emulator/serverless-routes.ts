@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
+import { LOAD_BALANCED_BODY_LIMIT_BYTES } from '../serverless/load-balanced.js';
 import type { EmulatorClock } from './clock.js';
 import { badRequest, EmulatorHttpError, notFound } from './errors.js';
 import { readWithin } from './http-guards.js';
@@ -288,6 +289,11 @@ export class LoadBalancedEndpoints {
     const id = c.req.param('endpointId')!;
     const state = this.endpoints.get(id);
     if (!state) return c.json({ error: `endpoint ${id} not found`, status: 404 }, 404);
+    // "Up to 30 MB each way", before the key is looked at. The body limit before every route has
+    // read the body, and its Content-Length now says its true size.
+    if (Number(c.req.header('content-length') ?? 0) > LOAD_BALANCED_BODY_LIMIT_BYTES) {
+      return c.json({ error: `request body is larger than ${LOAD_BALANCED_BODY_LIMIT_BYTES} bytes`, status: 413 }, 413);
+    }
     const key = (c.req.header('authorization') ?? '').replace(/^Bearer\s+/i, '');
     const account = this.platform.accountByKey(key);
     if (state.definition.requireAuth !== false && !account) return c.json({ error: 'Unauthorized', status: 401 }, 401);
@@ -299,9 +305,22 @@ export class LoadBalancedEndpoints {
     if (state.readyAt !== undefined && state.readyAt <= now && now - Math.max(state.lastRequestAt ?? 0, state.readyAt) > idle) state.readyAt = undefined;
     state.lastRequestAt = now;
     state.readyAt ??= now + (state.definition.coldStartMs ?? 3_000);
-    if (now < state.readyAt) {
-      await this.sleep(Math.min(state.readyAt - now, LB_COLD_HOLD_MS), linkedTimer(c.req.raw.signal));
-      if (clock.now() < state.readyAt) return c.json({ error: 'no workers available' }, 400);
+    // Held until the answer: the caller hanging up (even before this) or dispose() ends the hold and the route's work.
+    const hold = this.platform.lifetime.hold(c.req.raw.signal);
+    try {
+      return await this.serve(c, id, state, account, hold.signal);
+    } finally {
+      hold.release();
+    }
+  }
+
+  private async serve(c: C, id: string, state: LoadBalancedState, account: Account | undefined, held: AbortSignal): Promise<Response> {
+    const clock = this.platform.clock;
+    const now = clock.now();
+    if (now < state.readyAt!) {
+      await this.sleep(Math.min(state.readyAt! - now, LB_COLD_HOLD_MS), linkedTimer(held));
+      if (held.aborted) return ended(c);
+      if (clock.now() < state.readyAt!) return c.json({ error: 'no workers available' }, 400);
       state.lastRequestAt = clock.now();
     }
 
@@ -320,7 +339,7 @@ export class LoadBalancedEndpoints {
       if (!match || method.toUpperCase() !== c.req.method) continue;
       const params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match[i + 1] ?? '')]));
       const gaveUp = new AbortController();
-      const processing = new AbortController();
+      const processing = linkedTimer(held);
       const routeCtx: LoadBalancedRouteContext = { params, account, workerId, signal: gaveUp.signal, sleep: (ms) => clock.sleep(ms, gaveUp.signal) };
       const running = Promise.resolve().then(() => route(c.req.raw, routeCtx));
       let outcome: { value: unknown } | undefined;
@@ -332,6 +351,7 @@ export class LoadBalancedEndpoints {
       if (!outcome) {
         gaveUp.abort();
         running.catch(() => undefined);
+        if (held.aborted) return ended(c);
         return c.json({ error: 'A timeout occurred: the worker took longer than the processing limit', status: 524 }, 524 as 500, { [WORKER_HEADER]: workerId });
       }
       const result = outcome.value;
@@ -346,12 +366,16 @@ export class LoadBalancedEndpoints {
   }
 }
 
-/** A timer that the caller hanging up ends too. */
-function linkedTimer(signal: AbortSignal | undefined): AbortController {
+/** A timer that `signal` ends too, whether it fires later or already has. */
+function linkedTimer(signal: AbortSignal): AbortController {
   const timer = new AbortController();
-  signal?.addEventListener('abort', () => timer.abort(), { once: true, signal: timer.signal });
+  if (signal.aborted) timer.abort();
+  else signal.addEventListener('abort', () => timer.abort(), { once: true, signal: timer.signal });
   return timer;
 }
+
+/** What a request held past `dispose()` (or past its caller) gets: nobody may be there to read it. */
+const ended = (c: C) => c.json({ error: 'the emulator was disposed, or the caller hung up', status: 503 }, 503);
 
 const PRODUCTION_LB_HOST = /^([a-z0-9][a-z0-9-]*)\.api\.runpod\.ai$/i;
 

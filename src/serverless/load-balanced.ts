@@ -3,7 +3,7 @@ import { monotonicNow } from '../transport/clock.js';
 import type { CallOptions } from '../transport/options.js';
 import { toQueryString } from '../transport/query-string.js';
 import { ValidationError } from '../errors.js';
-import { requireId, requireString, toJsonBody } from '../validation.js';
+import { checkBodySize, requireId, requireString, toJsonBody } from '../validation.js';
 
 export interface LoadBalancedOptions {
   /** Send `Authorization: Bearer KEY`. @default true */
@@ -57,6 +57,8 @@ export interface LoadBalancedClient {
   fetch(path: string, init?: RequestInit & LoadBalancedRequestOptions): Promise<Response>;
 }
 
+/** The platform's "up to 30 MB each way", read as MiB as the queue routes' limits are (see ./README.md). */
+export const LOAD_BALANCED_BODY_LIMIT_BYTES = 30 * 1024 * 1024;
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 /** The platform's hold for a cold request (2 min) plus its processing limit (5.5 min), plus margin. */
 export const LOAD_BALANCED_ATTEMPT_MS = 480_000;
@@ -103,6 +105,7 @@ export function createLoadBalancedClient(core: HttpCore, endpointId: string, cli
   function toRequest(method: string, path: string, options: LoadBalancedRequestOptions, body: string | undefined): HttpRequest {
     const { json: _json, query, retryNonIdempotent, workerId, ...callOptions } = options;
     if (workerId !== undefined) requireString('workerId', workerId);
+    if (body !== undefined) checkBodySize(options.json === undefined ? 'body' : 'json', body, LOAD_BALANCED_BODY_LIMIT_BYTES, 'a load-balanced endpoint');
     const idempotent = IDEMPOTENT_METHODS.has(method);
     const ridesColdStart = idempotent || (retryNonIdempotent ?? clientOptions.retryNonIdempotent ?? false);
     const slash = path.startsWith('/') ? '' : '/';

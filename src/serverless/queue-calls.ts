@@ -9,6 +9,7 @@ import type { PaceRelease } from '../transport/pacing.js';
 import type { Job, JobProgress, QueueHub, QueueKit, RunOptions, RunSyncOptions, StreamOptions, WaitOptions } from './queue.js';
 import type { CompletedJob, EndpointHealth, JobState, PurgeQueueResult, StreamChunk } from './types.js';
 
+// The platform's "10 MB" and "20 MB", read as MiB: see "What MB means" in ./README.md.
 const RUN_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 const RUNSYNC_BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 const MIN_RUNSYNC_WAIT_MS = 1_000;
@@ -63,7 +64,7 @@ export function createQueueCalls(kit: QueueKit) {
   /** The default for `run`: a queued run keeps its options, so none are made for a call without. */
   const NO_RUN_OPTIONS: RunOptions = Object.freeze({});
   // In the kit's order (its tuple type checks most of it; the error classes alike in shape, the tests).
-  const [AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError, ValidationError, QueuedCall, Job, callHook, checkDuration, checkInteger, isArrayOf, isRecord, isString, isTerminalJobStatus, linkAbort, monotonicNow, requireId, requireObject, requireString, sleep, toJsonBody] = kit;
+  const [AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError, ValidationError, QueuedCall, Job, callHook, checkDuration, checkInteger, isArrayOf, isRecord, isString, isTerminalJobStatus, linkAbort, monotonicNow, requireId, requireObject, requireString, sleep, toJsonBody, checkBodySize] = kit;
 
   /** A finite number > 0, when given. */
   function checkPositive(field: string, value: unknown): number | undefined {
@@ -94,8 +95,7 @@ export function createQueueCalls(kit: QueueKit) {
       for (const field of ['accessId', 'accessSecret', 'bucketName', 'endpointUrl'] as const) requireString(`s3Config.${field}`, s3[field]);
     }
     const body = toJsonBody('input', { input, webhook: options.webhook, policy: options.policy, s3Config: options.s3Config });
-    const bytes = new TextEncoder().encode(body).length;
-    if (bytes > limit) throw new ValidationError('input', `the request body is ${bytes} bytes; this route accepts at most ${limit}`);
+    checkBodySize('input', body, limit, 'this route');
     return body;
   }
 

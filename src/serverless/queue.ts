@@ -9,7 +9,7 @@ import { callHook, type HttpCore } from '../transport/http-core.js';
 import { checkDuration, type CallOptions } from '../transport/options.js';
 import { QueuedCall } from '../transport/pacing.js';
 import { isArrayOf, isRecord, isString } from '../transport/shape.js';
-import { checkInteger, requireId, requireObject, requireString, toJsonBody } from '../validation.js';
+import { checkBodySize, checkInteger, requireId, requireObject, requireString, toJsonBody } from '../validation.js';
 import { createOpenAIHelper, type OpenAICompatible, type OpenAIHelperOptions } from './openai.js';
 import type { QueueCalls } from './queue-calls.js';
 import { isTerminalJobStatus, type CompletedJob, type EndpointHealth, type JobPolicy, type JobState, type PurgeQueueResult, type S3Config, type StreamChunk } from './types.js';
@@ -165,7 +165,7 @@ export class Job<Input = unknown, Output = unknown, Chunk = unknown> {
  */
 const kit = [
   ...[AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError, ValidationError, QueuedCall, Job] as const,
-  ...[callHook, checkDuration, checkInteger, isArrayOf, isRecord, isString, isTerminalJobStatus, linkAbort, monotonicNow, requireId, requireObject, requireString, sleep, toJsonBody] as const,
+  ...[callHook, checkDuration, checkInteger, isArrayOf, isRecord, isString, isTerminalJobStatus, linkAbort, monotonicNow, requireId, requireObject, requireString, sleep, toJsonBody, checkBodySize] as const,
 ] as const;
 export type QueueKit = typeof kit;
 

@@ -433,11 +433,25 @@ async function bundlesAndStartup(): Promise<void> {
   row('  ratio', fmtSpread(r, 3), '≤ 1.00', r.median <= 1.0);
 }
 
+// ---- 5. the emulator's memory ---------------------------------------------------------------------
+
+/** Heap per finished job while its result is kept, and the heap once every result has expired, against the heap at start. */
+async function emulatorMemory(): Promise<void> {
+  const jobs = quick ? 5_000 : 20_000;
+  const out = await worker<{ jobs: number; kept: number; start: number; retained: number; expired: number; left: { requests: number; sleeps: number; jobs: number } }>('emulator-memory.ts', { jobs }, ['--expose-gc']);
+  const mb = (bytes: number) => `${fmt(bytes / 2 ** 20, 1)} MB`;
+  const perJob = (out.retained - out.start) / out.jobs;
+  const after = out.expired / out.start;
+  results.emulatorMemory = { ...out, bytesPerRetainedJob: perJob, expiredOverStart: after };
+  row(`emulator memory: heap per retained job (${out.kept.toLocaleString('en')} /run results kept)`, `${fmt(perJob / 1024, 2)} KB (${mb(out.start)} → ${mb(out.retained)})`, '< 11 KB (main before this change)', perJob < 11 * 1024);
+  row('emulator memory: heap once every result expired, against the start', `${fmt(after, 3)}× (${mb(out.expired)}; left: ${out.left.jobs} jobs, ${out.left.sleeps} sleeps, ${out.left.requests} holds)`, '≤ 1.10×', after <= 1.1 && out.left.jobs === 0 && out.left.sleeps === 0);
+}
+
 // ---- main -----------------------------------------------------------------------------------------
 
 // `--only=per-call,fan-out-processes` runs some sections (for trying a change); the default runs all.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, 'bundles-startup': bundlesAndStartup };
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory };
 const started = performance.now();
 const sectionSeconds: Record<string, number> = {};
 for (const [name, section] of Object.entries(sections)) {

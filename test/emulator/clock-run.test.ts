@@ -111,7 +111,7 @@ describe('dispose()', () => {
     emulator.dispose();
   });
 
-  it('ends a pending latency fault (real time): the request it held goes on at once', async () => {
+  it('ends a pending latency fault (real time): the request it held is answered 503 at once, and starts nothing', async () => {
     const emulator = createEmulator({ apiKeys: ['rpa_k'] });
     emulator.faults.inject({ match: 'GET /v2/pods', fault: { type: 'latency', ms: 3_600_000 } });
     let settled = false;
@@ -122,7 +122,9 @@ describe('dispose()', () => {
     await macrotasks();
     expect(settled).toBe(false);
     emulator.dispose();
-    expect((await answer).status).toBe(200);
+    const res = await answer;
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: 'the emulator was disposed', status: 503 });
   });
 
   it('ends an auto clock too, so it no longer advances', async () => {

@@ -1,4 +1,5 @@
 import type { EmulatorClock } from '../clock.js';
+import type { Lifetime } from '../lifetime.js';
 import type { PodLogLine } from '../platform.js';
 import { iso, type V2Context } from './context.js';
 import { problem } from './problem.js';
@@ -52,9 +53,9 @@ function nextWake(clock: EmulatorClock, feed: LogFeed, signal: AbortSignal): Pro
  * Answers log lines as Server-Sent Events: `id:` is the line's time and order, `data:` is
  * `{ts, source, line}`. `Last-Event-ID` wins over `since`, which wins over `tail`. After the
  * backfill the stream follows new lines, on the emulator clock, until the source stops or goes,
- * or the caller hangs up.
+ * the caller hangs up (before it started, too) or the emulator is disposed.
  */
-export function sseLogs(c: V2Context, clock: EmulatorClock, feed: LogFeed): Response {
+export function sseLogs(c: V2Context, clock: EmulatorClock, feed: LogFeed, lifetime: Lifetime): Response {
   const source = c.req.query('source');
   if (source !== undefined && source !== 'container' && source !== 'system') throw problem(400, 'Query parameter source must be container or system.');
   const tailText = c.req.query('tail');
@@ -75,8 +76,7 @@ export function sseLogs(c: V2Context, clock: EmulatorClock, feed: LogFeed): Resp
   const last = all[all.length - 1];
   let cursor = last ? { ts: last.ts, seq: last.seq } : { ts: -Infinity, seq: 0 };
 
-  const hangUp = new AbortController();
-  c.req.raw.signal?.addEventListener('abort', () => hangUp.abort(), { once: true });
+  const hangUp = lifetime.hold(c.req.raw.signal);
   const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -93,9 +93,10 @@ export function sseLogs(c: V2Context, clock: EmulatorClock, feed: LogFeed): Resp
             controller.enqueue(encoder.encode(fresh.map(event).join('')));
           }
         }
-        controller.close();
       } catch {
-        // The caller hung up: nothing left to send to.
+        // The caller hung up, or the emulator was disposed: the stream ends here.
+      } finally {
+        hangUp.release();
         try {
           controller.close();
         } catch {
@@ -104,7 +105,7 @@ export function sseLogs(c: V2Context, clock: EmulatorClock, feed: LogFeed): Resp
       }
     },
     cancel() {
-      hangUp.abort();
+      hangUp.end();
     },
   });
   return c.body(stream, 200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });

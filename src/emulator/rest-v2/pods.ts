@@ -269,7 +269,7 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
       live: () => platform.getPod(account, pod.id)?.desiredStatus === 'RUNNING',
       nextAt: () => platform.nextPodLogAt(pod),
       onChange: (listener) => platform.onPodLog(listener),
-    });
+    }, platform.lifetime);
   });
 
   app.post('/pods/:id/action', async (c) => {

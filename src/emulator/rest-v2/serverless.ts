@@ -303,7 +303,7 @@ export function serverlessRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     ];
     const exists = () => account.endpoints.get(endpoint.id) === endpoint && deps.workers(account, endpoint).some((w) => w.id === workerId);
     // A worker writes nothing after start-up here: the stream holds until the caller hangs up.
-    return sseLogs(c, platform.clock, { lines: () => (exists() ? lines : undefined), live: exists, nextAt: () => undefined, onChange: () => () => undefined });
+    return sseLogs(c, platform.clock, { lines: () => (exists() ? lines : undefined), live: exists, nextAt: () => undefined, onChange: () => () => undefined }, platform.lifetime);
   });
 
   return app;
