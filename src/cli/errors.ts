@@ -1,6 +1,6 @@
 // Exit codes and how an error reaches the user: one place maps every error to its message and code.
 import { CommanderError } from 'commander';
-import { CapacityUnavailableError, RunpodError, ValidationError } from '../index.js';
+import { CapacityUnavailableError, PossiblyCreatedError, RunpodError, ValidationError } from '../index.js';
 import { safeText } from './output.js';
 
 /** 0 ok, 1 unexpected, 2 usage (anything refused before a request is sent), 3 API error, 4 no capacity. */
@@ -75,6 +75,11 @@ export function report(err: unknown, run: Invocation): number {
   if (err instanceof CapacityUnavailableError) {
     console.error(safeText(`${run.where}: no capacity: ${err.message}`));
     return EXIT.capacity;
+  }
+  if (err instanceof PossiblyCreatedError && err.createMarker && run.where.startsWith('runpod-gql pods ')) {
+    // The library's hint names its own call; on the command line, the command that does the same.
+    console.error(safeText(`${run.where}: ${err.name}: ${err.message}\nFind it: runpod-gql pods find --marker ${err.createMarker}`));
+    return EXIT.api;
   }
   if (err instanceof RunpodError) {
     console.error(safeText(`${run.where}: ${err.name}: ${err.message}`));

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `runpod-gql` command line. Exit codes: 0 ok, 1 unexpected, 2 usage (anything refused before
-// a request is sent), 3 API error, 4 no capacity, 130 interrupted.
+// a request is sent), 3 API error, 4 no capacity, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 import { COMMANDS } from './commands/index.js';
 import { report, EXIT, type Invocation } from './errors.js';
 import { buildProgram, pathOf, whereOf } from './program.js';

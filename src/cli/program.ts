@@ -85,7 +85,8 @@ Environment: RUNPOD_API_KEY, and RUNPOD_GRAPHQL_URL / RUNPOD_REST_URL / RUNPOD_S
 another server, for example a running \`runpod-gql emulator\` (it prints the values to use).
 
 Exit codes: 0 ok, 1 unexpected error, 2 usage error (nothing was sent), 3 API error, 4 no capacity,
-130 interrupted (Ctrl-C during a wait: what is still running is printed, with how to stop it).`,
+130 interrupted (Ctrl-C), 143 terminated (SIGTERM): what is still running or may have been created is
+printed, with the command that finds or stops it.`,
     );
   for (const add of groups) add(program);
   return conventions(program);

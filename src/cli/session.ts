@@ -7,6 +7,7 @@ import { urlProblem } from '../transport/options.js';
 import { UsageError } from './errors.js';
 import type { CommandOptions, GlobalOptions } from './options.js';
 import { whereOf } from './program.js';
+import { whileRunning } from './signals.js';
 
 /** What an action works with. */
 export interface Session {
@@ -65,11 +66,19 @@ export function withClient<Args extends unknown[]>(run: (session: Session, optio
   return async function (this: Command, ...args: unknown[]): Promise<void> {
     const operands = args.slice(0, this.registeredArguments.length);
     const options = this.optsWithGlobals<CommandOptions>();
-    const session = await openSession(options, whereOf(this));
+    const where = whereOf(this);
+    // SIGINT and SIGTERM end every command the same way (exit 130 or 143, the command named); a
+    // command that starts or waits for something says more (see signals.ts).
+    const offSignal = whileRunning(where);
     try {
-      await run(session, options, ...(operands as Args));
+      const session = await openSession(options, where);
+      try {
+        await run(session, options, ...(operands as Args));
+      } finally {
+        session.emulator?.dispose();
+      }
     } finally {
-      session.emulator?.dispose();
+      offSignal();
     }
   };
 }

@@ -115,7 +115,11 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
   ): Promise<Pod> {
     const attempts = Math.max(1, options?.markerLookup?.attempts ?? DEFAULT_MARKER_LOOKUP.attempts);
     const intervalMs = options?.markerLookup?.intervalMs ?? DEFAULT_MARKER_LOOKUP.intervalMs;
-    const marker = newCreateMarker();
+    const given = options?.createMarker;
+    if (given !== undefined && (typeof given !== 'string' || !/^[\w-]{8,128}$/.test(given))) {
+      throw new ValidationError('createMarker', `must be 8 to 128 letters, digits, '_' or '-', got ${shown(given)}`);
+    }
+    const marker = given ?? newCreateMarker();
     const step = session();
     // Set just before a create request goes out: a read before it (a catalog) that fails created nothing.
     let sent = false;

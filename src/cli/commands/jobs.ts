@@ -4,7 +4,7 @@ import { group, type CommandGroup } from '../program.js';
 import { UsageError } from '../errors.js';
 import { json, seconds } from '../options.js';
 import { emulatorNote, print, progressLine, safeJson, safeText, say } from '../output.js';
-import { onInterrupt } from '../signals.js';
+import { whileRunning } from '../signals.js';
 import { withClient } from '../session.js';
 
 export const jobs: CommandGroup = (program) => {
@@ -27,7 +27,7 @@ export const jobs: CommandGroup = (program) => {
           // Until /run or /runsync answers, a job may be queued whose id is not known yet.
           let running = `A job may have been queued on endpoint ${endpointId}, but its id has not come back; it may still run.${ended}`;
           let line = progressLine(o.sync ? 'waiting for /runsync' : 'queueing');
-          const offInterrupt = onInterrupt(where, () => running, { done: () => line?.done() });
+          const offInterrupt = whileRunning(where, () => running, { done: () => line?.done() });
           // On a terminal the server holds each status request briefly, so the line shows the job's
           // real status (IN_QUEUE, then IN_PROGRESS) rather than the first one seen.
           const waitOptions = {
@@ -53,7 +53,14 @@ export const jobs: CommandGroup = (program) => {
           }
           return print(o, done);
         }
-        const job = await endpoint.run(o.input);
+        // Until /run answers, a job may be queued whose id is not known yet.
+        const offSignal = whileRunning(where, () => `A job may have been queued on endpoint ${endpointId}, but its id has not come back; it may still run.${emulator ? ' It ends with this command (--emulator).' : ''}`);
+        let job;
+        try {
+          job = await endpoint.run(o.input);
+        } finally {
+          offSignal();
+        }
         if (emulator) console.error(emulatorNote('job'));
         print(o, { id: job.id, endpointId: job.endpointId }, () => say(job.id));
       }),
@@ -74,17 +81,27 @@ export const jobs: CommandGroup = (program) => {
     .argument('<endpoint-id>')
     .argument('<job-id>')
     .action(
-      withClient(async ({ rp }, o, endpointId: string, jobId: string) => {
+      withClient(async ({ rp, emulator, where }, o, endpointId: string, jobId: string) => {
         // Strings as they are (a model's tokens join up), anything else as one JSON line.
         let atLineStart = true;
-        for await (const chunk of rp.endpoint(endpointId).stream(jobId)) {
-          let text: string;
-          if (o.json) text = `${safeJson(chunk)}\n`;
-          else if (typeof chunk.output === 'string') text = safeText(chunk.output);
-          else text = `${atLineStart ? '' : '\n'}${safeJson(chunk.output)}\n`;
-          if (text === '') continue;
-          process.stdout.write(text);
-          atLineStart = text.endsWith('\n');
+        // Stopping the stream does not stop the job. (whileRunning's note begins on a new line.)
+        const offSignal = whileRunning(where, () =>
+          emulator
+            ? `Stopped streaming; job ${jobId} ends with this command (--emulator).`
+            : `Stopped streaming; job ${jobId} on endpoint ${endpointId} keeps running and is billed while it runs. Cancel it: runpod-gql jobs cancel ${endpointId} ${jobId}; check it: runpod-gql jobs status ${endpointId} ${jobId}`,
+        );
+        try {
+          for await (const chunk of rp.endpoint(endpointId).stream(jobId)) {
+            let text: string;
+            if (o.json) text = `${safeJson(chunk)}\n`;
+            else if (typeof chunk.output === 'string') text = safeText(chunk.output);
+            else text = `${atLineStart ? '' : '\n'}${safeJson(chunk.output)}\n`;
+            if (text === '') continue;
+            process.stdout.write(text);
+            atLineStart = text.endsWith('\n');
+          }
+        } finally {
+          offSignal();
         }
         if (!atLineStart) process.stdout.write('\n');
       }),

@@ -1,10 +1,18 @@
 // `runpod-gql pods …`: deploy, inspect and control pods.
-import { NotFoundError } from '../../index.js';
+import { CREATE_MARKER_ENV, NotFoundError, type Pod } from '../../index.js';
+import { newCreateMarker } from '../../transport/create-marker.js';
 import { group, type CommandGroup } from '../program.js';
 import { cloudOptions, diskGigabytes, envPair, gpuCount, podName, seconds, transportOption } from '../options.js';
 import { emulatorNote, print, printTable, progressLine, say } from '../output.js';
-import { onInterrupt } from '../signals.js';
+import { whileRunning } from '../signals.js';
 import { withClient } from '../session.js';
+
+/** Pods as a table, one line each. */
+const podTable = (list: readonly Pod[]) =>
+  printTable(list.map((p) => ({ ID: p.id, NAME: p.name, STATUS: p.desiredStatus, GPUS: p.gpuCount, '$/HR': p.costPerHr, IMAGE: p.imageName ?? '' })));
+
+/** The command that finds the pod a create carried `marker` into. */
+export const findCommand = (marker: string) => `runpod-gql pods find --marker ${marker}`;
 
 export const pods: CommandGroup = (program) => {
   const pods = group(program, 'pods', 'deploy, inspect and control pods').addOption(transportOption());
@@ -14,7 +22,7 @@ export const pods: CommandGroup = (program) => {
     .action(
       withClient(async ({ rp }, o) => {
         const list = await rp.pods.list();
-        print(o, list, () => printTable(list.map((p) => ({ ID: p.id, NAME: p.name, STATUS: p.desiredStatus, GPUS: p.gpuCount, '$/HR': p.costPerHr, IMAGE: p.imageName ?? '' }))));
+        print(o, list, () => podTable(list));
       }),
     );
   pods
@@ -44,20 +52,50 @@ export const pods: CommandGroup = (program) => {
     .addOption(secure)
     .addOption(community)
     .action(
-      withClient(async ({ rp, emulator }, o) => {
-        const pod = await rp.pods.deploy({
-          name: o.name as string,
-          imageName: o.image as string,
-          gpuTypeId: o.gpu as string,
-          gpuCount: o.count as number,
-          cloudType: o.secure ? 'SECURE' : o.community ? 'COMMUNITY' : 'ALL',
-          ports: o.ports as string | undefined,
-          volumeInGb: o.volume as number | undefined,
-          containerDiskInGb: o.disk as number | undefined,
-          env: (o.env as Record<string, string> | undefined) ?? {},
-        });
+      withClient(async ({ rp, emulator, where }, o) => {
+        // The marker is made here, not in the library, so that a signal while the create is in
+        // flight can print it: the pod may exist afterwards, and this is how to find it.
+        const marker = newCreateMarker();
+        const name = o.name as string;
+        const offSignal = whileRunning(where, () =>
+          emulator
+            ? `pod ${JSON.stringify(name)} ends with this command (--emulator).`
+            : `The create of pod ${JSON.stringify(name)} may have reached RunPod; if it did, the pod is billed while it runs. ` +
+              `Its create marker is ${marker} (env ${CREATE_MARKER_ENV}). Find it: ${findCommand(marker)}; then delete it: runpod-gql pods terminate <pod-id>`,
+        );
+        let pod: Pod;
+        try {
+          pod = await rp.pods.deploy(
+            {
+              name,
+              imageName: o.image as string,
+              gpuTypeId: o.gpu as string,
+              gpuCount: o.count as number,
+              cloudType: o.secure ? 'SECURE' : o.community ? 'COMMUNITY' : 'ALL',
+              ports: o.ports as string | undefined,
+              volumeInGb: o.volume as number | undefined,
+              containerDiskInGb: o.disk as number | undefined,
+              env: (o.env as Record<string, string> | undefined) ?? {},
+            },
+            { createMarker: marker },
+          );
+        } finally {
+          offSignal();
+        }
         if (emulator) console.error(emulatorNote('pod'));
         print(o, pod, () => say(`deployed ${pod.id} (${pod.gpuCount} GPU, $${pod.costPerHr}/hr)`));
+      }),
+    );
+  pods
+    .command('find')
+    .description('the pod a create carried this marker into (printed when a deploy is interrupted or may have failed)')
+    .requiredOption('--marker <marker>', 'the create marker')
+    .action(
+      withClient(async ({ rp }, o) => {
+        const marker = o.marker as string;
+        const pod = await rp.pods.findByMarker(marker);
+        if (!pod) throw new NotFoundError(`no pod carries create marker ${marker} (a create can take a while to be listed: try again in a minute)`, { status: 404 });
+        print(o, pod, () => podTable([pod]));
       }),
     );
   pods
@@ -104,7 +142,7 @@ export const pods: CommandGroup = (program) => {
         const stillRunning = emulator
           ? `pod ${podId} ends with this command (--emulator).`
           : `pod ${podId} keeps starting and is billed while it runs. Check it: runpod-gql pods get ${podId}; stop it: runpod-gql pods stop ${podId}; delete it: runpod-gql pods terminate ${podId}`;
-        const offInterrupt = onInterrupt(where, () => `Stopped waiting; ${stillRunning}`, line);
+        const offInterrupt = whileRunning(where, () => `Stopped waiting; ${stillRunning}`, line);
         let pod;
         try {
           pod = await rp.pods.waitUntilReady(podId, {
