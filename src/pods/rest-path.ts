@@ -213,7 +213,7 @@ interface Candidate {
 
 const clean = (options: GraphQLCallOptions | undefined) => {
   if (!options) return undefined;
-  const { idempotent: _idempotent, markerLookup: _lookup, ...call } = options as GraphQLCallOptions & { markerLookup?: unknown };
+  const { idempotent: _idempotent, markerLookup: _lookup, createMarker: _marker, ...call } = options as GraphQLCallOptions & { markerLookup?: unknown; createMarker?: unknown };
   return call;
 };
 

@@ -107,6 +107,13 @@ export interface PodCreateCallOptions extends GraphQLCallOptions {
    * @default { attempts: 3, intervalMs: 2000 }
    */
   markerLookup?: MarkerLookupOptions | undefined;
+  /**
+   * The marker this create carries (8 to 128 letters, digits, `_` or `-`). By default a fresh
+   * random one. Give your own to record it before the request leaves, so that a process stopped
+   * mid-create can still find the pod later with `pods.findByMarker` (the CLI prints it on a
+   * signal during `pods deploy`). Use a new one for every create.
+   */
+  createMarker?: string | undefined;
 }
 
 /** What `pods.stop` returns. */

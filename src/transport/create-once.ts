@@ -2,7 +2,8 @@
 // REST v2, rp.rest.*.create): one marker per call, sent once, never resent once it may have reached
 // the server; after an ambiguous failure, a bounded lookup by that marker; else a PossiblyCreatedError
 // that carries it. Surfaces say how to send and how to find; the rule lives only here.
-import { AbortError, ConnectionError, PossiblyCreatedError, ServerError, TimeoutError, type RunpodError } from '../errors.js';
+import { AbortError, ConnectionError, PossiblyCreatedError, ServerError, TimeoutError, ValidationError, type RunpodError } from '../errors.js';
+import { shown } from '../validation.js';
 import { deadlineOf, sleep, startDeadline, type LinkedAbort } from './abort.js';
 import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from './create-marker.js';
 import { neverSent } from './http-core.js';
@@ -25,6 +26,12 @@ export interface CreateOnceOptions extends CallOptions {
    * @default { attempts: 3, intervalMs: 2000 }
    */
   markerLookup?: MarkerLookupOptions | undefined;
+  /**
+   * The marker this create carries (8 to 128 letters, digits, `_` or `-`). By default a fresh
+   * random one. Give your own to record it before the request leaves, so that a process stopped
+   * mid-create can still find what it made by its marker. Use a new one for every create.
+   */
+  createMarker?: string | undefined;
 }
 
 /** One create, as a surface describes it. */
@@ -69,21 +76,24 @@ function deadlineError(call: CreateOnceCall<unknown>, deadline: LinkedAbort, cau
  * settle it, a PossiblyCreatedError carries the marker. Nothing is ever resent.
  */
 export async function createOnce<T>(call: CreateOnceCall<T>, options: CreateOnceOptions = {}, clientDeadlineMs?: number): Promise<T> {
-  const { markerLookup, ...given } = options;
+  const { markerLookup, createMarker, ...given } = options;
+  if (createMarker !== undefined && (typeof createMarker !== 'string' || !/^[\w-]{8,128}$/.test(createMarker))) {
+    throw new ValidationError('createMarker', `must be 8 to 128 letters, digits, '_' or '-', got ${shown(createMarker)}`);
+  }
   const attempts = Math.max(1, markerLookup?.attempts ?? DEFAULT_MARKER_LOOKUP.attempts);
   const intervalMs = markerLookup?.intervalMs ?? DEFAULT_MARKER_LOOKUP.intervalMs;
   // One deadline for every step: the reads before the create, the create, the lookups.
   const deadline = startDeadline(given.signal, given.deadlineMs ?? clientDeadlineMs);
   try {
-    return await createWithin(call, deadline ? { ...given, signal: deadline.signal } : given, attempts, intervalMs, deadline);
+    return await createWithin(call, deadline ? { ...given, signal: deadline.signal } : given, attempts, intervalMs, deadline, createMarker);
   } finally {
     deadline?.dispose();
   }
 }
 
-async function createWithin<T>(call: CreateOnceCall<T>, callOptions: CallOptions, attempts: number, intervalMs: number, deadline: LinkedAbort | undefined): Promise<T> {
+async function createWithin<T>(call: CreateOnceCall<T>, callOptions: CallOptions, attempts: number, intervalMs: number, deadline: LinkedAbort | undefined, given: string | undefined): Promise<T> {
   const { signal } = callOptions;
-  const marker = call.find ? newCreateMarker() : '';
+  const marker = call.find ? (given ?? newCreateMarker()) : '';
   const passed = () => deadline?.timedOut() ?? false;
   let sent = false;
   let failure: unknown;
