@@ -90,3 +90,6 @@ export function idParam(c: V2Context, name = 'id'): string {
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The `pagination` of a list answered whole, on one page. */
+export const ONE_PAGE = Object.freeze({ nextCursor: null, hasNextPage: false });

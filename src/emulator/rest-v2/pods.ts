@@ -3,10 +3,10 @@ import { compareCuda } from '../catalog.js';
 import { notFound } from '../errors.js';
 import type { DeployRequest, EmulatedPod, PodEdit, Platform } from '../platform.js';
 import type { EmulatorEnv } from '../rest-routes.js';
-import { hash, mappedPorts } from '../views.js';
+import { hash, mappedPorts, podMemoryInGb, podVcpuCount } from '../views.js';
 import { cpuFlavor } from './catalog.js';
 import { readContractBody } from './contract.js';
-import { accountOf, extrasOf, idParam, iso, type RestV2Deps, type V2Context } from './context.js';
+import { accountOf, extrasOf, idParam, iso, ONE_PAGE, type RestV2Deps, type V2Context } from './context.js';
 import { sseLogs } from './logs.js';
 import { problem } from './problem.js';
 
@@ -62,7 +62,7 @@ export function podView(platform: Platform, pod: EmulatedPod): Record<string, un
     registry: pod.containerRegistryAuthId ?? null,
     ...(pod.computeType === 'CPU'
       ? { cpu: extras.cpu ?? { id: 'cpu3c', vcpuCount: 2, memory: 4 } }
-      : { gpu: { id: pod.gpuTypeId, count: pod.requestedGpuCount } }),
+      : { gpu: { id: pod.gpuTypeId, count: pod.requestedGpuCount, vcpuCount: podVcpuCount({ gpuCount: pod.requestedGpuCount }), memory: podMemoryInGb({ gpuCount: pod.requestedGpuCount }) } }),
     cloud: host.secureCloud ? 'SECURE' : 'COMMUNITY',
     dataCenterId: host.dataCenterId,
     cudaVersion: pod.computeType === 'CPU' ? null : host.cudaVersion,
@@ -212,7 +212,7 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
   app.get('/pods', (c) => {
     const withClusters = c.req.query('includeClusterPods') === 'true';
     const pods = platform.listPods(accountOf(c)).filter((p) => withClusters || !extrasOf(p).cluster);
-    return c.json({ pods: pods.map((p) => podView(platform, p)) });
+    return c.json({ pods: pods.map((p) => podView(platform, p)), pagination: ONE_PAGE });
   });
 
   app.post('/pods', async (c) => {
