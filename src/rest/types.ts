@@ -15,6 +15,8 @@ export type CreatePodInput = WithDefaults<Omit<S['CreatePodRequest'], 'gpu'>, 'c
   gpu?: WithDefaults<S['CreateGpuConfig'], 'count'>;
 };
 export type UpdatePodInput = S['UpdatePodRequest'];
+/** `POST /pods/{id}/exec`: an argv run without a shell (1 to 256 strings), at most `timeoutSeconds` (1 to 25, default 20), in `cwd`. */
+export type PodExecInput = WithDefaults<S['ExecPodRequest'], 'timeoutSeconds'>;
 export type PodListQuery = ListPodsQuery;
 
 export type CreateEndpointInput = WithDefaults<Omit<S['CreateEndpointRequest'], 'gpu' | 'workers'>, 'flashboot' | 'timeout'> & {
