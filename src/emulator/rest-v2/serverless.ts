@@ -5,7 +5,7 @@ import { ENDPOINT_DEFAULTS, type Account, type EmulatedEndpoint, type Platform, 
 import type { EmulatorEnv } from '../rest-routes.js';
 import { cpuFlavor } from './catalog.js';
 import { readContractBody } from './contract.js';
-import { accountOf, idParam, iso, type RestV2Deps, type V2Context } from './context.js';
+import { accountOf, idParam, iso, ONE_PAGE, type RestV2Deps, type V2Context } from './context.js';
 import { sseLogs } from './logs.js';
 import type { ContainerFields } from './pods.js';
 import { problem } from './problem.js';
@@ -177,7 +177,7 @@ export function serverlessRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     return found;
   };
 
-  app.get('/serverless', (c) => c.json({ endpoints: [...accountOf(c).endpoints.values()].map((e) => endpointView(deps, origin(c), e)) }));
+  app.get('/serverless', (c) => c.json({ endpoints: [...accountOf(c).endpoints.values()].map((e) => endpointView(deps, origin(c), e)), pagination: ONE_PAGE }));
 
   app.post('/serverless', async (c) => {
     const body = await readContractBody<EndpointBody>(c.req, 'CreateEndpointRequest');
@@ -288,6 +288,7 @@ export function serverlessRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
       endpointVersion: v2.version,
       rollout: { inProgress: false, workersOnLatest: workers, workersTotal: workers, percentOnLatest: 100 },
       releases: v2.releases.map((r) => ({ id: r.id, version: r.version, source: 'MANUAL', buildId: null, createdByUserId: accountOf(c).id, workerCount: r.version === v2.version ? workers : 0, createdAt: iso(r.createdAt), diff: r.diff })),
+      pagination: ONE_PAGE,
     });
   });
 

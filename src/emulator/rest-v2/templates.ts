@@ -4,7 +4,7 @@ import { newId } from '../ids.js';
 import type { EmulatedTemplate } from '../platform.js';
 import type { EmulatorEnv } from '../rest-routes.js';
 import { readContractBody } from './contract.js';
-import { accountOf, idParam, type RestV2Deps } from './context.js';
+import { accountOf, idParam, ONE_PAGE, type RestV2Deps } from './context.js';
 import type { ContainerFields } from './pods.js';
 import { problem } from './problem.js';
 
@@ -91,7 +91,7 @@ export function templateRoutes(_deps: RestV2Deps): Hono<EmulatorEnv> {
     return found;
   };
 
-  app.get('/templates', (c) => c.json({ templates: [...accountOf(c).templates.values()].map(templateView) }));
+  app.get('/templates', (c) => c.json({ templates: [...accountOf(c).templates.values()].map(templateView), pagination: ONE_PAGE }));
   app.post('/templates', async (c) => {
     const body = await readContractBody<TemplateBody>(c.req, 'CreateTemplateRequest');
     if (body.registry && !accountOf(c).registryAuths.has(body.registry)) throw notFound('registry', body.registry);
