@@ -63,7 +63,12 @@ export async function createOnce<T>(rest: RestRequester, call: Omit<RestCall, 'i
   }
 }
 
-async function findByMarker<T>(rest: RestRequester, list: MarkerList, marker: string, lookup: MarkerLookupOptions | undefined, options: CallOptions, { sleep, isRecord, CREATE_MARKER_ENV }: LazyKit): Promise<T | undefined> {
+/**
+ * The resource carrying `marker`, looked for on every page of its list (the list is newest first,
+ * but a busy account may have made many since): at most `attempts` walks, `intervalMs` apart.
+ * Undefined when every walk that could be read ended without it.
+ */
+async function findByMarker<T>(rest: RestRequester, list: MarkerList, marker: string, lookup: MarkerLookupOptions | undefined, options: CallOptions, { sleep, isRecord, CREATE_MARKER_ENV, pagedList, PAGE_LIMIT }: LazyKit): Promise<T | undefined> {
   const attempts = Math.max(1, lookup?.attempts ?? DEFAULT_LOOKUP.attempts);
   const intervalMs = lookup?.intervalMs ?? DEFAULT_LOOKUP.intervalMs;
   let lastError: unknown;
@@ -71,10 +76,11 @@ async function findByMarker<T>(rest: RestRequester, list: MarkerList, marker: st
   for (let n = 0; n < attempts; n++) {
     if (n > 0) await sleep(intervalMs, options.signal);
     try {
-      const items = await rest.list<Record<string, unknown>>({ method: 'GET', path: list.path, route: `GET ${list.path}`, idempotent: true }, list.key, options);
+      // Page by page, stopping at the page that holds it.
+      for await (const item of pagedList<Record<string, unknown>>(rest, { path: list.path, route: `GET ${list.path}`, key: list.key, maxLimit: PAGE_LIMIT }, options)) {
+        if (isRecord(item.env) && item.env[CREATE_MARKER_ENV] === marker) return item as T;
+      }
       listed = true;
-      const found = items.find((item) => isRecord(item.env) && item.env[CREATE_MARKER_ENV] === marker);
-      if (found) return found as T;
     } catch (err) {
       lastError = err;
     }

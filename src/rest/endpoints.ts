@@ -1,13 +1,15 @@
 import type { CallOptions } from '../transport/options.js';
-import { crud, subList, type CrudApi } from './crud.js';
+import { pagedCrud, pagedSubList, subList, type PagedCrudApi } from './crud.js';
+import type { PageOptions, PagedList } from './pager.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 import type { CreateEndpointInput, Endpoint, Release, UpdateEndpointInput, Worker } from './types.js';
 
 /** Serverless endpoints (the contract's `/serverless` routes). */
-export interface RestEndpointsApi extends CrudApi<Endpoint, CreateEndpointInput, UpdateEndpointInput> {
+export interface RestEndpointsApi extends PagedCrudApi<Endpoint, CreateEndpointInput, UpdateEndpointInput> {
   workers(id: string, options?: CallOptions): Promise<Worker[]>;
-  releases(id: string, options?: CallOptions): Promise<Release[]>;
+  /** The endpoint's releases, newest first: every one when awaited, or page by page (see `list`). */
+  releases(id: string, options?: PageOptions): PagedList<Release>;
   /** A worker's log lines as Server-Sent Events; leave the loop to end the request. */
   workerLogs(id: string, workerId: string, options?: LogOptions): AsyncIterable<LogLine>;
 }
@@ -15,9 +17,9 @@ export interface RestEndpointsApi extends CrudApi<Endpoint, CreateEndpointInput,
 export function createRestEndpointsApi(rest: RestRequester): RestEndpointsApi {
   const one = (id: unknown) => `/serverless/${idSegment('id', id)}`;
   return {
-    ...crud<Endpoint, CreateEndpointInput, UpdateEndpointInput>(rest, { base: '/serverless', listKey: 'endpoints', createSchema: 'CreateEndpointRequest', updateSchema: 'UpdateEndpointRequest', marked: true }),
+    ...pagedCrud<Endpoint, CreateEndpointInput, UpdateEndpointInput>(rest, { base: '/serverless', listKey: 'endpoints', createSchema: 'CreateEndpointRequest', updateSchema: 'UpdateEndpointRequest', marked: true }),
     workers: subList<Worker>(rest, '/serverless', 'workers'),
-    releases: subList<Release>(rest, '/serverless', 'releases'),
+    releases: pagedSubList<Release>(rest, '/serverless', 'releases'),
     workerLogs: (id, workerId, options) =>
       logStream(rest, { method: 'GET', path: `${one(id)}/workers/${idSegment('workerId', workerId)}/logs`, route: 'GET /serverless/{id}/workers/{workerId}/logs' }, options),
   };

@@ -5,6 +5,7 @@ import { redactUrl } from '../transport/redact.js';
 import { isRecord, isString } from '../transport/shape.js';
 import type { RequestSchemaName } from './__generated__/request-rules.js';
 import type { CreateOptions, MarkerList } from './create-once.js';
+import { PAGE_LIMIT, pagedList } from './pager.js';
 import type { RestCall, RestRequester } from './rest-request.js';
 
 // The contract's request rules, the create-once lookup and the gpu.id check are only needed once a
@@ -16,7 +17,7 @@ import type { RestCall, RestRequester } from './rest-request.js';
  */
 export const kit = {
   errors: { AbortError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, StreamError, TimeoutError, ValidationError },
-  ...{ sleep, startTimer, throwIfAborted, isRecord, isString, CREATE_MARKER_ENV, newCreateMarker, redactUrl, untilAborted },
+  ...{ sleep, startTimer, throwIfAborted, isRecord, isString, CREATE_MARKER_ENV, newCreateMarker, redactUrl, untilAborted, pagedList, PAGE_LIMIT },
 };
 export type LazyKit = typeof kit;
 
