@@ -98,7 +98,7 @@ export function pagedList<T>(rest: RestRequester, where: PagedRoute | (() => Pag
       throw err;
     }
     const items = isRecord(body) ? body[route.key] : undefined;
-    const pagination = isRecord(body) ? (body.pagination ?? LAST_PAGE) : undefined;
+    const pagination = isRecord(body) ? (body.pagination === undefined ? LAST_PAGE : body.pagination) : undefined;
     if (!Array.isArray(items) || !items.every((item) => isRecord(item) && typeof item.id === 'string') || !isPagination(pagination)) {
       throw rest.core.wrongShape(req, `an object with an array ${route.key} of objects with a string id and pagination { nextCursor, hasNextPage }`, body);
     }
