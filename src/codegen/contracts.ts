@@ -2,6 +2,11 @@
 // modules generated from them (src/rest/__generated__/, src/emulator/__generated__/).
 //
 //   tsx src/codegen/contracts.ts copy     re-make the copies from ../shared/reference (needs ../shared)
+//
+// The REST v2 copy is three layers merged in order: the Frontdoor v2.9.0 contract, the delta of
+// what production serves since (rest-v2-openapi-delta.json), and the project's own supplement
+// (src/contracts/rest-v2-supplement.json: what the delta leaves open, read from the vendored spec,
+// and the documented-facts operations). src/contracts/rest-v2-provenance.json names each piece's source.
 //   tsx src/codegen/contracts.ts verify   fail when a copy no longer matches ../shared (skips without it)
 //   tsx src/codegen/contracts.ts types    re-generate the REST v2 types and the emulator's contract module
 //   tsx src/codegen/contracts.ts check    fail when those are stale
@@ -11,13 +16,14 @@
 // stays), so no prose from the reference files enters the project.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse, print, visit } from 'graphql';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { requestRulesModule } from './request-rules.js';
 
 const root = new URL('../../', import.meta.url);
-const shared = new URL('../shared/reference/', root);
+// RUNPOD_GQL_REFERENCE points elsewhere (a worktree's ../shared is not the checkout's).
+export const shared = process.env.RUNPOD_GQL_REFERENCE ? pathToFileURL(`${process.env.RUNPOD_GQL_REFERENCE.replace(/\/$/, '')}/`) : new URL('../shared/reference/', root);
 const at = (path: string) => fileURLToPath(new URL(path, root));
 
 const PROSE_KEYS = new Set(['description', 'summary', 'example', 'examples', 'x-codeSamples']);
@@ -54,8 +60,62 @@ interface ContractFile {
 
 const json = (text: string) => `${JSON.stringify(stripProse(JSON.parse(text)), null, 1)}\n`;
 
-const CONTRACTS: readonly ContractFile[] = [
-  { reference: 'rest-v2-openapi.json', copy: 'src/contracts/rest-v2.openapi.json', make: json },
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The delta's own notes on where each piece came from: kept in the provenance table, not in the copy. */
+const DELTA_NOTES = new Set(['x-from', 'x-parameters-inferred', 'x-response-inferred']);
+
+function dropNotes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNotes);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !DELTA_NOTES.has(k)).map(([k, v]) => [k, dropNotes(v)]));
+}
+
+/**
+ * `layer` over `base`: a path item's methods and `parameters` replace the base's one by one (the
+ * other methods stay), and each named component replaces the base's of that name.
+ */
+export function mergeLayer(base: Json, layer: Json): Json {
+  const out = structuredClone(base);
+  const paths = (out.paths ??= {}) as Record<string, Json>;
+  for (const [path, item] of Object.entries((layer.paths ?? {}) as Record<string, Json>)) paths[path] = { ...paths[path], ...item };
+  const components = (out.components ??= {}) as Record<string, Json>;
+  for (const [kind, named] of Object.entries((layer.components ?? {}) as Record<string, Json>)) components[kind] = { ...components[kind], ...named };
+  const missing = danglingRefs(out);
+  if (missing.length) throw new Error(`contracts: the merged REST v2 contract refers to what it does not define: ${missing.join(', ')}`);
+  return out;
+}
+
+function danglingRefs(contract: Json): string[] {
+  const missing = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!isObject(v)) return;
+    if (typeof v.$ref === 'string') {
+      let at: unknown = contract;
+      for (const part of v.$ref.replace(/^#\//, '').split('/')) at = isObject(at) ? at[part] : undefined;
+      if (at === undefined) missing.add(v.$ref);
+    }
+    Object.values(v).forEach(walk);
+  };
+  walk(contract);
+  return [...missing].sort();
+}
+
+const SUPPLEMENT = 'src/contracts/rest-v2-supplement.json';
+
+/** v2.9.0, then the delta, then the project's supplement; prose-free. */
+function restV2(text: string): string {
+  const base = stripProse(JSON.parse(text)) as Json;
+  const delta = dropNotes(stripProse(JSON.parse(readFileSync(new URL('rest-v2-openapi-delta.json', shared), 'utf8')))) as Json;
+  const supplement = JSON.parse(readFileSync(at(SUPPLEMENT), 'utf8')) as Json;
+  const merged = mergeLayer(mergeLayer(base, { paths: delta.paths, components: delta.components }), supplement);
+  return `${JSON.stringify(merged, null, 1)}\n`;
+}
+
+export const CONTRACTS: readonly ContractFile[] = [
+  { reference: 'rest-v2-openapi.json', copy: 'src/contracts/rest-v2.openapi.json', make: restV2 },
   { reference: 'rest-v1-openapi.json', copy: 'src/contracts/rest-v1.openapi.json', make: json },
   { reference: 'graphql-reference-schema.graphql', copy: 'src/contracts/graphql-reference.graphql', make: stripSdlProse },
 ];
@@ -96,6 +156,9 @@ const GENERATED: ReadonlyArray<{ readonly out: string; readonly make: () => Prom
   },
 ];
 
+/** What `copy` would write for `c` from the reference files now. */
+export const madeCopy = (c: ContractFile): string => c.make(readFileSync(new URL(c.reference, shared), 'utf8'));
+
 function write(path: string, text: string): void {
   mkdirSync(dirname(at(path)), { recursive: true });
   writeFileSync(at(path), text);
@@ -109,14 +172,14 @@ async function main(command: string | undefined): Promise<number> {
         console.error('contracts copy: ../shared/reference is not beside this clone');
         return 1;
       }
-      for (const c of CONTRACTS) write(c.copy, c.make(readFileSync(new URL(c.reference, shared), 'utf8')));
+      for (const c of CONTRACTS) write(c.copy, madeCopy(c));
       return 0;
     case 'verify': {
       if (!haveShared) {
         console.log('contracts verify: skipped, ../shared/reference is not beside this clone');
         return 0;
       }
-      const stale = CONTRACTS.filter((c) => !existsSync(at(c.copy)) || readFileSync(at(c.copy), 'utf8') !== c.make(readFileSync(new URL(c.reference, shared), 'utf8')));
+      const stale = CONTRACTS.filter((c) => !existsSync(at(c.copy)) || readFileSync(at(c.copy), 'utf8') !== madeCopy(c));
       for (const c of stale) console.error(`contracts verify: ${c.copy} no longer matches ../shared/reference/${c.reference}; run \`npm run contracts\``);
       if (!stale.length) console.log(`contracts verify: ${CONTRACTS.length} copies match ../shared/reference`);
       return stale.length ? 1 : 0;

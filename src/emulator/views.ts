@@ -1,5 +1,10 @@
 import type { EmulatedPod, Platform } from './platform.js';
 
+/** The vCPUs a GPU pod's machine share gives it (GraphQL `vcpuCount`, REST v2 `gpu.vcpuCount`). */
+export const podVcpuCount = (pod: { gpuCount: number }): number => Math.max(2, pod.gpuCount * 8);
+/** The RAM in GB a GPU pod's machine share gives it (GraphQL `memoryInGb`, REST v2 `gpu.memory`). */
+export const podMemoryInGb = (pod: { gpuCount: number }): number => Math.max(8, pod.gpuCount * 62);
+
 export function hash(text: string): number {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
@@ -44,8 +49,8 @@ export function graphqlPod(platform: Platform, pod: EmulatedPod): Record<string,
     costPerHr: platform.podCostPerHr(pod),
     adjustedCostPerHr: platform.podCostPerHr(pod),
     gpuCount: pod.gpuCount,
-    vcpuCount: Math.max(2, pod.gpuCount * 8),
-    memoryInGb: Math.max(8, pod.gpuCount * 62),
+    vcpuCount: podVcpuCount(pod),
+    memoryInGb: podMemoryInGb(pod),
     containerDiskInGb: pod.containerDiskInGb,
     volumeInGb: pod.volumeInGb,
     volumeMountPath: pod.volumeMountPath,
@@ -92,8 +97,8 @@ export function restPod(platform: Platform, pod: EmulatedPod): Record<string, un
     gpu: type ? { id: type.id, count: pod.gpuCount, displayName: type.displayName, securePrice: type.securePrice, communityPrice: type.communityPrice } : undefined,
     machineId: host.id,
     machine: { gpuTypeId: host.gpuTypeId, dataCenterId: host.dataCenterId, location: host.dataCenterId, secureCloud: host.secureCloud, gpuDisplayName: type?.displayName, costPerHr: String(platform.pricePerGpu(host)) },
-    memoryInGb: Math.max(8, pod.gpuCount * 62),
-    vcpuCount: Math.max(2, pod.gpuCount * 8),
+    memoryInGb: podMemoryInGb(pod),
+    vcpuCount: podVcpuCount(pod),
     containerDiskInGb: pod.containerDiskInGb,
     volumeInGb: pod.volumeInGb,
     volumeMountPath: pod.volumeMountPath,

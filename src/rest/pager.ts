@@ -5,6 +5,7 @@ import { ValidationError } from '../errors.js';
 import type { CallOptions } from '../transport/options.js';
 import { isRecord } from '../transport/shape.js';
 import { checkInteger, shown } from '../validation.js';
+import type { components } from './__generated__/rest-v2.js';
 import type { RestRequester } from './rest-request.js';
 
 /** Options of a paginated list: the call's, plus where to start and how many items a page holds. */
@@ -23,11 +24,8 @@ export interface PageOptions extends CallOptions {
   cursor?: string | undefined;
 }
 
-/** Where a page stands: `nextCursor` reads the next page while `hasNextPage` is true. */
-export interface Pagination {
-  readonly nextCursor: string | null;
-  readonly hasNextPage: boolean;
-}
+/** Where a page stands (the contract's `Pagination`): `nextCursor` reads the next page while `hasNextPage` is true. */
+export type Pagination = components['schemas']['Pagination'];
 
 /** One page of a list, as the server cut it (a pod page may hold fewer than `limit` items and still not be the last). */
 export interface Page<T> {

@@ -11,6 +11,7 @@ export interface FieldRule {
   readonly min?: number;
   readonly max?: number;
   readonly minLen?: number;
+  readonly maxLen?: number;
   readonly minItems?: number;
   readonly maxItems?: number;
   readonly unique?: boolean;

@@ -34,7 +34,10 @@ function problemOfField(rule: FieldRule, value: unknown, path: string): [string,
     if (rule.max !== undefined && value > rule.max) return [path, `must be at most ${rule.max}`];
   }
   if (typeof value === 'string') {
-    if (rule.minLen !== undefined && value.length < rule.minLen) return [path, rule.minLen === 1 ? 'must not be empty' : `must have at least ${rule.minLen} characters`];
+    // JSON Schema counts characters (code points), not UTF-16 units.
+    const length = rule.minLen !== undefined || rule.maxLen !== undefined ? [...value].length : 0;
+    if (rule.minLen !== undefined && length < rule.minLen) return [path, rule.minLen === 1 ? 'must not be empty' : `must have at least ${rule.minLen} characters`];
+    if (rule.maxLen !== undefined && length > rule.maxLen) return [path, `must have at most ${rule.maxLen} characters, got ${length}`];
     if (rule.p !== undefined && !new RegExp(rule.p, 'u').test(value)) return [path, `must match ${rule.p}`];
   }
   if (Array.isArray(value)) {

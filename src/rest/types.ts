@@ -17,7 +17,8 @@ export type CreatePodInput = WithDefaults<Omit<S['CreatePodRequest'], 'gpu'>, 'c
   gpu?: WithDefaults<S['CreateGpuConfig'], 'count'>;
 };
 export type UpdatePodInput = S['UpdatePodRequest'];
-export type PodListQuery = Query<'listPods'>;
+/** The query of `GET /pods` but its page options (`cursor`, `limit`), which the pager's `PageOptions` carry. */
+export type PodListQuery = Omit<Query<'listPods'>, 'cursor' | 'limit'>;
 
 export type Endpoint = S['Endpoint'];
 export type EndpointType = S['EndpointType'];
@@ -25,6 +26,8 @@ export type EndpointScaling = S['EndpointScaling'];
 export type Worker = S['Worker'];
 export type WorkerStatus = S['WorkerStatus'];
 export type Release = S['Release'];
+export type Build = S['Build'];
+export type BuildState = S['BuildState'];
 export type CreateEndpointInput = WithDefaults<Omit<S['CreateEndpointRequest'], 'gpu' | 'workers'>, 'flashboot' | 'timeout'> & {
   gpu?: WithDefaults<S['CreateEndpointGpuConfig'], 'count'>;
   workers?: Partial<S['EndpointWorkers']>;

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { stripProse, stripSdlProse } from '../../src/codegen/contracts.js';
+import { CONTRACTS, madeCopy, mergeLayer, shared, stripProse, stripSdlProse } from '../../src/codegen/contracts.js';
 
 const root = new URL('../../', import.meta.url);
-const shared = new URL('../shared/reference/', root);
 const haveShared = existsSync(shared);
 const read = (path: string | URL) => readFileSync(path, 'utf8');
 
@@ -44,18 +43,40 @@ describe('prose-free contract copies in src/contracts/', () => {
     expect(stripSdlProse('"""doc"""\ntype A {\n  "field doc"\n  b: Int # comment\n}\n')).toBe('type A {\n  b: Int\n}\n');
   });
 
-  describe.skipIf(!haveShared)('against ../shared/reference', () => {
-    it.each([
-      ['rest-v2-openapi.json', 'rest-v2.openapi.json'],
-      ['rest-v1-openapi.json', 'rest-v1.openapi.json'],
-    ])('%s still matches its copy', (reference, copy) => {
-      const made = `${JSON.stringify(stripProse(JSON.parse(read(new URL(reference, shared)))), null, 1)}\n`;
-      expect(made === read(new URL(`src/contracts/${copy}`, root))).toBe(true);
+  it('a layer replaces methods and named components one by one, and a dangling $ref fails the merge', () => {
+    const base = { paths: { '/a': { get: { operationId: 'a' }, post: { operationId: 'b' } } }, components: { schemas: { A: { type: 'string' }, B: { type: 'integer' } } } };
+    const merged = mergeLayer(base, { paths: { '/a': { get: { operationId: 'a2' } }, '/c': { get: { operationId: 'c' } } }, components: { schemas: { A: { type: 'number' } } } });
+    expect(merged).toEqual({
+      paths: { '/a': { get: { operationId: 'a2' }, post: { operationId: 'b' } }, '/c': { get: { operationId: 'c' } } },
+      components: { schemas: { A: { type: 'number' }, B: { type: 'integer' } } },
     });
+    expect(base.paths['/a'].get.operationId).toBe('a');
+    expect(() => mergeLayer(base, { components: { schemas: { C: { $ref: '#/components/schemas/Gone' } } } })).toThrow('#/components/schemas/Gone');
+  });
 
-    it('graphql-reference-schema.graphql still matches its copy', () => {
-      const made = stripSdlProse(read(new URL('graphql-reference-schema.graphql', shared)));
-      expect(made === read(new URL('src/contracts/graphql-reference.graphql', root))).toBe(true);
+  it('the merged REST v2 copy holds the supplement, and the provenance table names every piece of it', () => {
+    const copy = JSON.parse(read(new URL('src/contracts/rest-v2.openapi.json', root)));
+    const supplement = JSON.parse(read(new URL('src/contracts/rest-v2-supplement.json', root)));
+    const provenance = JSON.parse(read(new URL('src/contracts/rest-v2-provenance.json', root))) as { pieces: Array<{ piece: string; from: string | string[] }> };
+    const named = provenance.pieces.map((p) => p.piece).join('\n');
+    for (const [path, item] of Object.entries(supplement.paths as Record<string, Record<string, unknown>>)) {
+      expect(named).toContain(`paths.${path}`);
+      for (const [method, op] of Object.entries(item)) expect(copy.paths[path][method]).toEqual(op);
+    }
+    for (const [name, schema] of Object.entries(supplement.components.schemas as Record<string, unknown>)) {
+      expect(named).toMatch(new RegExp(`\\b${name}\\b`));
+      expect(copy.components.schemas[name]).toEqual(schema);
+    }
+    for (const piece of provenance.pieces) expect(String(piece.from)).toMatch(/@[0-9a-f]{40}|documented facts/);
+    // Exec is in no readable contract: it says so where it is defined.
+    expect(copy.paths['/v2/pods/{id}/exec'].post['x-documented-facts']).toBe(true);
+    // The delta's own notes on its sources stay out of the copy.
+    expect(read(new URL('src/contracts/rest-v2.openapi.json', root))).not.toMatch(/x-from|x-parameters-inferred|x-response-inferred/);
+  });
+
+  describe.skipIf(!haveShared)('against ../shared/reference', () => {
+    it.each(CONTRACTS.map((c) => [c.reference, c] as const))('%s still matches its copy', (_reference, c) => {
+      expect(madeCopy(c) === read(new URL(c.copy, root))).toBe(true);
     });
   });
 });

@@ -3,6 +3,7 @@ import { Validator } from '@cfworker/json-schema';
 import { ValidationError } from '../../src/errors.js';
 import { requestRules, type RequestSchemaName } from '../../src/rest/__generated__/request-rules.js';
 import { checkRequestBody } from '../../src/rest/request-check.js';
+import { compileRequestRules, requestSchemaNames } from '../../src/codegen/request-rules.js';
 import { contract } from './v2-contract.js';
 
 // The compact rules the client checks before sending must agree with the contract's own schemas:
@@ -23,6 +24,9 @@ const valid: Record<RequestSchemaName, Record<string, unknown>> = {
   UpdateSshKeysRequest: { keys: ['ssh-ed25519 AAAA me@host'] },
   CreateClusterRequest: { name: 'c', type: 'RAY', image: 'i', compute: { gpuTypeId: 'g', gpuCountPerPod: 1, podCount: 2 } },
   UpdateClusterRequest: { name: 'c' },
+  CreateSecretRequest: { name: 'HF_TOKEN', value: 'v', description: 'd' },
+  UpdateSecretRequest: { value: 'v2', description: '' },
+  ExecPodRequest: { command: ['echo', 'hi'], timeoutSeconds: 20, cwd: '/workspace' },
 };
 
 const WRONG_VALUES: unknown[] = [null, 'x', -1, 0.5, 1e6, true, [], {}, [''], { zz: 1 }];
@@ -83,5 +87,36 @@ describe('request rules compiled from the contract agree with the contract', () 
     expect(contractAccepts(schema, valid[schema])).toBe(true);
     expect(refused).toBeGreaterThan(3);
     expect(disagreements).toEqual([]);
+  });
+});
+
+describe('every keyword of the contract is compiled or codegen fails', () => {
+  const contractWith = (schema: Record<string, unknown>) => ({
+    paths: { '/v2/x': { post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/X' } } } } } } },
+    components: { schemas: { X: { type: 'object', properties: { a: schema } } } },
+  });
+
+  it.each([{ maxProperties: 2 }, { multipleOf: 2 }, { exclusiveMinimum: 0 }, { not: { type: 'string' } }, { patternProperties: {} }])('%o fails codegen, naming the keyword', (schema) => {
+    const keyword = Object.keys(schema)[0]!;
+    expect(() => compileRequestRules(contractWith(schema))).toThrow(new RegExp(`"${keyword}" at #/components/schemas/X\\.properties\\.a`));
+  });
+
+  it('an "if" of a shape it does not compile fails codegen', () => {
+    expect(() => compileRequestRules(contractWith({ type: 'object', if: { properties: { a: { minimum: 1 } } }, then: { required: ['b'] } }))).toThrow('cannot compile the "if"');
+  });
+
+  it('maxLength is enforced in characters, before sending', () => {
+    const rules = compileRequestRules(contractWith({ type: 'string', maxLength: 3 }));
+    expect(rules.X!.k.a).toEqual({ t: ['string'], maxLen: 3 });
+    expect(clientAccepts('CreateSecretRequest', { name: 'N'.repeat(191), value: 'v' })).toBe(true);
+    expect(contractAccepts('CreateSecretRequest', { name: 'N'.repeat(192), value: 'v' })).toBe(false);
+    expect(() => checkRequestBody('CreateSecretRequest', { name: 'N'.repeat(192), value: 'v' })).toThrow(/body\.name.*at most 191 characters, got 192/);
+    expect(() => checkRequestBody('CreateRegistryRequest', { name: 'r', username: 'u', password: 'p'.repeat(16385) })).toThrow(/body\.password.*at most 16384/);
+    // Four characters outside the BMP are eight UTF-16 units but four characters.
+    expect(clientAccepts('CreateSecretRequest', { name: 'N', value: 'v', description: '😀'.repeat(65535) })).toBe(true);
+  });
+
+  it('the request body names come from the contract, not a hand-kept list', () => {
+    expect(requestSchemaNames(contract as never)).toEqual(Object.keys(requestRules));
   });
 });

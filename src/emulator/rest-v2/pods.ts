@@ -3,7 +3,7 @@ import { compareCuda } from '../catalog.js';
 import { notFound } from '../errors.js';
 import type { DeployRequest, EmulatedPod, PodEdit, Platform } from '../platform.js';
 import type { EmulatorEnv } from '../rest-routes.js';
-import { hash, mappedPorts } from '../views.js';
+import { hash, mappedPorts, podMemoryInGb, podVcpuCount } from '../views.js';
 import { cpuFlavor } from './catalog.js';
 import { readContractBody } from './contract.js';
 import { accountOf, extrasOf, idParam, iso, type RestV2Deps, type V2Context } from './context.js';
@@ -63,7 +63,7 @@ export function podView(platform: Platform, pod: EmulatedPod): Record<string, un
     registry: pod.containerRegistryAuthId ?? null,
     ...(pod.computeType === 'CPU'
       ? { cpu: extras.cpu ?? { id: 'cpu3c', vcpuCount: 2, memory: 4 } }
-      : { gpu: { id: pod.gpuTypeId, count: pod.requestedGpuCount } }),
+      : { gpu: { id: pod.gpuTypeId, count: pod.requestedGpuCount, vcpuCount: podVcpuCount({ gpuCount: pod.requestedGpuCount }), memory: podMemoryInGb({ gpuCount: pod.requestedGpuCount }) } }),
     cloud: host.secureCloud ? 'SECURE' : 'COMMUNITY',
     dataCenterId: host.dataCenterId,
     cudaVersion: pod.computeType === 'CPU' ? null : host.cudaVersion,

@@ -579,12 +579,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/account/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["listSecrets"];
+        put?: never;
+        post: operations["createSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/account/secrets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        get: operations["getSecret"];
+        put?: never;
+        post?: never;
+        delete: operations["deleteSecret"];
+        options?: never;
+        head?: never;
+        patch: operations["updateSecret"];
+        trace?: never;
+    };
+    "/v2/serverless/{id}/builds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        get: operations["listEndpointBuilds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/serverless/{id}/builds/{buildId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                buildId: string;
+            };
+            cookie?: never;
+        };
+        get: operations["getEndpointBuild"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/pods/{id}/exec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["execPod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         BaseContainerConfig: {
             args?: string;
+            cmd?: string[];
+            entrypoint?: string[];
             disk?: number;
             env?: {
                 [key: string]: string;
@@ -610,14 +701,17 @@ export interface components {
             volumeId: string;
             path: string;
         };
-        GpuConfig: {
-            id: string;
-            /** @default 1 */
-            count: number;
+        GpuConfig: components["schemas"]["BaseGpuConfig"] & {
+            /** Format: double */
+            vcpuCount: number;
+            /** Format: double */
+            memory: number;
         };
-        CreateGpuConfig: components["schemas"]["GpuConfig"] & {
+        CreateGpuConfig: components["schemas"]["BaseGpuConfig"] & {
             allowedCudaVersions?: string[];
             minCudaVersion?: string;
+            minRamPerGpu?: number;
+            minVcpuCountPerGpu?: number;
         };
         BaseCpuConfig: {
             id: string;
@@ -715,6 +809,7 @@ export interface components {
         };
         ListEndpointsResponse: {
             endpoints: components["schemas"]["Endpoint"][];
+            pagination: components["schemas"]["Pagination"];
         };
         /** @enum {string} */
         WorkerStatus: "RUNNING" | "IDLE" | "INITIALIZING" | "THROTTLED" | "UNHEALTHY";
@@ -772,6 +867,7 @@ export interface components {
             endpointVersion?: number | null;
             rollout: components["schemas"]["RolloutSummary"];
             releases: components["schemas"]["Release"][];
+            pagination: components["schemas"]["Pagination"];
         };
         CreateEndpointRequest: components["schemas"]["ContainerConfig"] & unknown & {
             gpu?: components["schemas"]["CreateEndpointGpuConfig"];
@@ -908,9 +1004,7 @@ export interface components {
         PodActionRequest: {
             action: components["schemas"]["PodAction"];
         };
-        ListPodsResponse: {
-            pods: components["schemas"]["Pod"][];
-        };
+        ListPodsResponse: components["schemas"]["PodList"] & components["schemas"]["Paginated"];
         /** @enum {string} */
         ClusterType: "APPLICATION" | "TRAINING" | "SLURM" | "RAY";
         ClusterCompute: {
@@ -959,6 +1053,7 @@ export interface components {
             compute: components["schemas"]["ClusterCompute"];
             name: string;
             type: components["schemas"]["ClusterType"];
+            templateId?: string;
             dataCenterIds?: string[];
             mounts?: components["schemas"]["Mounts"];
             /** @default false */
@@ -1008,9 +1103,7 @@ export interface components {
             startJupyter?: boolean;
             startSsh?: boolean;
         };
-        ListTemplatesResponse: {
-            templates: components["schemas"]["Template"][];
-        };
+        ListTemplatesResponse: components["schemas"]["TemplateList"] & components["schemas"]["Paginated"];
         NetworkVolume: {
             id: string;
             name: string;
@@ -1338,6 +1431,77 @@ export interface components {
         };
         RateLimitHeader: string;
         RateLimitPolicyHeader: string;
+        Pagination: {
+            nextCursor: string | null;
+            hasNextPage: boolean;
+        };
+        Paginated: {
+            pagination: components["schemas"]["Pagination"];
+        };
+        BaseGpuConfig: {
+            id: string;
+            /** @default 1 */
+            count: number;
+        };
+        /** @enum {string} */
+        BuildState: "PENDING" | "BUILDING" | "UPLOADING" | "TESTING" | "COMPLETED" | "FAILED" | "CANCELLED" | "TEST_FAILED";
+        Build: {
+            id: string;
+            status: components["schemas"]["BuildState"];
+            commitHash?: string | null;
+            commitMessage?: string | null;
+            branch?: string | null;
+            /** Format: date-time */
+            commitDate?: string | null;
+            imageName?: string | null;
+            /** Format: date-time */
+            startedAt?: string | null;
+            /** Format: date-time */
+            completedAt?: string | null;
+            error?: string | null;
+        };
+        ListEndpointBuildsResponse: {
+            builds: components["schemas"]["Build"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        Secret: {
+            id: string;
+            name: string;
+            description?: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            valueLastUpdatedAt?: string | null;
+        };
+        CreateSecretRequest: {
+            name: string;
+            value: string;
+            description?: string;
+        };
+        UpdateSecretRequest: {
+            value?: string;
+            description?: string;
+        };
+        ListSecretsResponse: {
+            secrets: components["schemas"]["Secret"][];
+        };
+        PodList: {
+            pods: components["schemas"]["Pod"][];
+        };
+        TemplateList: {
+            templates: components["schemas"]["Template"][];
+        };
+        ExecPodRequest: {
+            command: string[];
+            /** @default 20 */
+            timeoutSeconds: number;
+            cwd?: string;
+        };
+        ExecPodResponse: {
+            exitCode: number;
+            stdout: string;
+            stderr: string;
+        };
     };
     responses: {
         UnauthorizedError: {
@@ -1429,6 +1593,9 @@ export interface components {
         LogTail: number;
         LogSince: string;
         LogLastEventID: string;
+        PaginationCursor: string;
+        PaginationLimit: number;
+        PaginationLimitBuilds: number;
     };
     requestBodies: never;
     headers: {
@@ -1516,6 +1683,8 @@ export interface operations {
         parameters: {
             query?: {
                 includeClusterPods?: boolean;
+                cursor?: components["parameters"]["PaginationCursor"];
+                limit?: components["parameters"]["PaginationLimit"];
             };
             header?: never;
             path?: never;
@@ -1575,6 +1744,14 @@ export interface operations {
             401: components["responses"]["UnauthorizedError"];
             403: components["responses"]["ForbiddenError"];
             404: components["responses"]["NotFoundError"];
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
             422: components["responses"]["UnprocessableEntityError"];
             429: components["responses"]["TooManyRequestsError"];
             default: {
@@ -2033,7 +2210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListPodsResponse"];
+                    "application/json": components["schemas"]["PodList"];
                 };
             };
             401: components["responses"]["UnauthorizedError"];
@@ -2059,7 +2236,10 @@ export interface operations {
     };
     listEndpoints: {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: components["parameters"]["PaginationCursor"];
+                limit?: components["parameters"]["PaginationLimit"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2286,7 +2466,10 @@ export interface operations {
     };
     listEndpointReleases: {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: components["parameters"]["PaginationCursor"];
+                limit?: components["parameters"]["PaginationLimit"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -2370,7 +2553,10 @@ export interface operations {
     };
     listTemplates: {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: components["parameters"]["PaginationCursor"];
+                limit?: components["parameters"]["PaginationLimit"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3294,7 +3480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListTemplatesResponse"];
+                    "application/json": components["schemas"]["TemplateList"];
                 };
             };
             401: components["responses"]["UnauthorizedError"];
@@ -3537,6 +3723,336 @@ export interface operations {
             };
             401: components["responses"]["UnauthorizedError"];
             403: components["responses"]["ForbiddenError"];
+            429: components["responses"]["TooManyRequestsError"];
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listSecrets: {
+        parameters: {
+            query?: {
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSecretsResponse"];
+                };
+            };
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            429: components["responses"]["TooManyRequestsError"];
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSecretRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            422: components["responses"]["UnprocessableEntityError"];
+            429: components["responses"]["TooManyRequestsError"];
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            429: components["responses"]["TooManyRequestsError"];
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            429: components["responses"]["TooManyRequestsError"];
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSecretRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["UnprocessableEntityError"];
+            429: components["responses"]["TooManyRequestsError"];
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listEndpointBuilds: {
+        parameters: {
+            query?: {
+                cursor?: components["parameters"]["PaginationCursor"];
+                limit?: components["parameters"]["PaginationLimitBuilds"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEndpointBuildsResponse"];
+                };
+            };
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            429: components["responses"]["TooManyRequestsError"];
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getEndpointBuild: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                buildId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Build"];
+                };
+            };
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            429: components["responses"]["TooManyRequestsError"];
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    execPod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExecPodRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecPodResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            422: components["responses"]["UnprocessableEntityError"];
             429: components["responses"]["TooManyRequestsError"];
             default: {
                 headers: {
