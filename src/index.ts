@@ -34,6 +34,11 @@ export * from './graphql/__generated__/operations.js';
 export { CREATE_MARKER_ENV, createRunpodRestClient } from './rest/index.js';
 export type {
   CrudApi,
+  Page,
+  PagedCrudApi,
+  PagedList,
+  PageOptions,
+  Pagination,
   LogLine,
   LogOptions,
   PodCreateOptions,

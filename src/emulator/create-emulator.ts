@@ -11,7 +11,7 @@ import { Platform, type Account } from './platform.js';
 import { openaiEchoHandler, openaiRoutes } from './openai-routes.js';
 import { ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
 import { restRoutes, type EmulatorEnv } from './rest-routes.js';
-import { ExecTable, restV1Retired, restV2Routes, type ExecCommand } from './rest-v2/index.js';
+import { ExecTable, nextBuildChangeAt, restV1Retired, restV2Routes, startBuild, type EmulatorBuildSpec, type ExecCommand } from './rest-v2/index.js';
 import { problemBody, problemResponse } from './rest-v2/problem.js';
 import { buildEndpoint } from './rest-v2/serverless.js';
 import { ServerlessLimiter, type ServerlessLimits } from './serverless-limits.js';
@@ -191,6 +191,14 @@ export interface Emulator {
     /** Defines (or replaces) the program `name` (argv[0]) in every pod; an undefined one exits 127. */
     define(name: string, command: ExecCommand): void;
   };
+  readonly builds: {
+    /**
+     * Starts a build of an endpoint's image, as a push to its linked repository would; returns its
+     * id. It is PENDING, BUILDING, UPLOADING and TESTING for `stepMs` each on the emulator clock,
+     * then `outcome` (FAILED ends after BUILDING, CANCELLED after PENDING). `rest.endpoints.builds(id)` lists it.
+     */
+    start(spec: EmulatorBuildSpec): string;
+  };
   /** Retires GraphQL from now on (every `/graphql` request answers 410 Gone), e.g. in the middle of a test. */
   retireGraphql(body?: 'problem' | 'graphql' | 'empty'): void;
   /** What tests observe: pods, files on each disk, and network volumes, across accounts. */
@@ -257,6 +265,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const runGraphQL = createGraphQLExecutor(platform);
   const graphqlRateLimit = options.graphqlRateLimit ? new FixedWindowLimiter(options.graphqlRateLimit) : undefined;
   clock.watch(() => loadBalanced.nextReadyAt(clock.now()));
+  // A build moves on at times nobody sleeps until: a client polling it sees the next state.
+  clock.watch(() => nextBuildChangeAt(platform));
   // What `dispose()` ends; other parts register their own timers here.
   const disposers: Array<() => void> = [() => queue.dispose(), () => loadBalanced.dispose(), () => clock.dispose()];
   // A pod's container comes up at a time nobody sleeps until: tell the clock, so `run()` and the auto mode stop there.
@@ -491,6 +501,15 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     },
     loadBalanced: { define: (definition) => loadBalanced.define(definition) },
     exec: { define: (name, command) => exec.define(name, command) },
+    builds: {
+      start(spec) {
+        const account = platform.accountByKey(spec.apiKey ?? defaultKey);
+        if (!account) throw new Error('emulator.builds.start: no account has that API key; add it with emulator.accounts.add');
+        const endpoint = account.endpoints.get(spec.endpointId);
+        if (!endpoint) throw new Error(`emulator.builds.start: the account owns no endpoint ${JSON.stringify(spec.endpointId)}`);
+        return startBuild(clock, endpoint, spec);
+      },
+    },
     retireGraphql(body = 'problem') {
       graphqlRetiredBody = body;
     },

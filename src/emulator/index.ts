@@ -3,6 +3,7 @@
 export { createEmulator, EMULATOR_API_KEY, IN_PROCESS_BASE, type Emulator, type EmulatorClientOptions, type EmulatorEndpointSpec, type EmulatorOptions, type ListeningEmulator } from './create-emulator.js';
 export { DEFAULT_GPU_TYPES, DEFAULT_HOSTS, type GpuTypeSpec, type HostSpec } from './catalog.js';
 export type { EmulatorClock, SleepOptions } from './clock.js';
+export type { BuildOutcome, EmulatorBuildSpec } from './rest-v2/builds.js';
 export type { Fault, FaultRule } from './faults.js';
 export { BUILT_IN_HANDLERS, type HandlerContext, type JobHandler, type WebhookFetch } from './queue.js';
 export type { LoadBalancedDefinition, LoadBalancedRoute, LoadBalancedRouteContext } from './serverless-routes.js';

@@ -38,10 +38,15 @@ export async function createRestOnce<T>(
         sending();
         return rest.object<T>({ ...call, body, idempotent: false }, callOptions);
       },
+      // Every page of the list (newest first, but a busy account may have made many since),
+      // stopping at the page that holds it.
       find: list
         ? async (marker, callOptions) => {
-            const items = await rest.list<Record<string, unknown>>({ method: 'GET', path: list.path, route: `GET ${list.path}`, idempotent: true }, list.key, callOptions);
-            return (items.find((item) => isRecord(item.env) && item.env[CREATE_MARKER_ENV] === marker) as T | undefined) ?? null;
+            const route = { path: list.path, route: `GET ${list.path}`, key: list.key, maxLimit: kit.PAGE_LIMIT };
+            for await (const item of kit.pagedList<Record<string, unknown>>(rest, route, callOptions)) {
+              if (isRecord(item.env) && item.env[CREATE_MARKER_ENV] === marker) return item as T;
+            }
+            return null;
           }
         : undefined,
     },

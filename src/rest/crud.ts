@@ -2,6 +2,7 @@ import type { CallOptions } from '../transport/options.js';
 import type { RequestSchemaName } from './__generated__/request-rules.js';
 import type { CreateOptions } from './create-once.js';
 import { checkBody, createOnceLazy } from './lazy.js';
+import { PAGE_LIMIT, pagedList, type PageOptions, type PagedList } from './pager.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 
 export interface CrudSpec {
@@ -29,6 +30,20 @@ export interface CrudApi<T, TCreate, TUpdate> {
   delete(id: string, options?: CallOptions): Promise<void>;
 }
 
+/** The five routes, with a list that pages (`GET /templates`, `GET /serverless`). */
+export interface PagedCrudApi<T, TCreate, TUpdate> extends Omit<CrudApi<T, TCreate, TUpdate>, 'list'> {
+  /**
+   * Every item across all pages when awaited; `for await` streams them page by page, and
+   * `.page()` reads one page with its `pagination`. `{ limit, cursor }` set the page size and the start.
+   */
+  list(options?: PageOptions): PagedList<T>;
+}
+
+export function pagedCrud<T, TCreate, TUpdate>(rest: RestRequester, spec: CrudSpec): PagedCrudApi<T, TCreate, TUpdate> {
+  const { base, listKey: key } = spec;
+  return { ...crud<T, TCreate, TUpdate>(rest, spec), list: (options) => pagedList<T>(rest, { path: base, route: `GET ${base}`, key, maxLimit: PAGE_LIMIT }, options) };
+}
+
 export function crud<T, TCreate, TUpdate>(rest: RestRequester, spec: CrudSpec): CrudApi<T, TCreate, TUpdate> {
   const { base, listKey } = spec;
   const path = (id: unknown) => `${base}/${idSegment('id', id)}`;
@@ -47,6 +62,11 @@ export function crud<T, TCreate, TUpdate>(rest: RestRequester, spec: CrudSpec): 
     delete: async (id, options) =>
       rest.send({ method: 'DELETE', path: path(id), route: `DELETE ${base}/{id}`, idempotent: true, notFoundOnRetryMeansDone: true }, options),
   };
+}
+
+/** `GET {base}/{id}/{sub}`, paginated: the resources listed under `sub` of one resource, page by page. */
+export function pagedSubList<T>(rest: RestRequester, base: string, sub: string, maxLimit = PAGE_LIMIT): (id: string, options?: PageOptions) => PagedList<T> {
+  return (id, options) => pagedList<T>(rest, () => ({ path: `${base}/${idSegment('id', id)}/${sub}`, route: `GET ${base}/{id}/${sub}`, key: sub, maxLimit }), options);
 }
 
 /** `GET {base}/{id}/{sub}`: the resources listed under `sub` of one resource. */

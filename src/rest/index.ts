@@ -9,7 +9,8 @@ export function createRunpodRestClient(options: RunpodClientOptions = {}): Runpo
 }
 
 export type { RunpodRest } from './rest-client.js';
-export type { CrudApi } from './crud.js';
+export type { CrudApi, PagedCrudApi } from './crud.js';
+export type { Page, PagedList, PageOptions, Pagination } from './pager.js';
 export type { PodCreateOptions, RestPodsApi } from './pods.js';
 export type { RestEndpointsApi } from './endpoints.js';
 export type { RestTemplatesApi } from './templates.js';

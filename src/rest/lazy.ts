@@ -6,6 +6,7 @@ import { redactUrl } from '../transport/redact.js';
 import { isRecord, isString } from '../transport/shape.js';
 import type { RequestSchemaName } from './__generated__/request-rules.js';
 import type { CreateOptions, MarkerList } from './create-once.js';
+import { PAGE_LIMIT, pagedList } from './pager.js';
 import type { RestCall, RestRequester } from './rest-request.js';
 import type { CallOptions } from '../transport/options.js';
 
@@ -18,7 +19,7 @@ import type { CallOptions } from '../transport/options.js';
  */
 export const kit = {
   errors: { AbortError, ConnectionError, RunpodError, ServerError, StreamError, TimeoutError, ValidationError },
-  ...{ createOnce, sleep, startTimer, throwIfAborted, isRecord, isString, CREATE_MARKER_ENV, newCreateMarker, redactUrl, untilAborted },
+  ...{ createOnce, sleep, startTimer, throwIfAborted, isRecord, isString, CREATE_MARKER_ENV, newCreateMarker, redactUrl, untilAborted, pagedList, PAGE_LIMIT },
 };
 export type LazyKit = typeof kit;
 

@@ -7,6 +7,7 @@ import { validateCallOptions, type CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
 import { checkBody, createOnceLazy, podActions } from './lazy.js';
+import { PAGE_LIMIT, pagedList, type PageOptions, type PagedList } from './pager.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 import { checkEnvName, shown } from '../validation.js';
 import type { CreatePodInput, ExecPodResponse, Pod, PodAction, PodExecInput, PodListQuery, UpdatePodInput } from './types.js';
@@ -20,7 +21,12 @@ export interface RestPodsApi {
    * a marker in its `env` (`RUNPOD_GQL_CREATE_MARKER`), else a `PossiblyCreatedError` is thrown.
    */
   create(body: CreatePodInput, options?: PodCreateOptions): Promise<Pod>;
-  list(query?: PodListQuery, options?: CallOptions): Promise<Pod[]>;
+  /**
+   * Every pod across all pages when awaited, newest first; `for await` streams them page by page,
+   * and `.page()` reads one page with its `pagination`. `{ limit, cursor }` set the page size and the start.
+   * Without `includeClusterPods` a page can be short (cluster pods are taken out after it is cut).
+   */
+  list(query?: PodListQuery, options?: PageOptions): PagedList<Pod>;
   get(id: string, options?: CallOptions): Promise<Pod>;
   /** PATCH; not resent automatically (an edit can restart the pod). */
   update(id: string, body: UpdatePodInput, options?: CallOptions): Promise<Pod>;
@@ -176,7 +182,7 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
       const before = typeof gpuId === 'string' ? (o: CallOptions) => gpuTypes.check('body.gpu.id', [gpuId], o.signal) : undefined;
       return createOnceLazy<Pod>(rest, { method: 'POST', path: '/pods', route: 'POST /pods', body }, options, { path: '/pods', key: 'pods', noun: 'pod' }, before);
     },
-    list: async (query, options) => rest.list<Pod>({ method: 'GET', path: '/pods', route: 'GET /pods', query, idempotent: true }, 'pods', options),
+    list: (query, options) => pagedList<Pod>(rest, { path: '/pods', route: 'GET /pods', key: 'pods', query, maxLimit: PAGE_LIMIT }, options),
     get,
     async update(id, body, options) {
       const path = one(id);

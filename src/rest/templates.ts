@@ -1,9 +1,9 @@
-import { crud, type CrudApi } from './crud.js';
+import { pagedCrud, type PagedCrudApi } from './crud.js';
 import type { RestRequester } from './rest-request.js';
 import type { CreateTemplateInput, Template, UpdateTemplateInput } from './types.js';
 
-export type RestTemplatesApi = CrudApi<Template, CreateTemplateInput, UpdateTemplateInput>;
+export type RestTemplatesApi = PagedCrudApi<Template, CreateTemplateInput, UpdateTemplateInput>;
 
 export function createRestTemplatesApi(rest: RestRequester): RestTemplatesApi {
-  return crud(rest, { base: '/templates', listKey: 'templates', createSchema: 'CreateTemplateRequest', updateSchema: 'UpdateTemplateRequest', marked: true });
+  return pagedCrud(rest, { base: '/templates', listKey: 'templates', createSchema: 'CreateTemplateRequest', updateSchema: 'UpdateTemplateRequest', marked: true });
 }

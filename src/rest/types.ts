@@ -17,7 +17,8 @@ export type CreatePodInput = WithDefaults<Omit<S['CreatePodRequest'], 'gpu'>, 'c
 export type UpdatePodInput = S['UpdatePodRequest'];
 /** `POST /pods/{id}/exec`: an argv run without a shell (1 to 256 strings), at most `timeoutSeconds` (1 to 25, default 20), in `cwd`. */
 export type PodExecInput = WithDefaults<S['ExecPodRequest'], 'timeoutSeconds'>;
-export type PodListQuery = ListPodsQuery;
+/** The query of `GET /pods` but its page options (`cursor`, `limit`), which the pager's `PageOptions` carry. */
+export type PodListQuery = Omit<ListPodsQuery, 'cursor' | 'limit'>;
 
 export type CreateEndpointInput = WithDefaults<Omit<S['CreateEndpointRequest'], 'gpu' | 'workers'>, 'flashboot' | 'timeout'> & {
   gpu?: WithDefaults<S['CreateEndpointGpuConfig'], 'count'>;

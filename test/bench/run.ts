@@ -369,6 +369,43 @@ async function fanOutProcesses(): Promise<void> {
   }
 }
 
+// ---- pagination ---------------------------------------------------------------------------------
+
+const PAGING_PODS = 2_500;
+
+/** Walking every pod of a 2,500-pod account in pages: requests against the minimum, time against the walk by hand. */
+async function paging(): Promise<void> {
+  const { info, child } = await startServer(['pages', String(PAGING_PODS)]);
+  const limits = [1000, 100];
+  try {
+    const out = await worker<{ samples: Record<string, Record<string, { requests: number[]; wallMs: number[]; cpuMs: number[] }>> }>('paging.ts', {
+      options: info.options,
+      pods: PAGING_PODS,
+      rounds: quick ? 6 : 20,
+      limits,
+      dist,
+    });
+    const table: Record<string, unknown> = {};
+    for (const limit of limits) {
+      const entry = out.samples[String(limit)]!;
+      const mine = entry['rest.pods.list()']!;
+      const hand = entry['by hand with fetch']!;
+      const minimum = Math.ceil(PAGING_PODS / limit);
+      const made = Math.max(...mine.requests);
+      // Paired by round: each ratio compares two walks made back to back.
+      const wall = spread(mine.wallMs.map((ms, i) => ms / hand.wallMs[i]!));
+      const cpu = spread(mine.cpuMs.map((ms, i) => ms / hand.cpuMs[i]!));
+      table[String(limit)] = { minimum, requests: made, handRequests: Math.max(...hand.requests), wallRatio: wall, cpuRatio: cpu, wallMs: spread(mine.wallMs), handWallMs: spread(hand.wallMs) };
+      row(`pagination: ${PAGING_PODS.toLocaleString('en')} pods, limit ${limit}`, `rest.pods.list() ${made} requests (minimum ceil(n / limit) = ${minimum}); by hand ${Math.max(...hand.requests)}`, `= ${minimum}`, made === minimum);
+      row(`  wall time vs the walk by hand`, `${fmtSpread(wall, 3)} (${fmtSpread(spread(mine.wallMs), 1)} ms vs ${fmtSpread(spread(hand.wallMs), 1)} ms)`, '≤ 1.05', wall.median <= 1.05);
+      row(`  client CPU vs the walk by hand`, fmtSpread(cpu, 3), '', undefined);
+    }
+    results.paging = { pods: PAGING_PODS, limits: table };
+  } finally {
+    child.kill();
+  }
+}
+
 // ---- 4. bundles and start-up ----------------------------------------------------------------------
 
 async function bundle(entry: string): Promise<{ gzipBytes: number; graphqlInputs: number }> {
@@ -451,7 +488,7 @@ async function emulatorMemory(): Promise<void> {
 
 // `--only=per-call,fan-out-processes` runs some sections (for trying a change); the default runs all.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory };
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory };
 const started = performance.now();
 const sectionSeconds: Record<string, number> = {};
 for (const [name, section] of Object.entries(sections)) {

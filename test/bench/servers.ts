@@ -72,6 +72,19 @@ if (mode === 'stub') {
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+} else if (mode === 'pages') {
+  // An account of `scaleArg` pods (CPU pods: no GPU stock to run out of) for the pagination row.
+  const emulator = createEmulator({ apiKeys: [BENCH_KEY], restRateLimitPerMinute: 1_000_000 });
+  const { restUrl } = emulator.clientOptions(BENCH_KEY);
+  for (let i = 0; i < Number(scaleArg); i++) {
+    const res = await emulator.fetch(
+      new Request(`${restUrl}/pods`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `p${i}`, image: 'img:1', cpu: { id: 'cpu3c', vcpuCount: 2 } }) }),
+    );
+    if (res.status !== 201) throw new Error(`seeding pod ${i}: HTTP ${res.status}`);
+  }
+  const server = await listen(emulator, { host: '127.0.0.1' });
+  const { fetch: _inProcess, ...options } = server.clientOptions(BENCH_KEY) as ReturnType<typeof server.clientOptions> & { fetch?: unknown };
+  console.log(JSON.stringify({ url: server.url, options }));
 } else {
   // The emulator as production runs it: its limits are on by default.
   const emulator = createEmulator({ apiKeys: [BENCH_KEY], timeScale: Number(scaleArg) });

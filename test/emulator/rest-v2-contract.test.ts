@@ -36,7 +36,7 @@ function session(options: Parameters<typeof createEmulator>[0] = {}) {
 
 /**
  * Operations added after v2.9.0 whose conformance is checked in their own files
- * (listEndpointBuilds and getEndpointBuild: until the builds routes land).
+ * (listEndpointBuilds and getEndpointBuild: rest-v2-builds.test.ts).
  */
 const CHECKED_ELSEWHERE = new Set(['listSecrets', 'createSecret', 'getSecret', 'updateSecret', 'deleteSecret', 'execPod', 'listEndpointBuilds', 'getEndpointBuild']);
 

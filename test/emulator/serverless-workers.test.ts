@@ -228,8 +228,8 @@ describe('an account owns only what it created', () => {
   it('a fresh account lists 0 endpoints; endpoints.create gives one to the account it names', async () => {
     const { rest, emulator } = poolOf({ handler: 'echo', apiKey: KEY_A });
     emulator.accounts.add('rpa_fresh_account');
-    expect((await rest('GET', '/serverless', undefined, 'rpa_fresh_account')).body).toEqual({ endpoints: [] });
-    expect((await rest('GET', '/serverless', undefined, KEY_B)).body).toEqual({ endpoints: [] });
+    expect((await rest('GET', '/serverless', undefined, 'rpa_fresh_account')).body).toEqual({ endpoints: [], pagination: { nextCursor: null, hasNextPage: false } });
+    expect((await rest('GET', '/serverless', undefined, KEY_B)).body).toEqual({ endpoints: [], pagination: { nextCursor: null, hasNextPage: false } });
     const mine = (await rest('GET', '/serverless')).body as { endpoints: Array<{ id: string; name: string; image: string }> };
     expect(mine.endpoints).toHaveLength(1);
     expect(mine.endpoints[0]).toMatchObject({ name: 'echo', image: 'emulator/echo:latest' });

@@ -96,8 +96,5 @@ export function idParam(c: V2Context, name = 'id'): string {
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The `pagination` of a list answered whole, on one page. */
-export const ONE_PAGE = Object.freeze({ nextCursor: null, hasNextPage: false });
-
 /** Largest `POST /v2/pods` body the platform reads; a larger one gets 413 before authentication. */
 export const POD_CREATE_MAX_BYTES = 102_400;

@@ -3,6 +3,7 @@ import { newId } from '../ids.js';
 import type { EmulatorEnv } from '../rest-routes.js';
 import { accountRoutes } from './account.js';
 import { billingRoutes } from './billing.js';
+import { buildRoutes } from './builds.js';
 import { catalogRoutes } from './catalog.js';
 import { clusterRoutes } from './clusters.js';
 import { methodsAt } from './contract.js';
@@ -20,6 +21,7 @@ import { templateRoutes } from './templates.js';
 export type { RestV2Deps, WorkerInfo } from './context.js';
 export { ExecTable, type ExecCommand, type ExecContext, type ExecResult } from './exec.js';
 
+export { nextBuildChangeAt, startBuild, type BuildOutcome, type EmulatorBuildSpec } from './builds.js';
 
 export interface RestV2Options {
   /** Requests per minute per account before 429. */
@@ -50,7 +52,7 @@ export function restV2Routes(deps: RestV2Deps, options: RestV2Options): Hono<Emu
     return next();
   });
 
-  for (const routes of [accountRoutes, secretRoutes, podRoutes, execRoutes, clusterRoutes, serverlessRoutes, templateRoutes, networkVolumeRoutes, registryRoutes, catalogRoutes, billingRoutes]) {
+  for (const routes of [accountRoutes, secretRoutes, podRoutes, execRoutes, clusterRoutes, serverlessRoutes, buildRoutes, templateRoutes, networkVolumeRoutes, registryRoutes, catalogRoutes, billingRoutes]) {
     app.route('/', routes(deps));
   }
   app.all('*', (c) => {

@@ -6,8 +6,9 @@ import type { EmulatorEnv } from '../rest-routes.js';
 import { hash, mappedPorts, podMemoryInGb, podVcpuCount } from '../views.js';
 import { cpuFlavor } from './catalog.js';
 import { readContractBody } from './contract.js';
-import { accountOf, extrasOf, idParam, iso, ONE_PAGE, POD_CREATE_MAX_BYTES, type RestV2Deps, type V2Context } from './context.js';
+import { accountOf, extrasOf, idParam, iso, POD_CREATE_MAX_BYTES, type RestV2Deps, type V2Context } from './context.js';
 import { sseLogs } from './logs.js';
+import { cutPage, newestFirst } from './pages.js';
 import { problem } from './problem.js';
 
 export type PodStatus = 'PROVISIONING' | 'STARTING' | 'RUNNING' | 'EXITED' | 'ERROR' | 'TERMINATED';
@@ -223,8 +224,9 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
 
   app.get('/pods', (c) => {
     const withClusters = c.req.query('includeClusterPods') === 'true';
-    const pods = platform.listPods(accountOf(c)).filter((p) => withClusters || !extrasOf(p).cluster);
-    return c.json({ pods: pods.map((p) => podView(platform, p)), pagination: ONE_PAGE });
+    // Cluster members are taken out after the page is cut, so a page can be short, as in production.
+    const { items, pagination } = cutPage(c, newestFirst(platform.listPods(accountOf(c))), { params: { includeClusterPods: withClusters }, keep: (p) => withClusters || !extrasOf(p).cluster });
+    return c.json({ pods: items.map((p) => podView(platform, p)), pagination });
   });
 
   app.post('/pods', async (c) => {

@@ -4,8 +4,9 @@ import { newId } from '../ids.js';
 import type { EmulatedTemplate } from '../platform.js';
 import type { EmulatorEnv } from '../rest-routes.js';
 import { readContractBody } from './contract.js';
-import { accountOf, idParam, ONE_PAGE, type RestV2Deps } from './context.js';
+import { accountOf, idParam, type RestV2Deps } from './context.js';
 import type { ContainerFields } from './pods.js';
+import { cutPage, newestFirst } from './pages.js';
 import { problem } from './problem.js';
 
 /** Template settings only REST v2 has. */
@@ -91,7 +92,10 @@ export function templateRoutes(_deps: RestV2Deps): Hono<EmulatorEnv> {
     return found;
   };
 
-  app.get('/templates', (c) => c.json({ templates: [...accountOf(c).templates.values()].map(templateView), pagination: ONE_PAGE }));
+  app.get('/templates', (c) => {
+    const { items, pagination } = cutPage(c, newestFirst(accountOf(c).templates.values()));
+    return c.json({ templates: items.map(templateView), pagination });
+  });
   app.post('/templates', async (c) => {
     const body = await readContractBody<TemplateBody>(c.req, 'CreateTemplateRequest');
     if (body.registry && !accountOf(c).registryAuths.has(body.registry)) throw notFound('registry', body.registry);
