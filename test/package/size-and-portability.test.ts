@@ -16,12 +16,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * for deploy and rest.pods.create, registries on the crud code and smaller repeats removed took 444 B off (52,799 B
  * before); the serverless queue's calls loading on first use put 553 B back (runpod-gql/serverless: +450 B): in a
  * bundle without splitting each lazy module adds a wrapper, and the delegates that stay at start-up are added to it.
- * Issue 29's merged contract adds request rules (secrets, exec, maxLength): 53,284 B full, 21,144 B for runpod-gql/rest.
+ * Issue 29's merged contract adds request rules (secrets, exec, maxLength), then rest.secrets, pods.exec, teamId and the
+ * create size check: 53,845 B full, 21,686 B for runpod-gql/rest.
  */
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 52.5 * 1024],
-  ['runpod-gql/rest', 'dist/rest/index.js', 21 * 1024],
+  ['runpod-gql', 'dist/index.js', 53 * 1024],
+  ['runpod-gql/rest', 'dist/rest/index.js', 21.5 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 14.5 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 17.5 * 1024],
 ];
