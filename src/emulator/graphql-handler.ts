@@ -261,8 +261,16 @@ export function createGraphQLExecutor(platform: Platform) {
   function isPublicRead(body: unknown): boolean {
     const request = (body ?? {}) as { query?: unknown; operationName?: unknown };
     if (typeof request.query !== 'string') return false;
-    const prepared = prepare(request.query);
-    if (!('kind' in prepared)) return false;
+    let prepared = prepare(request.query);
+    if (!('kind' in prepared)) {
+      // A document that parses but fails validation (an unknown field under gpuTypes) is still a
+      // public read: production answers it with GraphQL's validation error, not 401.
+      try {
+        prepared = parse(request.query, { noLocation: true });
+      } catch {
+        return false;
+      }
+    }
     const operations = prepared.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
     const name = typeof request.operationName === 'string' ? request.operationName : undefined;
     const operation = name === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === name);

@@ -77,3 +77,13 @@ describe('GraphQL without a key', () => {
     expect(json.data.myself.id).toEqual(expect.any(String));
   });
 });
+
+describe('GraphQL without a key, asking for a field outside the schema', () => {
+  it('gets GraphQL\'s validation error (HTTP 400), not 401', async () => {
+    const { status, json } = await graphql({ query: 'query { gpuTypes { id notAField } }' });
+    expect(status).not.toBe(401);
+    expect(json.errors?.[0]?.message).toMatch(/notAField/);
+    // Anything else still needs a key.
+    expect((await graphql({ query: 'query { myself { id notAField } }' })).status).toBe(401);
+  });
+});

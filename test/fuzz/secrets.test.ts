@@ -138,3 +138,27 @@ describe('the account digest a shared pacing store sees', () => {
     );
   }, FUZZ_TIMEOUT_MS);
 });
+
+describe('no spelling of an account secret value survives in any error', () => {
+  it('property: any value, any echo, any spelling (rp.rest.secrets.create and update)', async () => {
+    await fc.assert(
+      fc.asyncProperty(keyArb, fc.constantFrom('error body', 'problem 422', 'html page', 'headers echo URL', 'rate limited', 'connection failure', 'wrong shape 200'), fc.nat(), fc.boolean(), async (value, echoName, spelling, update) => {
+        const spelled = echoSpelling(value, spelling);
+        const { client } = fuzzClient(async (url) => {
+          const answer = await ECHOES[echoName]!(value, spelled);
+          if (answer === 'throw') throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
+          return answer;
+        });
+        const call = update ? () => client.rest.secrets.update('s1', { value }) : () => client.rest.secrets.create({ name: 'TOKEN', value });
+        const settled = await settleWithin(call);
+        if (settled.kind !== 'rejected' || !(settled.error instanceof RunpodError)) return;
+        errorObjects++;
+        const views = viewsOf(settled.error).join('\n');
+        const found = spellingsOf(value).filter((s) => views.includes(s));
+        if (found.length) leaks++;
+        expect(found, echoName).toEqual([]);
+      }),
+      params(200),
+    );
+  }, FUZZ_TIMEOUT_MS);
+});
