@@ -139,6 +139,14 @@ const GENERATED: ReadonlyArray<{ readonly out: string; readonly make: () => Prom
     },
   },
   {
+    // A readable name for every schema and every operation's query of the contract, so a new
+    // resource needs no names added by hand (src/rest/types.ts re-exports these).
+    out: 'src/rest/__generated__/names.ts',
+    async make() {
+      return `${BANNER.replace('(openapi-typescript)', '(src/codegen/contracts.ts)')}${namesModule(JSON.parse(readFileSync(at(V2_CONTRACT), 'utf8')) as Json)}`;
+    },
+  },
+  {
     // What the client checks before sending a REST v2 body, compiled from the contract's schemas.
     out: 'src/rest/__generated__/request-rules.ts',
     async make() {
@@ -158,6 +166,34 @@ const GENERATED: ReadonlyArray<{ readonly out: string; readonly make: () => Prom
 
 /** What `copy` would write for `c` from the reference files now. */
 export const madeCopy = (c: ContractFile): string => c.make(readFileSync(new URL(c.reference, shared), 'utf8'));
+
+/** `listPods` → `ListPodsQuery`. */
+const queryName = (operationId: string) => `${operationId[0]!.toUpperCase()}${operationId.slice(1)}Query`;
+
+export function namesModule(contract: Json): string {
+  const schemas = Object.keys(((contract.components as Json).schemas ?? {}) as Json);
+  const queries: string[] = [];
+  for (const item of Object.values(contract.paths as Record<string, Json>)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (method === 'parameters' || !isObject(op)) continue;
+      const params = [...((item.parameters as Json[] | undefined) ?? []), ...((op.parameters as Json[] | undefined) ?? [])];
+      const resolved = params.map((p) => (typeof p.$ref === 'string' ? ((contract.components as Json).parameters as Json)[p.$ref.split('/').pop()!] : p) as Json);
+      if (resolved.some((p) => p.in === 'query')) queries.push(String(op.operationId));
+    }
+  }
+  const clash = queries.map(queryName).filter((n) => schemas.includes(n));
+  if (clash.length) throw new Error(`contracts: a query type name is also a schema name: ${clash.join(', ')}`);
+  return [
+    "import type { components, operations } from './rest-v2.js';",
+    '',
+    "type S = components['schemas'];",
+    '',
+    ...schemas.map((name) => `export type ${name} = S['${name}'];`),
+    '',
+    ...queries.map((id) => `export type ${queryName(id)} = NonNullable<operations['${id}']['parameters']['query']>;`),
+    '',
+  ].join('\n');
+}
 
 function write(path: string, text: string): void {
   mkdirSync(dirname(at(path)), { recursive: true });

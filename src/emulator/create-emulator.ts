@@ -11,7 +11,7 @@ import { Platform, type Account } from './platform.js';
 import { openaiEchoHandler, openaiRoutes } from './openai-routes.js';
 import { ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
 import { restRoutes, type EmulatorEnv } from './rest-routes.js';
-import { nextBuildChangeAt, restV1Retired, restV2Routes, startBuild, type EmulatorBuildSpec } from './rest-v2/index.js';
+import { ExecTable, nextBuildChangeAt, restV1Retired, restV2Routes, startBuild, type EmulatorBuildSpec, type ExecCommand } from './rest-v2/index.js';
 import { problemBody, problemResponse } from './rest-v2/problem.js';
 import { buildEndpoint } from './rest-v2/serverless.js';
 import { ServerlessLimiter, type ServerlessLimits } from './serverless-limits.js';
@@ -187,6 +187,11 @@ export interface Emulator {
      * then `outcome` (FAILED ends after BUILDING, CANCELLED after PENDING). `rest.endpoints.builds(id)` lists it.
      */
     start(spec: EmulatorBuildSpec): string;
+  };
+  /** What `POST /v2/pods/{id}/exec` runs: `echo`, `true`, `false`, `pwd`, `env` and `printenv` by default. */
+  readonly exec: {
+    /** Defines (or replaces) the program `name` (argv[0]) in every pod; an undefined one exits 127. */
+    define(name: string, command: ExecCommand): void;
   };
   /** Retires GraphQL from now on (every `/graphql` request answers 410 Gone), e.g. in the middle of a test. */
   retireGraphql(body?: 'problem' | 'graphql' | 'empty'): void;
@@ -375,6 +380,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   app.use('/queue/v2/*', bearer);
   app.route('/queue/v2', openaiRoutes(queue, limiter));
   app.route('/queue/v2', queueRoutes(queue, limiter, clock));
+  const exec = new ExecTable();
   app.route(
     '/v2',
     restV2Routes(
@@ -387,6 +393,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         endpointDeleted: (account, endpointId) => queue.endpointDeleted(account, endpointId),
         queueBase: (origin) => `${origin}/queue/v2`,
         loadBalancedBase: (origin, endpointId) => `${origin}/lb/${encodeURIComponent(endpointId)}`,
+        exec,
       },
       { ratePerMinute: options.restRateLimitPerMinute ?? 6_000 },
     ),
@@ -487,6 +494,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         return startBuild(clock, endpoint, spec);
       },
     },
+    exec: { define: (name, command) => exec.define(name, command) },
     retireGraphql(body = 'problem') {
       graphqlRetiredBody = body;
     },

@@ -20,6 +20,7 @@ export type { RestCatalogApi } from './catalog.js';
 export type { RestBillingApi } from './billing.js';
 export type { RestClustersApi } from './clusters.js';
 export type { RestSshKeysApi } from './ssh-keys.js';
+export type { RestSecretsApi } from './secrets.js';
 export type { LogLine, LogOptions } from './logs.js';
 export type * from './types.js';
 export type { CallOptions, RunpodClientOptions } from '../transport/options.js';

@@ -2,6 +2,7 @@ import { ConflictError, ValidationError } from '../errors.js';
 import { catalogEntries, createGpuTypeCatalog } from '../gpu-types/catalog.js';
 import type { MarkerLookupOptions } from '../transport/create-marker.js';
 import { followedLostAnswer } from '../transport/http-core.js';
+import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
 import { validateCallOptions, type CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
@@ -9,7 +10,7 @@ import { checkBody, createOnceLazy, podActions } from './lazy.js';
 import { PAGE_LIMIT, pagedList, type PageOptions, type PagedList } from './pager.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 import { shown } from '../validation.js';
-import type { CreatePodInput, Pod, PodAction, PodListQuery, UpdatePodInput } from './types.js';
+import type { CreatePodInput, ExecPodResponse, Pod, PodAction, PodExecInput, PodListQuery, UpdatePodInput } from './types.js';
 
 export interface PodCreateOptions extends CallOptions {
   /**
@@ -49,6 +50,12 @@ export interface RestPodsApi {
   action(id: string, action: PodAction, options?: CallOptions): Promise<Pod | undefined>;
   /** The pod's log lines as Server-Sent Events; leave the loop to end the request. */
   logs(id: string, options?: LogOptions): AsyncIterable<LogLine>;
+  /**
+   * Runs `command` (an argv, no shell) in the running pod's container and answers its exit code and
+   * output. Never resent once it may have reached the server: a command may have run. From RunPod's
+   * documentation (`POST /v2/pods/{id}/exec`); it is in no published contract yet.
+   */
+  exec(id: string, input: PodExecInput, options?: CallOptions): Promise<ExecPodResponse>;
 }
 
 /** Where a pod stands once an action took effect: a resend's 409 in one of these means the first send did it. */
@@ -64,14 +71,28 @@ const REACHED: Partial<Record<PodAction, readonly string[]>> = {
  */
 const CATALOG_READ: CallOptions = { timeoutMs: 10_000, maxRetries: 0 };
 
-/** The cross-field rules of a pod create that the contract's schema does not express. */
-async function checkPodCreate(body: CreatePodInput): Promise<void> {
+/** Largest `POST /pods` body the platform reads: a larger one is refused with 413 before anything else. */
+export const POD_CREATE_MAX_BYTES = 102_400;
+/** What the create marker adds to a body's `env` (`,"RUNPOD_GQL_CREATE_MARKER":"<32 hex>"` and braces at most). */
+const MARKER_BYTES = CREATE_MARKER_ENV.length + 32 + 8;
+
+/**
+ * The cross-field rules of a pod create that the contract's schema does not express; answers the
+ * body to send, with `gpu.count` always set (the contract's default, 1), so no server default decides it.
+ */
+async function checkPodCreate(body: CreatePodInput, markerBytes: number): Promise<CreatePodInput> {
   await checkBody('CreatePodRequest', body);
   if ((body.gpu === undefined) === (body.cpu === undefined)) throw new ValidationError('body.gpu', 'give exactly one of gpu and cpu');
   const vcpus = body.cpu?.vcpuCount;
   if (vcpus !== undefined && (vcpus < 2 || (vcpus & (vcpus - 1)) !== 0)) {
     throw new ValidationError('body.cpu.vcpuCount', `must be a power of 2, at least 2; got ${vcpus}`);
   }
+  const sent = body.gpu && body.gpu.count === undefined ? { ...body, gpu: { ...body.gpu, count: 1 } } : body;
+  const size = new TextEncoder().encode(JSON.stringify(sent)).byteLength + markerBytes;
+  if (size > POD_CREATE_MAX_BYTES) {
+    throw new ValidationError('body', `is ${size} bytes as sent (with the create marker); the platform refuses pod create bodies over ${POD_CREATE_MAX_BYTES} bytes (413)`);
+  }
+  return sent;
 }
 
 /**
@@ -79,8 +100,9 @@ async function checkPodCreate(body: CreatePodInput): Promise<void> {
  * server. The caller puts its create marker into `body.env` and settles an ambiguous failure.
  */
 export async function sendPodCreate(rest: RestRequester, body: CreatePodInput, options?: CallOptions): Promise<Pod> {
-  await checkPodCreate(body);
-  return rest.object<Pod>({ method: 'POST', path: '/pods', route: 'POST /pods', body, idempotent: false }, options);
+  // The caller's marker is in the body already.
+  const sent = await checkPodCreate(body, 0);
+  return rest.object<Pod>({ method: 'POST', path: '/pods', route: 'POST /pods', body: sent, idempotent: false }, options);
 }
 
 export function createRestPodsApi(rest: RestRequester): RestPodsApi {
@@ -155,8 +177,8 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
   };
 
   return {
-    async create(body, options = {}) {
-      await checkPodCreate(body);
+    async create(input, options = {}) {
+      const body = await checkPodCreate(input, MARKER_BYTES);
       const { markerLookup: _lookup, ...callOptions } = options;
       // Every other check first: the catalog read is the first request.
       validateCallOptions(callOptions);
@@ -182,5 +204,15 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
     },
     action,
     logs: (id, options) => logStream(rest, { method: 'GET', path: `${one(id)}/logs`, route: 'GET /pods/{id}/logs' }, options),
+    async exec(id, input, options) {
+      const path = `${one(id)}/exec`;
+      await checkBody('ExecPodRequest', input);
+      const call = { method: 'POST' as const, path, route: 'POST /pods/{id}/exec', body: input, idempotent: false };
+      const result = await rest.object<Record<string, unknown>>(call, options, 'object');
+      if (!Number.isSafeInteger(result.exitCode) || !isString(result.stdout) || !isString(result.stderr)) {
+        throw rest.core.wrongShape(rest.http(call, options), 'an object with an integer exitCode and string stdout and stderr', result);
+      }
+      return result as unknown as ExecPodResponse;
+    },
   };
 }

@@ -7,6 +7,7 @@ import { createRestNetworkVolumesApi, type RestNetworkVolumesApi } from './netwo
 import { createRestPodsApi, type RestPodsApi } from './pods.js';
 import { createRestRegistriesApi, type RestRegistriesApi } from './registries.js';
 import { createRestRequester } from './rest-request.js';
+import { createRestSecretsApi, type RestSecretsApi } from './secrets.js';
 import { createRestSshKeysApi, type RestSshKeysApi } from './ssh-keys.js';
 import { createRestTemplatesApi, type RestTemplatesApi } from './templates.js';
 
@@ -22,6 +23,8 @@ export interface RunpodRest {
   readonly billing: RestBillingApi;
   readonly clusters: RestClustersApi;
   readonly sshKeys: RestSshKeysApi;
+  /** Account secrets: the value is write-only and treated like the API key. */
+  readonly secrets: RestSecretsApi;
 }
 
 export function createRestClient(core: HttpCore): RunpodRest {
@@ -36,5 +39,6 @@ export function createRestClient(core: HttpCore): RunpodRest {
     billing: createRestBillingApi(rest),
     clusters: createRestClustersApi(rest),
     sshKeys: createRestSshKeysApi(rest),
+    secrets: createRestSecretsApi(rest),
   };
 }

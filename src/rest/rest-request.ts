@@ -38,6 +38,9 @@ export interface RestRequester {
 
 export function createRestRequester(core: HttpCore): RestRequester {
   const base = core.options.restUrl;
+  // X-Team-Id rides on REST v2 only, so it is added here and not with the client-wide headers.
+  const { teamId } = core.options;
+  const teamHeader = (options: CallOptions) => (teamId === undefined ? {} : { headers: { 'x-team-id': teamId, ...options.headers } });
   const http = (call: RestCall, options: CallOptions = {}): HttpRequest => ({
     method: call.method,
     url: `${base}${call.path}${toQueryString(call.query, 'comma')}`,
@@ -48,6 +51,7 @@ export function createRestRequester(core: HttpCore): RestRequester {
     notFoundOnRetryMeansDone: call.notFoundOnRetryMeansDone,
     rateLimitKey: 'rest',
     ...options,
+    ...teamHeader(options),
   });
   const isResource = (value: unknown) => isRecord(value) && typeof value.id === 'string';
   const object = async <T>(call: RestCall, options?: CallOptions, shape: 'resource' | 'object' = 'resource'): Promise<T> => {

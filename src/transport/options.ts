@@ -39,6 +39,12 @@ export interface RunpodClientOptions {
   maxRetries?: number | undefined;
   /** Extra headers sent with every request. */
   headers?: Record<string, string> | undefined;
+  /**
+   * The team a console session acts for, sent as `X-Team-Id` on REST v2 requests only (never to
+   * GraphQL or the serverless routes). An API key made inside a team already acts for it. From
+   * RunPod's documentation; it is in no published contract yet.
+   */
+  teamId?: string | undefined;
   /** Called before every automatic retry. */
   onRetry?: ((event: RetryEvent) => void) | undefined;
   /**
@@ -121,6 +127,8 @@ export interface ResolvedOptions {
   readonly timeoutMs: number;
   readonly maxRetries: number;
   readonly headers: Readonly<Record<string, string>>;
+  /** `X-Team-Id` for REST v2 requests. */
+  readonly teamId: string | undefined;
   readonly onRetry: ((event: RetryEvent) => void) | undefined;
   readonly graphqlAuth: 'query' | 'header';
   readonly loadBalancedUrl: string;
@@ -211,6 +219,7 @@ export function validateClientOptions(options: RunpodClientOptions): void {
   check('options', options, isObject, 'an object');
   checkUrls(options);
   validateCallOptions(options);
+  check('teamId', options.teamId, (v) => isHeaderValue(v) && /^\S(.*\S)?$/.test(v as string), 'a string of Latin-1 characters without CR, LF, NUL or white space at either end');
   // A shared store names the account by a digest of the key, which needs Web Crypto.
   check('pacingStore', options.pacingStore, (v) => typeof (v as PacingStore).bucket === 'function' && !!globalThis.crypto?.subtle, 'a PacingStore, in a runtime with crypto.subtle');
 }
@@ -260,6 +269,7 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: { ...options.headers },
+      teamId: options.teamId || undefined,
       onRetry: options.onRetry,
       graphqlAuth: options.graphqlAuth ?? 'query',
       loadBalancedUrl: options.loadBalancedUrl ?? DEFAULT_LOAD_BALANCED_URL,

@@ -305,6 +305,24 @@ export function registerSecret(secret: string | undefined, holder?: object): voi
   if (holder) release?.register(holder, secret);
 }
 
+/** Pieces a long secret value is registered in: each between this and twice this long. */
+const VALUE_PIECE = 256;
+
+/**
+ * Registers a secret value the client sends (an account secret's value) like a key, for as long as
+ * `holder` lives. A value longer than a key may be is registered in pieces, so that every piece of
+ * it, and so the whole, is scrubbed wherever a server or proxy echoes it.
+ */
+export function registerSecretValue(value: string, holder?: object): void {
+  if (value.length <= MAX_KEY_LENGTH) return registerSecret(value, holder);
+  for (let at = 0; at < value.length; at += VALUE_PIECE) {
+    // The last piece takes the rest when what would remain is shorter than a piece.
+    const end = value.length - at < 2 * VALUE_PIECE ? value.length : at + VALUE_PIECE;
+    registerSecret(value.slice(at, end), holder);
+    if (end === value.length) break;
+  }
+}
+
 /** `text` with every spelling of `secret` (or, by default, of every registered key) replaced. */
 export function scrubSecret(text: string, secret?: string): string {
   if (secret === undefined) return registered.scrub(text);

@@ -16,6 +16,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * for deploy and rest.pods.create, registries on the crud code and smaller repeats removed took 444 B off (52,799 B
  * before); the serverless queue's calls loading on first use put 553 B back (runpod-gql/serverless: +450 B): in a
  * bundle without splitting each lazy module adds a wrapper, and the delegates that stay at start-up are added to it.
+ * Issue 29's merged contract adds request rules (secrets, exec, maxLength): 53,284 B full, 21,144 B for runpod-gql/rest.
  * Issue 32 decided 54 KB for the full client. The pager (every page of every list, streaming, one page with its
  * pagination, the cursor checks) and the builds routes put about 0.9 KB on the full client and on runpod-gql/rest
  * (54,178 B and 22,010 B with the merged contract, which itself measured 53,284 B and 21,148 B from source); on

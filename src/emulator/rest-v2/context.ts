@@ -2,6 +2,8 @@ import type { Context } from 'hono';
 import type { Account, EmulatedEndpoint, EmulatedPod, Platform } from '../platform.js';
 import type { EmulatorEnv } from '../rest-routes.js';
 import { problem } from './problem.js';
+import type { EmulatedSecret } from './secrets.js';
+import type { ExecTable } from './exec.js';
 
 export type V2Context = Context<EmulatorEnv>;
 
@@ -25,6 +27,8 @@ export interface RestV2Deps {
   /** Where the queue routes of an endpoint live, from the origin a request came to. */
   queueBase(origin: string): string;
   loadBalancedBase(origin: string, endpointId: string): string;
+  /** The commands `POST /pods/{id}/exec` runs (a test adds its own). */
+  exec: ExecTable;
 }
 
 /** Settings of a pod that only REST v2 knows; pods made through GraphQL have none. */
@@ -63,6 +67,7 @@ export interface AccountV2State {
   clusters: Map<string, Cluster>;
   /** Network volume id → STANDARD or HIGH_PERFORMANCE; kept after deletion, for billing. */
   volumeTypes: Map<string, string>;
+  secrets: Map<string, EmulatedSecret>;
 }
 
 const podExtras = new WeakMap<EmulatedPod, PodExtras>();
@@ -76,7 +81,7 @@ export function extrasOf(pod: EmulatedPod): PodExtras {
 
 export function stateOf(account: Account): AccountV2State {
   let state = accountState.get(account);
-  if (!state) accountState.set(account, (state = { sshKeys: [], delegations: new Map(), clusters: new Map(), volumeTypes: new Map() }));
+  if (!state) accountState.set(account, (state = { sshKeys: [], delegations: new Map(), clusters: new Map(), volumeTypes: new Map(), secrets: new Map() }));
   return state;
 }
 
@@ -90,3 +95,6 @@ export function idParam(c: V2Context, name = 'id'): string {
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Largest `POST /v2/pods` body the platform reads; a larger one gets 413 before authentication. */
+export const POD_CREATE_MAX_BYTES = 102_400;

@@ -7,17 +7,21 @@ import { buildRoutes } from './builds.js';
 import { catalogRoutes } from './catalog.js';
 import { clusterRoutes } from './clusters.js';
 import { methodsAt } from './contract.js';
-import type { RestV2Deps } from './context.js';
+import { POD_CREATE_MAX_BYTES, type RestV2Deps } from './context.js';
+import { execRoutes } from './exec.js';
 import { networkVolumeRoutes } from './network-volumes.js';
 import { podRoutes } from './pods.js';
 import { errorToProblem, problemResponse } from './problem.js';
 import { RestRateLimiter } from './rate-limit.js';
 import { registryRoutes } from './registries.js';
+import { secretRoutes } from './secrets.js';
 import { serverlessRoutes } from './serverless.js';
 import { templateRoutes } from './templates.js';
 
 export type { RestV2Deps, WorkerInfo } from './context.js';
 export { nextBuildChangeAt, startBuild, type BuildOutcome, type EmulatorBuildSpec } from './builds.js';
+export { ExecTable, type ExecCommand, type ExecContext, type ExecResult } from './exec.js';
+
 
 export interface RestV2Options {
   /** Requests per minute per account before 429. */
@@ -31,6 +35,11 @@ export function restV2Routes(deps: RestV2Deps, options: RestV2Options): Hono<Emu
 
   app.use('*', async (c, next) => {
     c.header('x-request-id', newId(20));
+    if (c.req.method === 'POST' && c.req.path.endsWith('/pods')) {
+      // Measured before the key is looked at, as the platform does.
+      const size = (await c.req.raw.clone().arrayBuffer()).byteLength;
+      if (size > POD_CREATE_MAX_BYTES) return problemResponse(c, 413, `Request body of ${size} bytes exceeds the ${POD_CREATE_MAX_BYTES} byte limit.`);
+    }
     const key = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim();
     const account = deps.platform.accountByKey(key);
     if (!account) return problemResponse(c, 401, 'Missing or invalid API key.', undefined, { 'www-authenticate': 'Bearer' });
@@ -43,7 +52,7 @@ export function restV2Routes(deps: RestV2Deps, options: RestV2Options): Hono<Emu
     return next();
   });
 
-  for (const routes of [accountRoutes, podRoutes, clusterRoutes, serverlessRoutes, buildRoutes, templateRoutes, networkVolumeRoutes, registryRoutes, catalogRoutes, billingRoutes]) {
+  for (const routes of [accountRoutes, secretRoutes, podRoutes, execRoutes, clusterRoutes, serverlessRoutes, buildRoutes, templateRoutes, networkVolumeRoutes, registryRoutes, catalogRoutes, billingRoutes]) {
     app.route('/', routes(deps));
   }
   app.all('*', (c) => {

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import { compareCuda } from '../catalog.js';
 import { notFound } from '../errors.js';
-import type { DeployRequest, EmulatedPod, PodEdit, Platform } from '../platform.js';
+import type { Account, DeployRequest, EmulatedPod, PodEdit, Platform } from '../platform.js';
 import type { EmulatorEnv } from '../rest-routes.js';
 import { hash, mappedPorts, podMemoryInGb, podVcpuCount } from '../views.js';
 import { cpuFlavor } from './catalog.js';
 import { readContractBody } from './contract.js';
-import { accountOf, extrasOf, idParam, iso, type RestV2Deps, type V2Context } from './context.js';
+import { accountOf, extrasOf, idParam, iso, POD_CREATE_MAX_BYTES, type RestV2Deps, type V2Context } from './context.js';
 import { sseLogs } from './logs.js';
 import { cutPage, newestFirst } from './pages.js';
 import { problem } from './problem.js';
@@ -191,6 +191,18 @@ export function createPod(deps: RestV2Deps, c: V2Context, body: CreatePodBody, e
   return pod;
 }
 
+/**
+ * The limit applies to the deployment request built from the body and its template too: the
+ * template's settings, with the body's over them (env merged per key), must fit as well.
+ */
+function checkExpandedSize(account: Account, body: CreatePodBody): void {
+  const template = body.templateId ? account.templates.get(body.templateId) : undefined;
+  if (!template) return;
+  const expanded = { ...template, ...body, env: { ...template.env, ...body.env } };
+  const size = new TextEncoder().encode(JSON.stringify(expanded)).byteLength;
+  if (size > POD_CREATE_MAX_BYTES) throw problem(413, `The deployment request built from this body and template ${template.id} is ${size} bytes, over the ${POD_CREATE_MAX_BYTES} byte limit.`);
+}
+
 export function findPod(deps: RestV2Deps, c: V2Context, id = idParam(c)): EmulatedPod {
   const pod = deps.platform.getPod(accountOf(c), id);
   if (!pod) throw notFound('pod', id);
@@ -219,6 +231,7 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
 
   app.post('/pods', async (c) => {
     const body = await readContractBody<CreatePodBody>(c.req, 'CreatePodRequest');
+    checkExpandedSize(accountOf(c), body);
     return c.json(podView(platform, createPod(deps, c, body)), 201);
   });
 
