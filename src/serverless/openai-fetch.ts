@@ -47,6 +47,15 @@ export async function openaiFetch({ core, endpointId, options, baseURL, base, Va
   new Headers(init.headers ?? request?.headers).forEach((value, name) => {
     if (!DROPPED_HEADERS.test(name)) headers[name] = value;
   });
+  // The SDK numbers its own resends. A POST runs a billed job and may have reached the server the
+  // first time, so a resend could run it twice: refused, whatever `maxRetries` the SDK was given.
+  const resend = Number(headers['x-stainless-retry-count'] ?? 0);
+  if (method !== 'GET' && resend > 0) {
+    throw new ValidationError(
+      'maxRetries',
+      `the openai SDK resent a ${method} (x-stainless-retry-count: ${resend}); a completion runs a billed job, so it is never sent twice. Construct the SDK with maxRetries: 0, as ep.openai() gives it: this client already retries what is safe to resend`,
+    );
+  }
   let body = init.body ?? (request?.body ? await request.text() : undefined);
   if (body instanceof Uint8Array || body instanceof ArrayBuffer) body = new TextDecoder().decode(body);
   if (body !== undefined && body !== null && typeof body !== 'string') throw new ValidationError('body', 'must be JSON text');

@@ -215,4 +215,19 @@ describe('rp.endpoint(id).openai() with the openai SDK', () => {
     expect(() => rp.endpoint('openai-echo').openai({ timeoutMs: -1 })).toThrow(ValidationError);
     expect(() => createRunpodClient({ ...emulator!.clientOptions(), apiKey: undefined }).endpoint('openai-echo').openai()).toThrow(ValidationError);
   });
+
+  it('a completion is never sent twice: with maxRetries: 3 on the SDK and a 500 answer, exactly 1 POST; the resends are a ValidationError', async () => {
+    const { emulator, rp, sent } = setup();
+    const failures = emulator.faults.inject({ match: 'POST /queue/v2/openai-echo/openai/**', fault: { type: 'status', status: 500 }, times: 10 });
+    const openai = new OpenAI({ ...rp.endpoint('openai-echo').openai(), maxRetries: 3 });
+    const { cause } = await sdkFailure(openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));
+    expect(failures.hits()).toBe(1);
+    expect(sent.filter((s) => s.url.endsWith('/chat/completions'))).toHaveLength(1);
+    // The SDK's last attempt is a refused resend: it names the option to fix.
+    expect(cause).toBeInstanceOf(ValidationError);
+    expect(String((cause as Error).message)).toMatch(/maxRetries: 0/);
+    // GET /models is safe to resend: the SDK may retry it.
+    emulator.faults.inject({ match: 'GET /queue/v2/openai-echo/openai/**', fault: { type: 'status', status: 500 }, times: 1 });
+    expect((await openai.models.list()).data[0]?.id).toBe(OPENAI_ECHO_MODEL);
+  }, 30_000);
 });
