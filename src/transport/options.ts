@@ -4,6 +4,7 @@ import type { PacingStore } from './pacing.js';
 import type { RateLimitInfo, RateLimitWindow } from './rate-limit-headers.js';
 import { MAX_KEY_LENGTH } from './redact.js';
 import type { PodsTransport, TransportChangeEvent } from './transport-choice.js';
+import { checkAppInfo, userAgent, type AppInfo } from './user-agent.js';
 
 /** A `fetch` compatible function: the global one, undici's, a test double or `emulator.fetch`. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -54,8 +55,14 @@ export interface RunpodClientOptions {
   timeoutMs?: number | undefined;
   /** Automatic retries after the first attempt, for calls that are safe to retry. @default 2 */
   maxRetries?: number | undefined;
-  /** Extra headers sent with every request. */
+  /**
+   * Extra headers sent with every request. Every request also carries
+   * `User-Agent: runpod-gql/<version> (<runtime> <version>; <platform>)` (not in browsers, which
+   * forbid it); a `user-agent` here replaces it.
+   */
   headers?: Record<string, string> | undefined;
+  /** Your app, appended to the User-Agent as `name/version`, so RunPod can tell its traffic apart. */
+  appInfo?: AppInfo | undefined;
   /** Called before every automatic retry. */
   onRetry?: ((event: RetryEvent) => void) | undefined;
   /**
@@ -176,6 +183,8 @@ export interface ResolvedOptions {
   readonly timeoutMs: number;
   readonly maxRetries: number;
   readonly headers: Readonly<Record<string, string>>;
+  /** Sent as User-Agent unless `headers` has one; undefined in a browser. */
+  readonly userAgent: string | undefined;
   readonly onRetry: ((event: RetryEvent) => void) | undefined;
   readonly graphqlAuth: 'query' | 'header';
   readonly loadBalancedUrl: string;
@@ -309,6 +318,7 @@ export function validateClientOptions(options: RunpodClientOptions): void {
   checkUrls(options);
   validateCallOptions(options);
   // A shared store names the account by a digest of the key, which needs Web Crypto.
+  checkAppInfo(options.appInfo);
   check('logger', options.logger, isLogger, 'an object with error, warn, info and debug methods');
   check('pacingStore', options.pacingStore, (v) => typeof (v as PacingStore).bucket === 'function' && !!globalThis.crypto?.subtle, 'a PacingStore, in a runtime with crypto.subtle');
 }
@@ -381,6 +391,7 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: { ...options.headers },
+      userAgent: userAgent(options.appInfo ?? undefined),
       onRetry: options.onRetry,
       graphqlAuth: options.graphqlAuth ?? 'query',
       loadBalancedUrl: urlOption(options, 'loadBalancedUrl') ?? DEFAULT_LOAD_BALANCED_URL,
