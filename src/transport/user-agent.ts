@@ -27,10 +27,11 @@ const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
  * no `node:` import, so the core stays portable. Nothing else about the machine is sent.
  */
 export function userAgent(appInfo?: AppInfo, g: RuntimeGlobals = globalThis as RuntimeGlobals): string | undefined {
+  const { Deno: deno, Bun: bun, process: proc } = g;
   let runtime: string;
-  if (g.Deno?.version?.deno) runtime = `deno ${g.Deno.version.deno}; ${g.Deno.build?.os ?? 'unknown'}`;
-  else if (g.Bun?.version) runtime = `bun ${g.Bun.version}; ${g.process?.platform ?? 'unknown'}`;
-  else if (g.process?.versions?.node) runtime = `node ${g.process.versions.node}; ${g.process.platform ?? 'unknown'}`;
+  if (deno?.version?.deno) runtime = `deno ${deno.version.deno}; ${deno.build?.os ?? 'unknown'}`;
+  else if (bun?.version) runtime = `bun ${bun.version}; ${proc?.platform ?? 'unknown'}`;
+  else if (proc?.versions?.node) runtime = `node ${proc.versions.node}; ${proc.platform ?? 'unknown'}`;
   else if (g.window !== undefined || g.WorkerGlobalScope !== undefined) return undefined;
   else runtime = g.navigator?.userAgent === 'Cloudflare-Workers' ? 'workerd; unknown' : 'unknown; unknown';
   const app = appInfo ? ` ${appInfo.name}${appInfo.version ? `/${appInfo.version}` : ''}` : '';
