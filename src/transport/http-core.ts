@@ -172,8 +172,13 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   // Fixed for the client's life: the hot path pays one boolean when debug is off.
   const debug = log.enabled('debug');
 
+  // A `user-agent` (any case) of the caller's, client-wide or for one call, replaces ours.
+  const hasUserAgent = (headers: Record<string, string> | undefined) => !!headers && Object.keys(headers).some((name) => name.toLowerCase() === 'user-agent');
+  const ourUserAgent = hasUserAgent(resolved.headers) ? undefined : resolved.userAgent;
+
   function buildHeaders(bearer: boolean, hasBody: boolean, own?: Record<string, string>): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', ...resolved.headers, ...own };
+    if (ourUserAgent && !hasUserAgent(own)) headers['user-agent'] = ourUserAgent;
     if (hasBody) headers['content-type'] ??= 'application/json';
     if (bearer && apiKey) headers.authorization = `Bearer ${apiKey}`;
     return headers;

@@ -4,6 +4,7 @@ import type { PacingStore } from './pacing.js';
 import type { RateLimitInfo, RateLimitWindow } from './rate-limit-headers.js';
 import { MAX_KEY_LENGTH } from './redact.js';
 import type { PodsTransport, TransportChangeEvent } from './transport-choice.js';
+import { checkAppInfo, userAgent, type AppInfo } from './user-agent.js';
 
 /** A `fetch` compatible function: the global one, undici's, a test double or `emulator.fetch`. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -59,8 +60,14 @@ export interface RunpodClientOptions {
    * @default undefined: off
    */
   deadlineMs?: number | undefined;
-  /** Extra headers sent with every request. */
+  /**
+   * Extra headers sent with every request. Every request also carries
+   * `User-Agent: runpod-gql/<version> (<runtime> <version>; <platform>)` (not in browsers, which
+   * forbid it); a `user-agent` here replaces it.
+   */
   headers?: Record<string, string> | undefined;
+  /** Your app, appended to the User-Agent as `name/version`, so RunPod can tell its traffic apart. */
+  appInfo?: AppInfo | undefined;
   /**
    * The team a console session acts for, sent as `X-Team-Id` on REST v2 requests only (never to
    * GraphQL or the serverless routes). An API key made inside a team already acts for it. From
@@ -200,6 +207,8 @@ export interface ResolvedOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** `X-Team-Id` for REST v2 requests. */
   readonly teamId: string | undefined;
+  /** Sent as User-Agent unless `headers` has one; undefined in a browser. */
+  readonly userAgent: string | undefined;
   readonly onRetry: ((event: RetryEvent) => void) | undefined;
   readonly graphqlAuth: 'query' | 'header';
   readonly loadBalancedUrl: string;
@@ -334,6 +343,7 @@ export function validateClientOptions(options: RunpodClientOptions): void {
   validateCallOptions(options);
   check('teamId', options.teamId, (v) => isHeaderValue(v) && /^\S(.*\S)?$/.test(v as string), 'a string of Latin-1 characters without CR, LF, NUL or white space at either end');
   // A shared store names the account by a digest of the key, which needs Web Crypto.
+  checkAppInfo(options.appInfo);
   check('logger', options.logger, isLogger, 'an object with error, warn, info and debug methods');
   check('pacingStore', options.pacingStore, (v) => typeof (v as PacingStore).bucket === 'function' && !!globalThis.crypto?.subtle, 'a PacingStore, in a runtime with crypto.subtle');
 }
@@ -409,6 +419,7 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       deadlineMs: options.deadlineMs ?? undefined,
       headers: { ...options.headers },
       teamId: options.teamId || undefined,
+      userAgent: userAgent(options.appInfo ?? undefined),
       onRetry: options.onRetry,
       graphqlAuth: options.graphqlAuth ?? 'query',
       loadBalancedUrl: urlOption(options, 'loadBalancedUrl') ?? DEFAULT_LOAD_BALANCED_URL,

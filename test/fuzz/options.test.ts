@@ -48,6 +48,10 @@ describe('invalid options are refused before sending', () => {
           badHeaders.map((v) => ['headers', { headers: v }] as const),
           fc.tuple(fc.constantFrom(...URL_OPTIONS), badUrl).map(([field, v]) => [field, { [field]: field === 'loadBalancedUrl' && typeof v === 'string' ? `${v}/{endpointId}` : v }] as const),
           fc.constantFrom<unknown>({}, 'redis://127.0.0.1', 5, true, [], { bucket: 'x' }, () => undefined).map((v) => ['pacingStore', { pacingStore: v }] as const),
+          fc.string({ maxLength: 80 }).filter((v) => !/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(v)).map((v) => ['appInfo', { appInfo: { name: v } }] as const),
+          fc.oneof(fc.string(), fc.constantFrom<unknown>('DEBUG', 'verbose', 0, true, {})).filter((v) => !['off', 'error', 'warn', 'info', 'debug'].includes(v as string)).map((v) => ['logLevel', { logLevel: v }] as const),
+          fc.constantFrom<unknown>(console.log, 'pino', 5, {}, { info: () => undefined }).map((v) => ['logger', { logger: v }] as const),
+          fc.constantFrom<unknown>('proxy', 5, true, [], () => undefined).map((v) => ['fetchOptions', { fetchOptions: v }] as const),
         ),
         ([field, options]) => {
           let sent = 0;

@@ -21,12 +21,15 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * (54,178 B and 22,010 B with the merged contract, which itself measured 53,284 B and 21,148 B from source); on
  * the code-split start-up it measures 25,524 B. The pager is at start-up because `list()` hands back a list at once.
  */
+// Issue 30 (logs, configuration from the environment, request ids and onResponse, fetchOptions,
+// User-Agent and appInfo: all in the HTTP core every entry carries) measured 54,933 B full (53,050 before),
+// rest 22,743, rest-v1 16,178, serverless 19,393; each budget below leaves about 0.5 KB above that.
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 54 * 1024],
-  ['runpod-gql/rest', 'dist/rest/index.js', 21.5 * 1024],
-  ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 14.5 * 1024],
-  ['runpod-gql/serverless', 'dist/serverless/index.js', 17.5 * 1024],
+  ['runpod-gql', 'dist/index.js', 54.5 * 1024],
+  ['runpod-gql/rest', 'dist/rest/index.js', 22.75 * 1024],
+  ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 16.25 * 1024],
+  ['runpod-gql/serverless', 'dist/serverless/index.js', 19.5 * 1024],
 ];
 
 
@@ -55,7 +58,9 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
     // request rules and check, the marker lookup, the gpu.id check, the log stream and the OpenAI helper's fetch did).
     // What is left is what every call needs (the HTTP core, pacing, redaction, errors, the generated documents that
     // are public exports) and thin delegates: the Job class (a public export) and the endpoint client.
-    expect(bytes).toBeLessThanOrEqual(25 * 1024);
+    // Issue 30's logs, environment, request ids, fetchOptions and User-Agent sit in the core every call
+    // needs and took it to 26,546 B: 0.9 KB over issue 20's 25 KB, to be won back by making them lazy.
+    expect(bytes).toBeLessThanOrEqual(26.5 * 1024);
   });
 
   it.each([
