@@ -17,12 +17,15 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * before); the serverless queue's calls loading on first use put 553 B back (runpod-gql/serverless: +450 B): in a
  * bundle without splitting each lazy module adds a wrapper, and the delegates that stay at start-up are added to it.
  */
+// Whole-call deadlines, the switch's gate and what the core knows of a request's fate (sent or not,
+// may have acted) grew the HTTP core every entry carries: full 53,894 B (was 53,050), rest 22,036 B,
+// serverless 18,024 B, rest-v1 14,928 B. The one create-once rule loads with the first create.
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 52 * 1024],
-  ['runpod-gql/rest', 'dist/rest/index.js', 20.5 * 1024],
-  ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 14.5 * 1024],
-  ['runpod-gql/serverless', 'dist/serverless/index.js', 17.5 * 1024],
+  ['runpod-gql', 'dist/index.js', 53 * 1024],
+  ['runpod-gql/rest', 'dist/rest/index.js', 22 * 1024],
+  ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 15 * 1024],
+  ['runpod-gql/serverless', 'dist/serverless/index.js', 18 * 1024],
 ];
 
 
@@ -46,7 +49,7 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
     expect(inputs).toContain('dist/serverless/queue.js');
     for (const lazy of ['dist/graphql/graphql-runtime.js', 'dist/pods/rest-path.js', 'dist/serverless/queue-calls.js']) expect(inputs).not.toContain(lazy);
     expect(bytes).toBeGreaterThan(100);
-    // Issue 20 asks 25 KB; it measures 24,651 B in one chunk (27,048 B before the serverless queue's calls, its
+    // Issue 20 asks 25 KB; it measures 25,172 B with whole-call deadlines and the switch's gate (24,651 B before) in one chunk (27,048 B before the serverless queue's calls, its
     // routes and pacing, waits, streams, runSync and body checks, loaded on first use; 31,862 B before the REST v2
     // request rules and check, the marker lookup, the gpu.id check, the log stream and the OpenAI helper's fetch did).
     // What is left is what every call needs (the HTTP core, pacing, redaction, errors, the generated documents that
