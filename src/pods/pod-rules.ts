@@ -4,7 +4,7 @@ import type { EnvironmentVariableInput } from '../graphql/__generated__/operatio
 import { isGenericFailure } from '../graphql/graphql-errors.js';
 import { toEnvironmentInput } from '../graphql/pod-env.js';
 import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
-import { mayHaveActed } from '../transport/create-once.js';
+import { mayHaveActed } from '../transport/http-core.js';
 import { checkInteger, checkOneOf, checkPortsString, requireId, toJsonBody } from '../validation.js';
 import type { DeployCpuPodInput, DeployPodInput, PodEnvInput, ResumePodInput } from './types.js';
 

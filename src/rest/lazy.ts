@@ -1,7 +1,7 @@
 import { AbortError, ConnectionError, RunpodError, ServerError, StreamError, TimeoutError, ValidationError } from '../errors.js';
 import { sleep, startTimer, throwIfAborted, untilAborted } from '../transport/abort.js';
 import { CREATE_MARKER_ENV, newCreateMarker } from '../transport/create-marker.js';
-import { createOnce } from '../transport/create-once.js';
+import { createOnce } from '../transport/create-once-kit.js';
 import { redactUrl } from '../transport/redact.js';
 import { isRecord, isString } from '../transport/shape.js';
 import type { RequestSchemaName } from './__generated__/request-rules.js';

@@ -2,11 +2,14 @@
 // REST v2, rp.rest.*.create): one marker per call, sent once, never resent once it may have reached
 // the server; after an ambiguous failure, a bounded lookup by that marker; else a PossiblyCreatedError
 // that carries it. Surfaces say how to send and how to find; the rule lives only here.
-import { AbortError, ConnectionError, PossiblyCreatedError, ServerError, TimeoutError, ValidationError, type RunpodError } from '../errors.js';
-import { shown } from '../validation.js';
-import { deadlineOf, sleep, startDeadline, type LinkedAbort } from './abort.js';
-import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from './create-marker.js';
-import { neverSent } from './http-core.js';
+//
+// Loaded with the first create (it is not needed before one), so it takes the start-up helpers it
+// uses as a kit rather than importing them: a lazy chunk that imports start-up modules splits them
+// into chunks of their own, which costs more than it saves.
+import type { RunpodError } from '../errors.js';
+import type { LinkedAbort } from './abort.js';
+import type { MarkerLookupOptions } from './create-marker.js';
+import type { CreateOnceKit } from './create-once-kit.js';
 import type { CallOptions } from './options.js';
 
 /**
@@ -50,50 +53,37 @@ export interface CreateOnceCall<T> {
   readonly find?: ((marker: string, options: CallOptions) => Promise<T | null | undefined>) | undefined;
   /** Where the caller can look for it later (a sentence), shown in the PossiblyCreatedError. */
   readonly later?: ((marker: string) => string) | undefined;
-  /** A failure of this API after which the create may have happened, beyond {@link mayHaveActed}. */
+  /** A failure of this API after which the create may have happened, beyond the core's `mayHaveActed`. */
   readonly ambiguous?: ((err: unknown) => boolean) | undefined;
-}
-
-/**
- * A failure after which a request may have been acted on, its answer lost: a 5xx (or an answer of
- * the wrong shape), a time-out, a connection cut after the request may have left.
- */
-export function mayHaveActed(err: unknown): boolean {
-  return err instanceof ServerError || err instanceof TimeoutError || (err instanceof ConnectionError && !err.notSent);
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** The TimeoutError of a create whose deadline passed before anything was sent. */
-function deadlineError(call: CreateOnceCall<unknown>, deadline: LinkedAbort, cause: unknown): TimeoutError {
-  const ms = deadlineOf(deadline.signal)!.ms;
-  return new TimeoutError(`${call.operation}: the call's ${ms} ms deadline passed before it was sent`, { timeoutMs: ms, cause });
-}
+
 
 /**
  * Sends `call` once with a fresh marker. After an ambiguous failure it looks for what carries the
  * marker (a bounded number of times) and returns it: one call, one resource. When that cannot
  * settle it, a PossiblyCreatedError carries the marker. Nothing is ever resent.
  */
-export async function createOnce<T>(call: CreateOnceCall<T>, options: CreateOnceOptions = {}, clientDeadlineMs?: number): Promise<T> {
+export async function createOnce<T>(kit: CreateOnceKit, call: CreateOnceCall<T>, options: CreateOnceOptions = {}, clientDeadlineMs?: number): Promise<T> {
+  // The caller's own marker was checked before this module loaded (create-once-kit.ts).
   const { markerLookup, createMarker, ...given } = options;
-  if (createMarker !== undefined && (typeof createMarker !== 'string' || !/^[\w-]{8,128}$/.test(createMarker))) {
-    throw new ValidationError('createMarker', `must be 8 to 128 letters, digits, '_' or '-', got ${shown(createMarker)}`);
-  }
   const attempts = Math.max(1, markerLookup?.attempts ?? DEFAULT_MARKER_LOOKUP.attempts);
   const intervalMs = markerLookup?.intervalMs ?? DEFAULT_MARKER_LOOKUP.intervalMs;
   // One deadline for every step: the reads before the create, the create, the lookups.
-  const deadline = startDeadline(given.signal, given.deadlineMs ?? clientDeadlineMs);
+  const deadline = kit.startDeadline(given.signal, given.deadlineMs ?? clientDeadlineMs);
   try {
-    return await createWithin(call, deadline ? { ...given, signal: deadline.signal } : given, attempts, intervalMs, deadline, createMarker);
+    return await createWithin(kit, call, deadline ? { ...given, signal: deadline.signal } : given, attempts, intervalMs, deadline, createMarker);
   } finally {
     deadline?.dispose();
   }
 }
 
-async function createWithin<T>(call: CreateOnceCall<T>, callOptions: CallOptions, attempts: number, intervalMs: number, deadline: LinkedAbort | undefined, given: string | undefined): Promise<T> {
+async function createWithin<T>(kit: CreateOnceKit, call: CreateOnceCall<T>, callOptions: CallOptions, attempts: number, intervalMs: number, deadline: LinkedAbort | undefined, given: string | undefined): Promise<T> {
+  const { AbortError, PossiblyCreatedError, ServerError, TimeoutError } = kit.errors;
   const { signal } = callOptions;
-  const marker = call.find ? (given ?? newCreateMarker()) : '';
+  const marker = call.find ? (given ?? kit.newCreateMarker()) : '';
   const passed = () => deadline?.timedOut() ?? false;
   let sent = false;
   let failure: unknown;
@@ -104,9 +94,12 @@ async function createWithin<T>(call: CreateOnceCall<T>, callOptions: CallOptions
   } catch (err) {
     // A create that never left made nothing; one that did may have, whatever ended the wait for
     // its answer: a failure that may have acted, the deadline, or the caller's abort.
-    const ambiguous = mayHaveActed(err) || call.ambiguous?.(err) || err instanceof AbortError;
-    if (!sent || neverSent(err) || !ambiguous) {
-      if (passed() && err instanceof AbortError) throw deadlineError(call, deadline!, err);
+    const ambiguous = kit.mayHaveActed(err) || call.ambiguous?.(err) || err instanceof AbortError;
+    if (!sent || kit.neverSent(err) || !ambiguous) {
+      if (passed() && err instanceof AbortError) {
+        const ms = kit.deadlineOf(deadline!.signal)!.ms;
+        throw new TimeoutError(`${call.operation}: the call's ${ms} ms deadline passed before it was sent`, { timeoutMs: ms, cause: err });
+      }
       throw err;
     }
     failure = err;
@@ -117,7 +110,7 @@ async function createWithin<T>(call: CreateOnceCall<T>, callOptions: CallOptions
     let lookupFailure: unknown;
     for (let n = 0; n < attempts && !signal?.aborted; n++) {
       try {
-        if (n > 0) await sleep(intervalMs, signal);
+        if (n > 0) await kit.sleep(intervalMs, signal);
         lookups++;
         const found = await call.find(marker, callOptions);
         if (found) return found;
@@ -133,7 +126,7 @@ async function createWithin<T>(call: CreateOnceCall<T>, callOptions: CallOptions
         : `${lookups} lookup(s) by its marker found none${lookupFailure ? `; looking it up failed (${messageOf(lookupFailure)})` : ''}`;
   }
   const what = call.noun ? `a ${call.noun}` : 'something';
-  const later = call.find ? ` ${call.later?.(marker) ?? `Look for env ${CREATE_MARKER_ENV}=${marker}`}.` : '';
+  const later = call.find ? ` ${call.later?.(marker) ?? `Look for env ${kit.CREATE_MARKER_ENV}=${marker}`}.` : '';
   throw new PossiblyCreatedError(`${call.operation} may have created ${what}: ${messageOf(failure)}. ${why}.${later}`, {
     createMarker: marker,
     cause: failure,

@@ -134,6 +134,14 @@ const afterLostAnswer = new WeakSet<object>();
 const unsent = new WeakSet<object>();
 
 /**
+ * A failure after which a request may have been acted on, its answer lost: a 5xx (or an answer of
+ * the wrong shape), a time-out, a connection cut after the request may have left.
+ */
+export function mayHaveActed(err: unknown): boolean {
+  return err instanceof ServerError || err instanceof TimeoutError || (err instanceof ConnectionError && !err.notSent);
+}
+
+/**
  * True for an error the core threw before any attempt of its request was handed to `fetch` (a
  * pacing wait aborted, a deadline passed in the queue): nothing of that request reached a server.
  */
