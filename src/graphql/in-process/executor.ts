@@ -90,7 +90,7 @@ export function createInProcessExecutor(kit: InProcessKit): InProcessExecutor {
     const field = `${info.parentType.name}.${info.fieldName}`;
     throw new kit.TransportUnsupportedError(
       [field],
-      `${field} has no REST v2 source, so it cannot be answered in process (RunPod's GraphQL is retired or not in use); leave it out of the document`,
+      `${field} has no REST v2 source this client maps, so it cannot be answered in process (RunPod's GraphQL is retired or not in use); leave it out of the document`,
     );
   };
 
