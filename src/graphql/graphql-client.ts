@@ -216,9 +216,9 @@ function isErrorEntry(value: unknown): value is GraphQLErrorEntry {
 
 /**
  * `choice` hears of every 410 Gone from `graphqlUrl`: this is where the retirement is first seen,
- * whichever call met it (a user's own document included, which still gets its ApiRetiredError).
+ * whichever call met it (a user's own document included).
  */
-export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoice, 'retired'>): GraphQLRequester {
+export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoice, 'retired' | 'gate'>): GraphQLRequester {
   const url = core.options.graphqlUrl;
   const summaryUrl = redactUrl(url);
   const auth = core.options.graphqlAuth === 'header' ? 'bearer' : 'api-key-query';
@@ -258,6 +258,7 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
       maxRetries: options.maxRetries,
       headers: options.headers,
       rateLimitKey: 'graphql',
+      gate: choice?.gate,
     };
     const call: GraphQLCall = { request: httpRequest };
 

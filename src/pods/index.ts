@@ -2,12 +2,9 @@
 // failure, waitUntilReady and the transport choice live here once; graphql-path.ts and
 // rest-path.ts only speak their protocol.
 import {
-  AbortError,
   CapacityUnavailableError,
   NotFoundError,
   PodTerminalStateError,
-  PossiblyCreatedError,
-  ServerError,
   TimeoutError,
   TransportUnsupportedError,
   ValidationError,
@@ -19,9 +16,10 @@ import { parsePodEnv } from '../graphql/pod-env.js';
 import { createRestCatalogApi } from '../rest/catalog.js';
 import { createRestPodsApi, sendPodCreate } from '../rest/pods.js';
 import { createRestRequester } from '../rest/rest-request.js';
-import { linkAbort, sleep } from '../transport/abort.js';
+import { linkAbort } from '../transport/abort.js';
 import { monotonicNow } from '../transport/clock.js';
-import { CREATE_MARKER_ENV, newCreateMarker } from '../transport/create-marker.js';
+import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
+import { createOnce } from '../transport/create-once.js';
 import type { HttpCore } from '../transport/http-core.js';
 import { validateCallOptions } from '../transport/options.js';
 import { pollWithBackoff } from '../transport/poll.js';
@@ -34,9 +32,6 @@ import type { RestPodsPath } from './rest-path.js';
 import { isPodReady, TERMINAL_POD_STATUSES, type DeployCpuPodInput, type DeployPodInput, type Pod, type PodCreateCallOptions, type PodsApi } from './types.js';
 
 export * from './types.js';
-
-/** When the pod is looked up after an ambiguous create failure: bounded, and spread out. */
-const DEFAULT_MARKER_LOOKUP = { attempts: 3, intervalMs: 1_500 } as const;
 
 export interface PodsApiDeps {
   readonly graphql: GraphQLRequester;
@@ -103,50 +98,26 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
     (await listIn(step, options)).find((pod) => parsePodEnv(pod.env)[CREATE_MARKER_ENV] === marker) ?? null;
 
   /**
-   * Sends a create once, with one marker whichever API carries it. After an ambiguous failure,
-   * looks the pod up by that marker (a bounded number of times, through the core and so paced)
-   * and returns it: one call, one pod. Nothing is ever resent.
+   * A deploy under the client's one create-once rule (src/transport/create-once.ts), with one
+   * marker whichever API carries it; its marker lookups go where the create went (one session).
    */
-  async function createOnce(
+  function deployOnce(
     operation: string,
     input: DeployPodInput | DeployCpuPodInput,
-    send: (step: Step, env: EnvironmentVariableInput[], sending: () => void) => Promise<Pod | null>,
+    send: (step: Step, env: EnvironmentVariableInput[], sending: () => void, options: PodCreateCallOptions) => Promise<Pod | null>,
     options: PodCreateCallOptions | undefined,
   ): Promise<Pod> {
-    const attempts = Math.max(1, options?.markerLookup?.attempts ?? DEFAULT_MARKER_LOOKUP.attempts);
-    const intervalMs = options?.markerLookup?.intervalMs ?? DEFAULT_MARKER_LOOKUP.intervalMs;
-    const marker = newCreateMarker();
     const step = session();
-    // Set just before a create request goes out: a read before it (a catalog) that fails created nothing.
-    let sent = false;
-    let failure: unknown;
-    try {
-      const pod = await send(step, envWithMarker(input.env, marker), () => (sent = true));
-      if (pod) return pod;
-      failure = new ServerError(`${operation}: the platform returned no pod and no error`, { status: 200 });
-    } catch (err) {
-      if (!sent || !isAmbiguousFailure(err)) throw err;
-      failure = err;
-    }
-    let lookups = 0;
-    let lookupFailure: unknown;
-    for (let n = 0; n < attempts; n++) {
-      try {
-        if (n > 0) await sleep(intervalMs, options?.signal);
-        lookups++;
-        const pod = await findIn(step, marker, { signal: options?.signal });
-        if (pod) return pod;
-      } catch (err) {
-        lookupFailure = err;
-        if (err instanceof AbortError) break;
-      }
-    }
-    const why = failure instanceof Error ? failure.message : String(failure);
-    const lookedUp = lookupFailure ? `; looking it up failed too (${(lookupFailure as Error).message})` : '';
-    throw new PossiblyCreatedError(
-      `${operation} may have created a pod: ${why}. ${lookups} lookup(s) by create marker found none${lookedUp}. ` +
-        `Check later with pods.findByMarker('${marker}') and terminate what it finds`,
-      { createMarker: marker, cause: failure, request: (failure as { request?: PossiblyCreatedError['request'] }).request },
+    return createOnce<Pod>(
+      {
+        operation,
+        noun: 'pod',
+        send: (marker, sending, callOptions) => send(step, envWithMarker(input.env, marker), sending, callOptions),
+        find: (marker, callOptions) => findIn(step, marker, { signal: callOptions.signal }),
+        later: (marker) => `Check later with pods.findByMarker('${marker}') and terminate what it finds`,
+        ambiguous: isAmbiguousFailure,
+      },
+      options,
     );
   }
 
@@ -166,20 +137,20 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
       // Checked before the catalog is read, so that nothing at all is sent with bad options.
       if (options) validateCallOptions(options);
       const ids = input.gpuTypeId ? [input.gpuTypeId] : (input.gpuTypeIdList ?? []).filter((id): id is string => !!id);
-      return createOnce(
+      return deployOnce(
         'DeployPod',
         input,
-        (step, env, sending) =>
+        (step, env, sending, callOptions) =>
           step('deploy', {
             graphql: async () => {
-              await catalog.check(input.gpuTypeId ? 'input.gpuTypeId' : 'input.gpuTypeIdList', ids, options?.signal);
+              await catalog.check(input.gpuTypeId ? 'input.gpuTypeId' : 'input.gpuTypeIdList', ids, callOptions.signal);
               // The catalog read met the retirement (it swallows its errors): no DeployPod to a retired API.
               const retired = choice.retirement();
               if (retired) throw retired;
               sending();
-              return gql.deploy(input, env, options);
+              return gql.deploy(input, env, callOptions);
             },
-            rest: (r) => r.deploy(input, env, options, sending),
+            rest: (r) => r.deploy(input, env, callOptions, sending),
           }),
         options,
       );
@@ -188,16 +159,16 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
     async deployCpu(input, options) {
       validateDeployCpu(input);
       if (options) validateCallOptions(options);
-      return createOnce(
+      return deployOnce(
         'DeployCpuPod',
         input,
-        (step, env, sending) =>
+        (step, env, sending, callOptions) =>
           step('deployCpu', {
             graphql: () => {
               sending();
-              return gql.deployCpu(input, env, options);
+              return gql.deployCpu(input, env, callOptions);
             },
-            rest: (r) => r.deployCpu(input, env, options, sending),
+            rest: (r) => r.deployCpu(input, env, callOptions, sending),
           }),
         options,
       );

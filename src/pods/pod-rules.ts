@@ -1,9 +1,10 @@
 // The input rules of rp.pods, the same on both APIs, checked before anything is sent.
-import { ConnectionError, GraphQLResponseError, ServerError, TimeoutError, ValidationError } from '../errors.js';
+import { GraphQLResponseError, ValidationError } from '../errors.js';
 import type { EnvironmentVariableInput } from '../graphql/__generated__/operations.js';
 import { isGenericFailure } from '../graphql/graphql-errors.js';
 import { toEnvironmentInput } from '../graphql/pod-env.js';
 import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
+import { mayHaveActed } from '../transport/create-once.js';
 import { checkInteger, checkOneOf, checkPortsString, requireId, toJsonBody } from '../validation.js';
 import type { DeployCpuPodInput, DeployPodInput, PodEnvInput, ResumePodInput } from './types.js';
 
@@ -69,11 +70,9 @@ export function envWithMarker(env: PodEnvInput | null | undefined, marker: strin
 
 /**
  * A failure after which a mutation may or may not have happened, on either API: GraphQL's generic
- * "Something went wrong", a 5xx or an answer of the wrong shape, a time-out, a connection cut
- * after the request may have left.
+ * "Something went wrong", or what the core says may have acted (a 5xx or an answer of the wrong
+ * shape, a time-out, a connection cut after the request may have left).
  */
 export function isAmbiguousFailure(err: unknown): boolean {
-  if (err instanceof GraphQLResponseError) return isGenericFailure(err.errors);
-  if (err instanceof ServerError || err instanceof TimeoutError) return true;
-  return err instanceof ConnectionError && !err.notSent;
+  return err instanceof GraphQLResponseError ? isGenericFailure(err.errors) : mayHaveActed(err);
 }

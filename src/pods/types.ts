@@ -104,7 +104,7 @@ export function isPodReady(pod: Pod, requirePorts = true): boolean {
 export interface PodCreateCallOptions extends GraphQLCallOptions {
   /**
    * After an ambiguous failure the pods are listed to find the one carrying this create's marker.
-   * @default { attempts: 3, intervalMs: 1500 }
+   * @default { attempts: 3, intervalMs: 2000 }
    */
   markerLookup?: MarkerLookupOptions | undefined;
 }

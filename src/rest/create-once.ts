@@ -1,84 +1,50 @@
-import type { RunpodError as RunpodErrorType } from '../errors.js';
-import type { MarkerLookupOptions } from '../transport/create-marker.js';
+import type { CreateOnceOptions } from '../transport/create-once.js';
 import type { CallOptions } from '../transport/options.js';
 import type { LazyKit } from './lazy.js';
 import type { RestCall, RestRequester } from './rest-request.js';
 
 /** Options of a create: the call's, and how to look for the resource after an ambiguous failure. */
-export interface CreateOptions extends CallOptions {
-  /**
-   * After an ambiguous failure (5xx, cut connection, time-out) the resources are listed to find
-   * the one carrying this create's marker (where the resource has an `env` to carry one): at most
-   * `attempts` lists, `intervalMs` apart.
-   * @default { attempts: 3, intervalMs: 2000 }
-   */
-  markerLookup?: MarkerLookupOptions | undefined;
-}
+export type CreateOptions = CreateOnceOptions;
 
 /** Where a resource with an `env` is listed, to find it by its marker. */
 export interface MarkerList {
   readonly path: string;
   readonly key: string;
-  /** What the resource is called in the PossiblyCreatedError (`pod`); `it` when not given. */
+  /** What the resource is called in the PossiblyCreatedError (`pod`). */
   readonly noun?: string;
 }
 
-const DEFAULT_LOOKUP = { attempts: 3, intervalMs: 2000 };
-
-/** A failure after which the resource may exist: the request may have been acted on, its answer lost. */
-function isAmbiguous(err: unknown, { ServerError, TimeoutError, ConnectionError }: LazyKit['errors']): boolean {
-  return err instanceof ServerError || err instanceof TimeoutError || (err instanceof ConnectionError && !err.notSent);
-}
-
 /**
- * A create, sent once (never resent once it may have arrived). After an ambiguous failure it
- * finds the resource by the marker it put in its `env` (when `list` says where), or says the
- * resource may exist with a PossiblyCreatedError.
+ * A REST v2 create under the client's one create-once rule (`createOnce` in the transport): the
+ * marker goes into the body's `env` when `list` says where such resources are listed. `before`
+ * runs first, under the same deadline and signal (the gpu.id check's catalog read).
  */
-export async function createOnce<T>(rest: RestRequester, call: Omit<RestCall, 'idempotent'>, options: CreateOptions = {}, list: MarkerList | undefined, kit: LazyKit): Promise<T> {
-  const { CREATE_MARKER_ENV, isRecord, errors: { PossiblyCreatedError, RunpodError } } = kit;
-  const marker = list ? kit.newCreateMarker() : '';
-  const { markerLookup, ...callOptions } = options;
-  const body = list && isRecord(call.body) ? { ...call.body, env: { ...(call.body.env as object | undefined), [CREATE_MARKER_ENV]: marker } } : call.body;
-  try {
-    return await rest.object<T>({ ...call, body, idempotent: false }, callOptions);
-  } catch (err) {
-    if (!isAmbiguous(err, kit.errors)) throw err;
-    let why = 'it cannot carry a marker to be found by';
-    if (list) {
-      try {
-        const found = await findByMarker<T>(rest, list, marker, markerLookup, callOptions, kit);
-        if (found) return found;
-        why = `${list.noun ? `no ${list.noun}` : 'nothing'} with its marker was listed (yet)`;
-      } catch (lookupError) {
-        why = `looking it up failed: ${lookupError instanceof RunpodError ? lookupError.message : 'unknown error'}`;
-      }
-    }
-    const where = list ? ` Its env ${CREATE_MARKER_ENV}=${marker}` : '';
-    throw new PossiblyCreatedError(`${call.route} failed ambiguously (${(err as RunpodErrorType).message}); ${list?.noun ? `the ${list.noun} may exist` : 'it may have been created'}: ${why}.${where}`, {
-      createMarker: marker,
-      request: (err as RunpodErrorType).request,
-      cause: err,
-    });
-  }
-}
-
-async function findByMarker<T>(rest: RestRequester, list: MarkerList, marker: string, lookup: MarkerLookupOptions | undefined, options: CallOptions, { sleep, isRecord, CREATE_MARKER_ENV }: LazyKit): Promise<T | undefined> {
-  const attempts = Math.max(1, lookup?.attempts ?? DEFAULT_LOOKUP.attempts);
-  const intervalMs = lookup?.intervalMs ?? DEFAULT_LOOKUP.intervalMs;
-  let lastError: unknown;
-  let listed = false;
-  for (let n = 0; n < attempts; n++) {
-    if (n > 0) await sleep(intervalMs, options.signal);
-    try {
-      const items = await rest.list<Record<string, unknown>>({ method: 'GET', path: list.path, route: `GET ${list.path}`, idempotent: true }, list.key, options);
-      listed = true;
-      const found = items.find((item) => isRecord(item.env) && item.env[CREATE_MARKER_ENV] === marker);
-      if (found) return found as T;
-    } catch (err) {
-      lastError = err;
-    }
-  }
-  if (!listed) throw lastError;
-  return undefined;
+export async function createRestOnce<T>(
+  rest: RestRequester,
+  call: Omit<RestCall, 'idempotent'>,
+  options: CreateOptions = {},
+  list: MarkerList | undefined,
+  kit: LazyKit,
+  before?: (options: CallOptions) => Promise<void>,
+): Promise<T> {
+  const { isRecord, CREATE_MARKER_ENV } = kit;
+  return kit.createOnce<T>(
+    {
+      operation: call.route,
+      noun: list?.noun,
+      async send(marker, sending, callOptions) {
+        await before?.(callOptions);
+        const body = list && isRecord(call.body) ? { ...call.body, env: { ...(call.body.env as object | undefined), [CREATE_MARKER_ENV]: marker } } : call.body;
+        sending();
+        return rest.object<T>({ ...call, body, idempotent: false }, callOptions);
+      },
+      find: list
+        ? async (marker, callOptions) => {
+            const items = await rest.list<Record<string, unknown>>({ method: 'GET', path: list.path, route: `GET ${list.path}`, idempotent: true }, list.key, callOptions);
+            return (items.find((item) => isRecord(item.env) && item.env[CREATE_MARKER_ENV] === marker) as T | undefined) ?? null;
+          }
+        : undefined,
+    },
+    options,
+  );
 }

@@ -1,11 +1,13 @@
-import { AbortError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, StreamError, TimeoutError, ValidationError } from '../errors.js';
+import { AbortError, ConnectionError, RunpodError, ServerError, StreamError, TimeoutError, ValidationError } from '../errors.js';
 import { sleep, startTimer, throwIfAborted, untilAborted } from '../transport/abort.js';
 import { CREATE_MARKER_ENV, newCreateMarker } from '../transport/create-marker.js';
+import { createOnce } from '../transport/create-once.js';
 import { redactUrl } from '../transport/redact.js';
 import { isRecord, isString } from '../transport/shape.js';
 import type { RequestSchemaName } from './__generated__/request-rules.js';
 import type { CreateOptions, MarkerList } from './create-once.js';
 import type { RestCall, RestRequester } from './rest-request.js';
+import type { CallOptions } from '../transport/options.js';
 
 // The contract's request rules, the create-once lookup and the gpu.id check are only needed once a
 // call that sends a body is made; every REST call is async, so the first one loads them (a separate
@@ -15,8 +17,8 @@ import type { RestCall, RestRequester } from './rest-request.js';
  * imports a start-up module splits it into a chunk of its own, which costs more than it saves.
  */
 export const kit = {
-  errors: { AbortError, ConnectionError, PossiblyCreatedError, RunpodError, ServerError, StreamError, TimeoutError, ValidationError },
-  ...{ sleep, startTimer, throwIfAborted, isRecord, isString, CREATE_MARKER_ENV, newCreateMarker, redactUrl, untilAborted },
+  errors: { AbortError, ConnectionError, RunpodError, ServerError, StreamError, TimeoutError, ValidationError },
+  ...{ createOnce, sleep, startTimer, throwIfAborted, isRecord, isString, CREATE_MARKER_ENV, newCreateMarker, redactUrl, untilAborted },
 };
 export type LazyKit = typeof kit;
 
@@ -33,7 +35,7 @@ export async function podActions(): Promise<readonly unknown[]> {
   return (await (checks ??= import('./request-problems.js'))).podActions();
 }
 
-/** `createOnce`, loaded on the first create. */
-export async function createOnceLazy<T>(rest: RestRequester, call: Omit<RestCall, 'idempotent'>, options?: CreateOptions, list?: MarkerList): Promise<T> {
-  return (await import('./create-once.js')).createOnce<T>(rest, call, options, list, kit);
+/** A REST v2 create under the create-once rule; its REST part loads on the first create. */
+export async function createOnceLazy<T>(rest: RestRequester, call: Omit<RestCall, 'idempotent'>, options?: CreateOptions, list?: MarkerList, before?: (options: CallOptions) => Promise<void>): Promise<T> {
+  return (await import('./create-once.js')).createRestOnce<T>(rest, call, options, list, kit, before);
 }

@@ -1,6 +1,6 @@
 import { ConflictError, ValidationError } from '../errors.js';
 import { catalogEntries, createGpuTypeCatalog } from '../gpu-types/catalog.js';
-import type { MarkerLookupOptions } from '../transport/create-marker.js';
+import type { CreateOnceOptions } from '../transport/create-once.js';
 import { followedLostAnswer } from '../transport/http-core.js';
 import { validateCallOptions, type CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
@@ -10,14 +10,8 @@ import { idSegment, type RestRequester } from './rest-request.js';
 import { shown } from '../validation.js';
 import type { CreatePodInput, Pod, PodAction, PodListQuery, UpdatePodInput } from './types.js';
 
-export interface PodCreateOptions extends CallOptions {
-  /**
-   * After an ambiguous failure (5xx, cut connection, time-out) the pods are listed to find the one
-   * carrying this create's marker: at most `attempts` lists, `intervalMs` apart.
-   * @default { attempts: 3, intervalMs: 2000 }
-   */
-  markerLookup?: MarkerLookupOptions | undefined;
-}
+/** Options of `rest.pods.create`: after an ambiguous failure the pods are listed to find the one carrying its marker. */
+export type PodCreateOptions = CreateOnceOptions;
 
 export interface RestPodsApi {
   /**
@@ -152,10 +146,11 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
     async create(body, options = {}) {
       await checkPodCreate(body);
       const { markerLookup: _lookup, ...callOptions } = options;
-      // Every other check first: the catalog read is the first request.
+      // Every other check first: the catalog read is the first request, and part of the create's call.
       validateCallOptions(callOptions);
-      if (typeof body.gpu?.id === 'string') await gpuTypes.check('body.gpu.id', [body.gpu.id], callOptions.signal);
-      return createOnceLazy<Pod>(rest, { method: 'POST', path: '/pods', route: 'POST /pods', body }, options, { path: '/pods', key: 'pods', noun: 'pod' });
+      const gpuId = body.gpu?.id;
+      const before = typeof gpuId === 'string' ? (o: CallOptions) => gpuTypes.check('body.gpu.id', [gpuId], o.signal) : undefined;
+      return createOnceLazy<Pod>(rest, { method: 'POST', path: '/pods', route: 'POST /pods', body }, options, { path: '/pods', key: 'pods', noun: 'pod' }, before);
     },
     list: async (query, options) => rest.list<Pod>({ method: 'GET', path: '/pods', route: 'GET /pods', query, idempotent: true }, 'pods', options),
     get,

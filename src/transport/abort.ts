@@ -31,16 +31,20 @@ export interface LinkedAbort {
 }
 
 /**
- * An AbortController that fires when the caller's signal fires or after `timeoutMs`, whichever
- * comes first. `dispose` clears the timer and the listener, so nothing outlives the attempt.
+ * An AbortController that fires when the caller's signal (or `other`) fires or after `timeoutMs`,
+ * whichever comes first. `dispose` clears the timer and the listener, so nothing outlives the attempt.
  */
-export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | undefined): LinkedAbort {
+export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | undefined, other?: AbortSignal): LinkedAbort {
   const controller = new AbortController();
   let timedOut = false;
   let cancelTimer: (() => void) | undefined;
   const onParentAbort = () => controller.abort(parent?.reason);
+  const onOtherAbort = () => controller.abort(other?.reason);
   if (parent?.aborted) controller.abort(parent.reason);
   else parent?.addEventListener('abort', onParentAbort, { once: true });
+  // A second signal (a gate's), followed the same way and let go of by `dispose` too.
+  if (other?.aborted) controller.abort(other.reason);
+  else other?.addEventListener('abort', onOtherAbort, { once: true });
   if (timeoutMs !== undefined && timeoutMs > 0 && timeoutMs !== Infinity && !controller.signal.aborted) {
     cancelTimer = startTimer(() => {
       timedOut = true;
@@ -53,6 +57,7 @@ export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | u
     dispose: () => {
       cancelTimer?.();
       parent?.removeEventListener('abort', onParentAbort);
+      other?.removeEventListener('abort', onOtherAbort);
     },
     stopTimer: () => cancelTimer?.(),
   };

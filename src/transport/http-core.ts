@@ -1,4 +1,4 @@
-import { AbortError, ApiError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
+import { AbortError, ApiError, ApiRetiredError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { linkAbort, sleep, type LinkedAbort } from './abort.js';
 import { errorFromResponse } from './error-mapping.js';
 import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
@@ -51,6 +51,21 @@ export interface HttpRequest extends CallOptions {
    * the call as a small queued record until then (serverless). The core frees it after the attempt.
    */
   readonly paceTurn?: PaceRelease | undefined;
+  /** Set by a surface whose requests may have to stop going out (GraphQL's, once retired): see {@link RequestGate}. */
+  readonly gate?: RequestGate | undefined;
+}
+
+/**
+ * A reason to stop a request before it is sent, read again each time the pacer grants it a turn:
+ * a call that waited while the reason arose is not sent. `signal` fires when it arises, so calls
+ * waiting for a turn leave at once; `check` gives the error they end with; `retired` hears of a
+ * 410 the moment it is answered, before the answered request frees its turn to the next one.
+ */
+export interface RequestGate {
+  readonly signal: AbortSignal;
+  check(): RunpodError | undefined;
+  /** `early`: heard from the status alone; the error built from the whole answer follows. */
+  retired(error: ApiRetiredError, early?: boolean): void;
 }
 
 /** A 2xx answer, read in full within the attempt's time limit. */
@@ -231,6 +246,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
 
   async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>, raw = false): Promise<T> {
     checkBeforeSending(req, req.auth, () => req);
+    const gate = req.gate;
     const maxRetries = Math.max(0, req.maxRetries ?? resolved.maxRetries);
     const timeoutMs = req.timeoutMs ?? resolved.timeoutMs;
     // Retries counted against maxRetries; those allowed by `retryUntil` are not counted.
@@ -239,12 +255,20 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     for (let attempt = 0; ; attempt++) {
       if (req.signal?.aborted) throw abortedByCaller(req);
       let release: PaceRelease;
+      // The wait for a turn also ends when the gate's reason arises.
+      const waiting = gate && linkAbort(req.signal, undefined, gate.signal);
       try {
         // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
-        release = attempt === 0 && req.paceTurn ? req.paceTurn : await pacer.acquire(req.rateLimitKey, req.signal);
+        release = attempt === 0 && req.paceTurn ? req.paceTurn : await pacer.acquire(req.rateLimitKey, waiting?.signal ?? req.signal);
       } catch (err) {
-        if (err instanceof AbortError) throw abortedByCaller(req);
-        throw err;
+        throw gate?.check() ?? (err instanceof AbortError ? abortedByCaller(req) : err);
+      } finally {
+        waiting?.dispose();
+      }
+      const refused = gate?.check();
+      if (refused) {
+        release();
+        throw refused;
       }
       const link = linkAbort(req.signal, timeoutMs);
       let keepLink = false;
@@ -257,6 +281,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         let res = await send(req, link.signal);
         if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await followRedirects(req, res, link.signal);
         answerStatus = res.status;
+        // A 410 closes the gate before its body is read: a turn freed meanwhile sends nothing.
+        if (answerStatus === 410) gate?.retired(errorFromResponse(410, '', res.headers, { request: summarise(req) }) as ApiRetiredError, true);
         quota = rateLimitFeedback(req, res.headers);
         if (res.ok) {
           const value = await read(res);
@@ -286,6 +312,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         if (!retryable || !canRetry || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS)) {
           const error = errorFromResponse(res.status, text, res.headers, { request: summarise(req), retryAfterMs });
           if (earlierMayHaveActed) afterLostAnswer.add(error);
+          if (error instanceof ApiRetiredError) gate?.retired(error);
           throw error;
         }
         if (!extended) counted++;

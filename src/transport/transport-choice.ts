@@ -1,4 +1,5 @@
 import { ApiRetiredError, RateLimitError } from '../errors.js';
+import type { RequestGate } from './http-core.js';
 
 /**
  * Which API serves `rp.graphql`, `rp.pods` and `rp.gpuTypes`. `'auto'`: RunPod's GraphQL while it
@@ -49,6 +50,11 @@ export interface TransportChoice {
   /** The GraphQL client saw 410 Gone on `graphqlUrl`: in `'auto'`, latch to REST for good. */
   retired(error: ApiRetiredError): void;
   /**
+   * In `'auto'`, what every GraphQL request carries into the core (see {@link RequestGate}): a call
+   * that waited for a GraphQL turn while the client switched leaves without sending, at once.
+   */
+  readonly gate: RequestGate | undefined;
+  /**
    * Runs one call on the current path. On GraphQL, a 410 (in `'auto'`) or a standing 429 (with
    * `fallbackOnRateLimit`) re-issues the call on REST: both are refusals before any work.
    */
@@ -61,6 +67,19 @@ const OPTION_HINT = "set graphqlTransport (formerly podsTransport): 'auto' (or '
 /** One per client, never module-wide: a process may hold an emulator's client and production's. */
 export function createTransportChoice(options: TransportChoiceOptions): TransportChoice {
   let latched: ApiRetiredError | undefined;
+  // Fires once, at the switch: GraphQL calls still waiting for a pacing turn stop waiting.
+  const switched = options.mode === 'auto' ? new AbortController() : undefined;
+  // The latch was set from a 410's status alone: the error read from its whole answer replaces it.
+  let early = false;
+  const retired = (error: ApiRetiredError, fromStatus = false) => {
+    // Strict mode: the error names the option that would have kept rp.pods and rp.gpuTypes going.
+    if (options.mode === 'graphql') (error as { replacement: string | undefined }).replacement ??= OPTION_HINT;
+    if (switched && (!latched || early)) {
+      latched = error;
+      early = fromStatus;
+      switched.abort();
+    }
+  };
   let retirementReported = false;
   let warned = false;
 
@@ -100,11 +119,9 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
     mode: options.mode,
     current: () => (options.mode === 'rest' || latched ? 'rest' : 'graphql'),
     retirement: () => latched,
-    retired(error) {
-      // Strict mode: the error names the option that would have kept rp.pods and rp.gpuTypes going.
-      if (options.mode === 'graphql') (error as { replacement: string | undefined }).replacement ??= OPTION_HINT;
-      if (options.mode === 'auto') latched ??= error;
-    },
+    retired,
+    // The switch is read again once a call's GraphQL turn comes: it may have happened while it waited.
+    gate: switched && { signal: switched.signal, check: () => latched, retired },
     // Not async, and no closure made on the way: this sits on every call of rp.pods and rp.gpuTypes.
     run(surface, operation, paths) {
       if (options.mode === 'rest') return paths.rest();

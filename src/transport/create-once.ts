@@ -1,0 +1,104 @@
+// The one create-once rule of the client, for every create on every API (rp.pods over GraphQL or
+// REST v2, rp.rest.*.create): one marker per call, sent once, never resent once it may have reached
+// the server; after an ambiguous failure, a bounded lookup by that marker; else a PossiblyCreatedError
+// that carries it. Surfaces say how to send and how to find; the rule lives only here.
+import { AbortError, ConnectionError, PossiblyCreatedError, ServerError, TimeoutError, type RunpodError } from '../errors.js';
+import { sleep } from './abort.js';
+import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from './create-marker.js';
+import type { CallOptions } from './options.js';
+
+/**
+ * The lookups after an ambiguous failure: 3 of them, 2 s apart, the first at once (so 0, 2 and 4 s
+ * after the failure). The client had two intervals, 1.5 s (rp.pods) and 2 s (rp.rest); 2 s is kept
+ * because the lookups exist to see a create that was still being carried out when its answer was
+ * lost, and the longer span gives it more time to show up for the same three list requests, which
+ * draw on the same paced bucket as the caller's own calls. A shorter interval only spends them sooner.
+ */
+export const DEFAULT_MARKER_LOOKUP = { attempts: 3, intervalMs: 2_000 } as const;
+
+/** The options of any create: the call's own, and how to look for what it made after an ambiguous failure. */
+export interface CreateOnceOptions extends CallOptions {
+  /**
+   * After an ambiguous failure (5xx, cut connection, time-out) what carries this create's marker
+   * is looked for: at most `attempts` lookups, `intervalMs` apart (the first at once).
+   * @default { attempts: 3, intervalMs: 2000 }
+   */
+  markerLookup?: MarkerLookupOptions | undefined;
+}
+
+/** One create, as a surface describes it. */
+export interface CreateOnceCall<T> {
+  /** Names the create in the PossiblyCreatedError: `DeployPod`, `POST /pods`. */
+  readonly operation: string;
+  /** What is created (`pod`), for the PossiblyCreatedError. */
+  readonly noun?: string | undefined;
+  /**
+   * Sends the create, carrying `marker` where `find` will look for it. Calls `sending()` just before
+   * the create request itself goes out: a failure before it (a catalog read) created nothing.
+   * An answer with nothing in it (`null`) is as ambiguous as a 5xx.
+   */
+  send(marker: string, sending: () => void, options: CallOptions): Promise<T | null | undefined>;
+  /** What carries `marker` now, or null. Absent when the resource cannot carry a marker. */
+  readonly find?: ((marker: string, options: CallOptions) => Promise<T | null | undefined>) | undefined;
+  /** Where the caller can look for it later (a sentence), shown in the PossiblyCreatedError. */
+  readonly later?: ((marker: string) => string) | undefined;
+  /** A failure of this API after which the create may have happened, beyond {@link mayHaveActed}. */
+  readonly ambiguous?: ((err: unknown) => boolean) | undefined;
+}
+
+/**
+ * A failure after which a request may have been acted on, its answer lost: a 5xx (or an answer of
+ * the wrong shape), a time-out, a connection cut after the request may have left.
+ */
+export function mayHaveActed(err: unknown): boolean {
+  return err instanceof ServerError || err instanceof TimeoutError || (err instanceof ConnectionError && !err.notSent);
+}
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Sends `call` once with a fresh marker. After an ambiguous failure it looks for what carries the
+ * marker (a bounded number of times) and returns it: one call, one resource. When that cannot
+ * settle it, a PossiblyCreatedError carries the marker. Nothing is ever resent.
+ */
+export async function createOnce<T>(call: CreateOnceCall<T>, options: CreateOnceOptions = {}): Promise<T> {
+  const { markerLookup, ...callOptions } = options;
+  const attempts = Math.max(1, markerLookup?.attempts ?? DEFAULT_MARKER_LOOKUP.attempts);
+  const intervalMs = markerLookup?.intervalMs ?? DEFAULT_MARKER_LOOKUP.intervalMs;
+  const { signal } = callOptions;
+  const marker = call.find ? newCreateMarker() : '';
+  let sent = false;
+  let failure: unknown;
+  try {
+    const made = await call.send(marker, () => (sent = true), callOptions);
+    if (made != null) return made;
+    failure = new ServerError(`${call.operation}: the platform answered with nothing and no error`, { status: 200 });
+  } catch (err) {
+    if (!sent || !(mayHaveActed(err) || call.ambiguous?.(err))) throw err;
+    failure = err;
+  }
+  let why = 'it cannot carry a marker to be found by';
+  if (call.find) {
+    let lookups = 0;
+    let lookupFailure: unknown;
+    for (let n = 0; n < attempts && !signal?.aborted; n++) {
+      try {
+        if (n > 0) await sleep(intervalMs, signal);
+        lookups++;
+        const found = await call.find(marker, callOptions);
+        if (found) return found;
+      } catch (err) {
+        lookupFailure = err;
+        if (err instanceof AbortError) break;
+      }
+    }
+    why = `${lookups} lookup(s) by its marker found none${lookupFailure ? `; looking it up failed (${messageOf(lookupFailure)})` : ''}`;
+  }
+  const what = call.noun ? `a ${call.noun}` : 'something';
+  const later = call.find ? ` ${call.later?.(marker) ?? `Look for env ${CREATE_MARKER_ENV}=${marker}`}.` : '';
+  throw new PossiblyCreatedError(`${call.operation} may have created ${what}: ${messageOf(failure)}. ${why}.${later}`, {
+    createMarker: marker,
+    cause: failure,
+    request: (failure as Partial<RunpodError>).request,
+  });
+}
