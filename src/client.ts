@@ -8,7 +8,7 @@ import { createRestRequester } from './rest/rest-request.js';
 import { createServerlessClient, type RunpodServerless } from './serverless/serverless-client.js';
 import { createHttpCoreFromOptions } from './transport/http-core.js';
 import { createTransportChoice } from './transport/transport-choice.js';
-import { validateTransportOptions, type RunpodClientOptions } from './transport/options.js';
+import { validateCallOptions, validateTransportOptions, type RunpodClientOptions } from './transport/options.js';
 import { toJsonBody } from './validation.js';
 
 export interface RunpodClient extends RunpodServerless {
@@ -56,6 +56,7 @@ export function createRunpodClient(options: RunpodClientOptions = {}): RunpodCli
         makeFacts,
         rawOptions,
         toJsonBody,
+        validateCallOptions,
         errorFromGraphQLErrors,
         errors: { RunpodError, GraphQLResponseError, TransportUnsupportedError, ValidationError },
       }),

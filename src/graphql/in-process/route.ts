@@ -5,6 +5,7 @@ import { GraphQLError, print, type DocumentNode, type ExecutionResult } from 'gr
 import type { GraphQLErrorEntry, GraphQLResponseError, RequestSummary, RunpodError, ValidationError } from '../../errors.js';
 import type { RestPathKit as GpuRestPathKit } from '../../gpu-types/rest-path.js';
 import type { PodsApi } from '../../pods/types.js';
+import type { CallOptions } from '../../transport/options.js';
 import type { TransportChoice } from '../../transport/transport-choice.js';
 import { isDocument } from '../executable-schema.js';
 import type { DocumentFacts, GraphQLCallOptions, GraphQLExecuteOptions, RunpodGraphQL } from '../graphql-client.js';
@@ -21,6 +22,7 @@ export interface RouteKit {
   readonly makeFacts: (source: string, operationName: string | undefined, operationType: string) => DocumentFacts;
   readonly rawOptions: (options: GraphQLCallOptions | undefined, facts: DocumentFacts) => GraphQLCallOptions;
   readonly toJsonBody: (field: string, value: unknown) => string;
+  readonly validateCallOptions: (options: CallOptions) => void;
   readonly errorFromGraphQLErrors: (errors: readonly GraphQLErrorEntry[], data: unknown, ctx: GraphQLErrorContext) => RunpodError;
   readonly errors: {
     readonly RunpodError: typeof RunpodError;
@@ -74,6 +76,8 @@ export function createRoutes(kit: RouteKit): Routes {
   const prepared = (source: string) => local().prepare(source);
 
   async function request(document: unknown, variables: unknown, options: GraphQLCallOptions | undefined): Promise<unknown> {
+    // Bad options are refused as on RunPod's GraphQL, before anything runs.
+    if (options) kit.validateCallOptions(options);
     const facts = await kit.documentFacts(document);
     const ctx = { operationName: facts.operationName, request: summary(facts.label) };
     const doc = prepared(facts.source);
@@ -98,6 +102,9 @@ export function createRoutes(kit: RouteKit): Routes {
   }
 
   async function execute(document: unknown, variables: unknown, options: GraphQLExecuteOptions = {}): Promise<ExecutionResult> {
+    // Bad input is thrown, not returned: only the document's own errors go in `errors`.
+    kit.validateCallOptions(options);
+    if (options.operationName != null && typeof options.operationName !== 'string') throw new E.ValidationError('operationName', 'must be a string');
     let source: string;
     if (typeof document === 'string') source = document;
     else if (isDocumentNode(document)) source = print(document);
