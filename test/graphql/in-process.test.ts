@@ -1,32 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createRunpodClient, GraphQLResponseError, TransportUnsupportedError, type RunpodClientOptions, type TransportChangeEvent } from '../../src/index.js';
-import { createEmulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { createRunpodClient, GraphQLResponseError, TransportUnsupportedError } from '../../src/index.js';
+import { createEmulator } from '../../src/emulator/index.js';
 import { GpuTypesDocument, MyPodsDocument, PodDocument, DeployPodDocument, StopPodDocument, TerminatePodDocument, GpuTypeCatalogDocument } from '../../src/graphql/__generated__/operations.js';
 import { captureError } from '../helpers.js';
+import { RECORDING_KEY as KEY, recordingClient } from '../recording-client.js';
 
-const KEY = 'rpa_in_process_key';
 const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
 
-/** A client on an in-process emulator, counting requests by kind at the fetch seam. */
-function setup(emulatorOptions: EmulatorOptions = {}, clientOptions: RunpodClientOptions = {}) {
-  const emulator = createEmulator({ apiKeys: [KEY], podStartupMs: 0, ...emulatorOptions });
-  const base = emulator.clientOptions(KEY);
-  const sent: string[] = [];
-  const events: TransportChangeEvent[] = [];
-  const rp = createRunpodClient({
-    ...base,
-    rateLimits: false,
-    onTransportChange: (e) => events.push(e),
-    ...clientOptions,
-    fetch: (input, init) => {
-      const url = new URL(String(input instanceof Request ? input.url : input));
-      sent.push(`${init?.method ?? 'GET'} ${url.pathname}`);
-      return base.fetch!(input, init);
-    },
-  });
-  const graphqlSent = () => sent.filter((s) => s.endsWith('/graphql')).length;
-  return { emulator, rp, sent, events, graphqlSent };
-}
+const setup = recordingClient;
 
 describe('rp.graphql in process over REST v2', () => {
   it("graphqlTransport 'rest': generated documents run with no GraphQL request", async () => {
@@ -81,9 +62,9 @@ describe('rp.graphql in process over REST v2', () => {
     }`;
     const result = await rp.graphql.execute(doc);
     expect(result.errors).toBeUndefined();
-    expect(sent.filter((s) => s === 'GET /v2/pods')).toHaveLength(1);
+    expect(sent.filter((s) => s.method === 'GET' && s.path === '/v2/pods')).toHaveLength(1);
     // One catalog read per cloud (the REST path reads SECURE and COMMUNITY), whatever selects it.
-    expect(sent.filter((s) => s === 'GET /v2/catalog/gpus')).toHaveLength(2);
+    expect(sent.filter((s) => s.method === 'GET' && s.path === '/v2/catalog/gpus')).toHaveLength(2);
   });
 
   it("'auto': the call that meets the 410 is re-run in process, then no GraphQL request at all", async () => {
