@@ -11,7 +11,7 @@ import {
 } from '../errors.js';
 import type { GpuTypeCatalog } from '../gpu-types/catalog.js';
 import type { EnvironmentVariableInput } from '../graphql/__generated__/operations.js';
-import type { GraphQLCallOptions, RunpodGraphQL } from '../graphql/graphql-client.js';
+import type { GraphQLCallOptions, GraphQLRequester } from '../graphql/graphql-client.js';
 import { parsePodEnv } from '../graphql/pod-env.js';
 import { createRestCatalogApi } from '../rest/catalog.js';
 import { createRestPodsApi, sendPodCreate } from '../rest/pods.js';
@@ -34,7 +34,7 @@ import { isPodReady, TERMINAL_POD_STATUSES, type DeployCpuPodInput, type DeployP
 export * from './types.js';
 
 export interface PodsApiDeps {
-  readonly graphql: RunpodGraphQL;
+  readonly graphql: GraphQLRequester;
   /** The core REST v2 calls go through (`restUrl`, Bearer auth, pacing under the `rest` bucket). */
   readonly core: HttpCore;
   /** The client's one transport choice. */

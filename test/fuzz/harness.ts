@@ -145,6 +145,16 @@ export const METHODS: readonly MethodRow[] = [
   { name: 'gpuTypes.list over REST v2, compliance', call: (c, _id, o) => c.overRest.gpuTypes.list({ compliance: ['GDPR'], globalNetwork: true, secureCloud: true }, o) },
   { name: 'gpuTypes.offers over REST v2', call: (c, _id, o) => c.overRest.gpuTypes.offers({ gpuCount: 1 }, o) },
   { name: 'pods.deploy, GPU catalog over REST v2', call: (c, _id, o) => c.overRest.pods.deploy({ gpuTypeId: 'NVIDIA GeForce RTX 4090', imageName: 'img', gpuCount: 1, cloudType: 'SECURE' }, { markerLookup: { attempts: 1 }, ...o }) },
+  // rp.graphql in process over REST v2 (podsTransport: 'rest'): schema.graphql's executor, reads shared per document
+  { name: 'graphql in process: myself pods and gpuTypes', call: (c, _id, o) => c.overRest.graphql.request('query Q { myself { pods { id name env runtime { ports { ip publicPort } } } } gpuTypes { id lowestPrice(input: { gpuCount: 1 }) { uninterruptablePrice stockStatus } } }', {}, o) },
+  { name: 'graphql in process: pod', call: (c, id, o) => c.overRest.graphql.request('query P($id: String!) { pod(input: { podId: $id }) { id desiredStatus machine { podHostId } } }', { id }, o), path: '/v2/pods/{id}' },
+  // execute: GraphQL errors (a refused id among them) come back in `errors`; bad options and failed requests are thrown.
+  { name: 'graphql in process: execute', call: (c, id, o) => c.overRest.graphql.execute('query P($id: String!) { pod(input: { podId: $id }) { id runtime { ports { ip } } } myself { pods { id } } }', { id }, o) },
+  {
+    name: 'graphql in process: DeployPod',
+    call: (c, _id, o) =>
+      c.overRest.graphql.request('mutation D($input: PodFindAndDeployOnDemandInput) { podFindAndDeployOnDemand(input: $input) { id } }', { input: { gpuTypeId: 'NVIDIA GeForce RTX 4090', imageName: 'img', gpuCount: 1, cloudType: 'SECURE' } }, { markerLookup: { attempts: 1 }, ...o } as CallOptions),
+  },
   // REST v2 (rp.rest)
   { name: 'rest.pods.list', call: (c, _id, o) => c.rest.pods.list({}, o) },
   { name: 'rest.pods.create', call: (c, _id, o) => c.rest.pods.create({ name: 'p', image: 'img', gpu: { id: 'NVIDIA GeForce RTX 4090', count: 1 } }, { ...o, markerLookup: { attempts: 1, intervalMs: 1 } }) },

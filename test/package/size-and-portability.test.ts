@@ -20,13 +20,16 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * pagination, the cursor checks) and the builds routes put about 0.9 KB on the full client and on runpod-gql/rest
  * (54,178 B and 22,010 B with the merged contract, which itself measured 53,284 B and 21,148 B from source); on
  * the code-split start-up it measures 25,524 B. The pager is at start-up because `list()` hands back a list at once.
+ * Documents running in process over REST v2 (issue 28) put graphql-js's schema building, validation and execution
+ * into the full bundle: 84,914 B. They load only when a document runs in process, so the code-split start-up
+ * grew by 354 B (24,651 → 25,005 B), the routing that stays eager.
  */
 // Issue 30 (logs, configuration from the environment, request ids and onResponse, fetchOptions,
 // User-Agent and appInfo: all in the HTTP core every entry carries) measured 54,933 B full (53,050 before),
 // rest 22,743, rest-v1 16,178, serverless 19,393; each budget below leaves about 0.5 KB above that.
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 54.5 * 1024],
+  ['runpod-gql', 'dist/index.js', 83 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 22.75 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 16.25 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 19.5 * 1024],

@@ -17,36 +17,9 @@ import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/e
 import { parsePodEnv } from '../../src/graphql/pod-env.js';
 import { CREATE_MARKER_ENV } from '../../src/transport/create-marker.js';
 import { captureError } from '../helpers.js';
+import { RECORDING_KEY as KEY, recordingClient as setup } from '../recording-client.js';
 
-const KEY = 'rpa_retirement_key';
 const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
-
-interface Sent {
-  method: string;
-  path: string;
-}
-
-/** A client on an in-process emulator, recording every request it sends. */
-function setup(emulatorOptions: EmulatorOptions = {}, clientOptions: RunpodClientOptions = {}, onAnswer?: (body: string) => void) {
-  const emulator = createEmulator({ apiKeys: [KEY], podStartupMs: 0, ...emulatorOptions });
-  const base = emulator.clientOptions(KEY);
-  const sent: Sent[] = [];
-  const events: TransportChangeEvent[] = [];
-  const rp = createRunpodClient({
-    ...base,
-    rateLimits: false,
-    onTransportChange: (e) => events.push(e),
-    ...clientOptions,
-    fetch: (input, init) => {
-      const url = new URL(String(input instanceof Request ? input.url : input));
-      sent.push({ method: init?.method ?? 'GET', path: url.pathname });
-      const answer = base.fetch!(input, init);
-      return onAnswer ? answer.finally(() => onAnswer(typeof init?.body === 'string' ? init.body : '')) : answer;
-    },
-  });
-  const graphqlSent = () => sent.filter((s) => s.path.endsWith('/graphql')).length;
-  return { emulator, rp, sent, events, graphqlSent };
-}
 
 function podsOf(emulator: Emulator): number {
   return emulator.inspect.podCount(KEY);
@@ -146,11 +119,14 @@ describe('a whole session with GraphQL retired', () => {
     expect(second.events).toEqual([]);
   });
 
-  it("users' own GraphQL documents do not fall back: they get ApiRetiredError", async () => {
-    const { rp } = setup({ graphqlRetired: true });
-    const err = await captureError<ApiRetiredError>(rp.graphql.request('query { myself { id } }'));
-    expect(err).toBeInstanceOf(ApiRetiredError);
-    expect(err.status).toBe(410);
+  it("users' own GraphQL documents run in process; a field REST v2 has no source for is an error naming it", async () => {
+    const { rp, graphqlSent } = setup({ graphqlRetired: true });
+    const { myself } = await rp.graphql.request<{ myself: { pods: Array<{ id: string }> } }, Record<string, never>>('query { myself { pods { id } } }');
+    expect(myself.pods).toEqual([]);
+    const err = await captureError<TransportUnsupportedError>(rp.graphql.request('query { myself { id } }'));
+    expect(err).toBeInstanceOf(TransportUnsupportedError);
+    expect(err.fields).toEqual(['User.id']);
+    expect(graphqlSent()).toBe(1);
   });
 });
 
