@@ -31,6 +31,7 @@ export function createRunpodClient(options: RunpodClientOptions = {}): RunpodCli
     mode: options.podsTransport ?? 'auto',
     fallbackOnRateLimit: options.fallbackOnRateLimit ?? false,
     onTransportChange: options.onTransportChange,
+    log: core.log,
   });
   const graphql = createGraphQLClient(core, choice);
   // rp.gpuTypes and deploy's catalog read REST v2 through src/rest/, as rp.rest does.

@@ -17,6 +17,7 @@ export interface RequestSummary {
 export interface RunpodErrorOptions {
   request?: RequestSummary | undefined;
   cause?: unknown;
+  requestId?: string | undefined;
 }
 
 // Scrubbing never fails on its own, but nothing it meets may turn an error into another one: a
@@ -51,12 +52,19 @@ function safeValue<T>(value: T): T {
 export class RunpodError extends Error {
   override readonly name: string = 'RunpodError';
   declare readonly request: RequestSummary | undefined;
+  /**
+   * The server's id for the answer this error comes from (`x-request-id`, else `x-runpod-request-id`,
+   * else a serverless worker's `x-runpod-worker-id`): what RunPod support asks for. Undefined when
+   * no answer came, or it carried none.
+   */
+  declare readonly requestId: string | undefined;
 
   constructor(message: string, options: RunpodErrorOptions = {}) {
     // Scrubbed here, at the root, so no surface can forget: the message (and so the stack), the
     // cause and the request; subclasses keep scrubbed copies of what they carry.
     super(safeMessage(message), options.cause === undefined ? undefined : { cause: safeValue(options.cause) });
     this.request = safeValue(options.request);
+    if (options.requestId !== undefined) this.requestId = safeText(options.requestId);
   }
 
   /** Marks errors that scrubbed themselves, so a cause chain is not rebuilt. */

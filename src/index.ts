@@ -2,7 +2,9 @@ export { createRunpodClient, type RunpodClient } from './client.js';
 export * from './errors.js';
 export type { MarkerLookupOptions } from './transport/create-marker.js';
 export { transportOf } from './transport/transport-tag.js';
-export type { CallOptions, FetchLike, RateLimitSetting, RetryEvent, RunpodClientOptions } from './transport/options.js';
+export type { CallOptions, FetchLike, FetchOptions, RateLimitSetting, ResponseInfo, RetryEvent, RunpodClientOptions } from './transport/options.js';
+export { VERSION, type AppInfo } from './transport/user-agent.js';
+export { LOG_LEVELS, type LogFields, type LogLevel, type RunpodLogger } from './transport/logger.js';
 export type { PacingBucket, PacingGrant, PacingLimit, PacingStore } from './transport/pacing.js';
 export {
   DEFAULT_GRAPHQL_URL,

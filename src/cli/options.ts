@@ -11,6 +11,9 @@ export interface GlobalOptions {
   profile?: string;
   emulator?: boolean;
   json?: boolean;
+  /** `--verbose`: the client logs at `info` (transport switches); `--debug`: every attempt. */
+  verbose?: boolean;
+  debug?: boolean;
   /** `--transport` of `gpus` and `pods`: which API rp.pods and rp.gpuTypes use. */
   transport?: PodsTransport;
 }

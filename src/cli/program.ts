@@ -85,6 +85,8 @@ export function buildProgram(groups: readonly CommandGroup[], json = false): Com
     .addOption(new Option('--profile <name>', 'take the API key from this profile of ~/.runpod/config.toml (the file runpod-python and runpodctl keep; [default] is read when no key is given)').conflicts('apiKey'))
     .option('--emulator', 'run against an in-process emulator (no account, no network; its state lasts one command)')
     .option('--json', 'machine-readable output')
+    .option('--verbose', 'log what the client does (transport switches, pacing) on stderr')
+    .option('--debug', 'log every request attempt on stderr: method, URL (key redacted), status, time, retries')
     .helpOption('-h, --help', 'help for any command')
     .helpCommand('help [command]', 'help for a command')
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })

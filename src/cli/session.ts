@@ -5,6 +5,7 @@ import type { Emulator } from '../emulator/index.js';
 import type { TransportChangeEvent } from '../transport/transport-choice.js';
 import { urlProblem } from '../transport/options.js';
 import { UsageError } from './errors.js';
+import { safeText } from './output.js';
 import type { CommandOptions, GlobalOptions } from './options.js';
 import { whereOf } from './program.js';
 import { whileRunning } from './signals.js';
@@ -21,6 +22,17 @@ export interface Session {
 
 const URL_VARIABLES = { RUNPOD_GRAPHQL_URL: 'graphqlUrl', RUNPOD_REST_URL: 'restUrl', RUNPOD_SERVERLESS_URL: 'serverlessUrl' } as const;
 
+/** The client's log lines, on stderr (stdout holds the command's output), controls escaped. */
+const stderrLogger = {
+  error: (message: string) => console.error(safeText(message)),
+  warn: (message: string) => console.error(safeText(message)),
+  info: (message: string) => console.error(safeText(message)),
+  debug: (message: string) => console.error(safeText(message)),
+};
+
+/** `--debug`, `--verbose`, else the library's own default (`RUNPOD_LOG`, else warn). */
+const logOptions = (options: GlobalOptions) => ({ logger: stderrLogger, logLevel: options.debug ? ('debug' as const) : options.verbose ? ('info' as const) : undefined });
+
 /** One line on stderr when rp.pods or rp.gpuTypes leaves GraphQL (instead of Node's warning). */
 const transportNote = (event: TransportChangeEvent) =>
   console.error(`note: GraphQL ${event.reason === 'retired' ? 'is retired (410 Gone)' : 'is rate-limited'}; ${event.surface} went on over REST v2 (--transport rest skips GraphQL)`);
@@ -30,7 +42,7 @@ async function openSession(options: GlobalOptions, where: string): Promise<Sessi
     // Loaded only when used: the emulator (Hono, graphql-js) would slow every other command's start.
     const { createEmulator } = await import('../emulator/index.js');
     const emulator = createEmulator({ podStartupMs: 500 });
-    return { rp: createRunpodClient({ ...emulator.clientOptions(), podsTransport: options.transport, onTransportChange: transportNote }), emulator, where };
+    return { rp: createRunpodClient({ ...emulator.clientOptions(), ...logOptions(options), podsTransport: options.transport, onTransportChange: transportNote }), emulator, where };
   }
   const from = await apiKeyOf(options);
   if (!from) throw new UsageError(`no API key: set RUNPOD_API_KEY, or pipe it to --api-key -, or try --emulator (or keep it in a profile: [default] api_key = "…" in ${PROFILE_FILE})`);
@@ -43,7 +55,7 @@ async function openSession(options: GlobalOptions, where: string): Promise<Sessi
     if (problem) throw new UsageError(`configuration error: ${name} (${option}) ${problem}`);
     urls[option] = value;
   }
-  return { rp: clientFor(from, { ...urls, podsTransport: options.transport, onTransportChange: transportNote }), where };
+  return { rp: clientFor(from, { ...urls, ...logOptions(options), podsTransport: options.transport, onTransportChange: transportNote }), where };
 }
 
 /** The key and its source: `--api-key` (or `-`, stdin), then `--profile`, then RUNPOD_API_KEY, then the default profile. */

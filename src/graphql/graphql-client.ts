@@ -3,6 +3,7 @@ import type { GraphQLClient } from 'graphql-request';
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import { ApiRetiredError, RunpodError, ServerError, ValidationError, type GraphQLErrorEntry } from '../errors.js';
 import { errorFromGraphQLErrors } from './graphql-errors.js';
+import { withRequestId } from '../transport/error-mapping.js';
 import type { HttpCore, HttpRequest, HttpResult } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { redactUrl, redactValue } from '../transport/redact.js';
@@ -218,6 +219,8 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
       timeoutMs: options.timeoutMs,
       maxRetries: options.maxRetries,
       headers: options.headers,
+      onResponse: options.onResponse,
+      fetchOptions: options.fetchOptions,
       rateLimitKey: 'graphql',
     };
     const call: GraphQLCall = { request: httpRequest };
@@ -237,11 +240,14 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
         throw core.wrongShape(httpRequest, '`errors` as a list of objects with a message', call.result?.text ?? errors, status);
       }
       if (errors.length > 0) {
-        throw errorFromGraphQLErrors<TResult>(redactValue(errors), data as TResult | null | undefined, {
-          operationName: facts.operationName,
-          status,
-          request: { method: 'POST', url: summaryUrl, operation: facts.label },
-        });
+        throw withRequestId(
+          errorFromGraphQLErrors<TResult>(redactValue(errors), data as TResult | null | undefined, {
+            operationName: facts.operationName,
+            status,
+            request: { method: 'POST', url: summaryUrl, operation: facts.label },
+          }),
+          call.result?.headers,
+        );
       }
     }
     if (!isRecord(data)) {

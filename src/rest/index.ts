@@ -21,7 +21,7 @@ export type { RestClustersApi } from './clusters.js';
 export type { RestSshKeysApi } from './ssh-keys.js';
 export type { LogLine, LogOptions } from './logs.js';
 export type * from './types.js';
-export type { CallOptions, RunpodClientOptions } from '../transport/options.js';
+export type { CallOptions, ResponseInfo, RunpodClientOptions } from '../transport/options.js';
 export type { RateLimitInfo, RateLimitWindow } from '../transport/rate-limit-headers.js';
 export { CREATE_MARKER_ENV } from '../transport/create-marker.js';
 export * from '../errors.js';

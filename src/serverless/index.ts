@@ -14,5 +14,5 @@ export { OPENAI_API_KEY_PLACEHOLDER, type OpenAICompatible, type OpenAIHelperOpt
 export { isTerminalJobStatus, TERMINAL_JOB_STATUSES } from './types.js';
 export type { CompletedJob, EndpointHealth, JobPolicy, JobState, JobStatus, PurgeQueueResult, S3Config, StreamChunk } from './types.js';
 export type { LoadBalancedClient, LoadBalancedOptions, LoadBalancedRequestOptions, LoadBalancedResponse } from './load-balanced.js';
-export type { CallOptions, RunpodClientOptions } from '../transport/options.js';
+export type { CallOptions, ResponseInfo, RunpodClientOptions } from '../transport/options.js';
 export * from '../errors.js';

@@ -473,7 +473,7 @@ export function createQueueCalls(kit: QueueKit) {
             check: isSubmitted as (body: unknown) => body is JobState<Output>,
             expected: 'a job state with an id',
           },
-          { signal: link.signal, headers: options.headers, maxRetries: options.maxRetries, timeoutMs: waitMs + HOLD_MARGIN_MS },
+          { signal: link.signal, headers: options.headers, maxRetries: options.maxRetries, timeoutMs: waitMs + HOLD_MARGIN_MS, onResponse: options.onResponse, fetchOptions: options.fetchOptions },
         );
       } catch (err) {
         // No answer, so no job id: the job may have been queued, and the error says so.

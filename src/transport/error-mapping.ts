@@ -1,4 +1,5 @@
 import { parseRateLimitHeaders } from './rate-limit-headers.js';
+import { redactText } from './redact.js';
 import {
   ApiError,
   ApiRetiredError,
@@ -13,6 +14,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
   type RequestSummary,
+  type RunpodError,
   ServerError,
   ValidationError,
 } from '../errors.js';
@@ -148,12 +150,12 @@ export function errorFromResponse(
   ctx: ErrorContext,
 ): ApiError | GraphQLResponseError | CapacityUnavailableError | InsufficientBalanceError | ValidationError {
   try {
-    return mapErrorResponse(status, text, headers, ctx);
+    return withRequestId(mapErrorResponse(status, text, headers, ctx), headers);
   } catch {
     // Whatever the body holds, an HTTP error stays an HTTP error of its status: never a failure
     // of the attempt (which would be retried, or read as a lost answer after a create).
     const message = `${ctx.request.operation} failed with HTTP ${status}: the error answer could not be read`;
-    const options = { status, body: clip(text.slice(0, BODY_SNIPPET_CHARS), BODY_SNIPPET_CHARS), request: ctx.request, retryAfterMs: ctx.retryAfterMs };
+    const options = { status, body: clip(text.slice(0, BODY_SNIPPET_CHARS), BODY_SNIPPET_CHARS), request: ctx.request, retryAfterMs: ctx.retryAfterMs, requestId: requestIdOf(headers) };
     if (status === 409) return new ConflictError(message, options);
     if (status === 422) return new ValidationError('body', `refused by the server (HTTP 422)`, options);
     if (status === 429) return new RateLimitError(message, options);
@@ -232,7 +234,25 @@ function describeNonJson(headers: Headers, text: string): string {
   return snippet ? `non-JSON answer (${type}): ${snippet}` : `empty answer (${type})`;
 }
 
-function headersToRecord(headers: Headers): Record<string, string> {
+/** The answer's request id: `x-request-id`, else `x-runpod-request-id`, else the serverless `x-runpod-worker-id`. */
+export function requestIdOf(headers: Headers | undefined): string | undefined {
+  const id = headers && (headers.get('x-request-id') ?? headers.get('x-runpod-request-id') ?? headers.get('x-runpod-worker-id'));
+  return id ? clip(id, 200) : undefined;
+}
+
+/**
+ * `error` with the request id of the answer it comes from. Set after the error is built, so that
+ * each place that turns an answer into an error (HTTP status, wrong shape, GraphQL `errors`) need
+ * not thread it through every class; scrubbed as every other field.
+ */
+export function withRequestId<E extends RunpodError>(error: E, headers: Headers | undefined): E {
+  const id = requestIdOf(headers);
+  if (id !== undefined && error.requestId === undefined) (error as { requestId: string | undefined }).requestId = redactText(id);
+  return error;
+}
+
+/** Response headers as a plain record, without `set-cookie`, each value bounded (scrub it before it leaves). */
+export function headersToRecord(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
     if (name !== 'set-cookie') out[name] = clip(value, ERROR_BODY_LIMITS.stringChars);

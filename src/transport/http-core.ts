@@ -1,12 +1,13 @@
 import { AbortError, ApiError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { linkAbort, sleep, type LinkedAbort } from './abort.js';
-import { errorFromResponse } from './error-mapping.js';
-import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
+import { errorFromResponse, headersToRecord, requestIdOf, withRequestId } from './error-mapping.js';
+import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type ResponseInfo, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
 import { parseRateLimitHeaders, type RateLimitInfo } from './rate-limit-headers.js';
-import { createScrubber, redactText, redactUrl, registerSecret } from './redact.js';
+import { createScrubber, redactText, redactUrl, redactValue, registerSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
 import { monotonicNow } from './clock.js';
+import { createLog, type Log } from './logger.js';
 import { MAX_ERROR_BODY_CHARS } from './error-mapping.js';
 
 /** Where the API key goes: GraphQL takes it as `?api_key=`, REST and serverless as a Bearer token. */
@@ -86,6 +87,8 @@ export interface HttpCore {
   wrongShape(req: HttpRequest, expected: string, body: unknown, status?: number): ServerError;
   /** The AbortError of a call whose caller's signal fired before or while it was sent. */
   abortedByCaller(req: HttpRequest): AbortError;
+  /** This client's log (`logLevel`, `logger`): every line is scrubbed of the key. */
+  readonly log: Log;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -113,6 +116,8 @@ function innermostMessage(err: unknown): string {
 }
 
 const afterLostAnswer = new WeakSet<object>();
+/** The headers of the last answer each request received: a wrong-shaped body's error names its request id. */
+const answerHeaders = new WeakMap<HttpRequest, Headers>();
 
 /**
  * True for an HTTP error answered to a resend, after an earlier attempt that may have acted but
@@ -139,9 +144,17 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   // A shared store knows the account by a digest of the key, never the key.
   const pacer = createPacer(resolved.rateLimits, resolved.pacingStore && resolved.rateLimits !== false ? { store: resolved.pacingStore, scope: pacingScope(apiKey) } : undefined);
   const scrub = createScrubber(apiKey);
+  const log = createLog(resolved.logLevel, resolved.logger, (text) => redactText(scrub(text)));
+  // Fixed for the client's life: the hot path pays one boolean when debug is off.
+  const debug = log.enabled('debug');
+
+  // A `user-agent` (any case) of the caller's, client-wide or for one call, replaces ours.
+  const hasUserAgent = (headers: Record<string, string> | undefined) => !!headers && Object.keys(headers).some((name) => name.toLowerCase() === 'user-agent');
+  const ourUserAgent = hasUserAgent(resolved.headers) ? undefined : resolved.userAgent;
 
   function buildHeaders(bearer: boolean, hasBody: boolean, own?: Record<string, string>): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', ...resolved.headers, ...own };
+    if (ourUserAgent && !hasUserAgent(own)) headers['user-agent'] = ourUserAgent;
     if (hasBody) headers['content-type'] ??= 'application/json';
     if (bearer && apiKey) headers.authorization = `Bearer ${apiKey}`;
     return headers;
@@ -170,13 +183,16 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   /** One hop; the key goes only to the request's own origin. A plain function: no async layer. */
   // `body` null: this hop has none (a redirect turned it into a GET); undefined: the request's own.
   function send(req: HttpRequest, signal: AbortSignal, url = req.url, method = req.method, body: string | null | undefined = req.body, sameOrigin = true): Promise<Response> {
-    return resolved.fetch(sameOrigin ? withCredentials(url, req) : url, {
+    const init: RequestInit = {
       method,
       headers: headersFor(req, sameOrigin, body != null),
       body: body ?? undefined,
       signal,
       redirect: 'manual',
-    });
+    };
+    // The caller's fetch options go under the client's own fields, which always win.
+    const extra = req.fetchOptions ? { ...resolved.fetchOptions, ...req.fetchOptions } : resolved.fetchOptions;
+    return resolved.fetch(sameOrigin ? withCredentials(url, req) : url, extra ? { ...extra, ...init } : init);
   }
 
   /** After a redirect answer to the first hop: follows it, stripping the key off other origins. */
@@ -239,12 +255,21 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     for (let attempt = 0; ; attempt++) {
       if (req.signal?.aborted) throw abortedByCaller(req);
       let release: PaceRelease;
+      const queuedAt = debug ? monotonicNow() : 0;
       try {
         // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
         release = attempt === 0 && req.paceTurn ? req.paceTurn : await pacer.acquire(req.rateLimitKey, req.signal);
       } catch (err) {
         if (err instanceof AbortError) throw abortedByCaller(req);
         throw err;
+      }
+      const sentAt = debug ? monotonicNow() : 0;
+      if (debug && req.rateLimitKey !== undefined && sentAt - queuedAt >= 1) {
+        log.debug(`${req.operation} waited ${Math.round(sentAt - queuedAt)} ms for its turn in pacing bucket ${req.rateLimitKey}`, {
+          operation: req.operation,
+          bucket: req.rateLimitKey,
+          durationMs: Math.round(sentAt - queuedAt),
+        });
       }
       const link = linkAbort(req.signal, timeoutMs);
       let keepLink = false;
@@ -257,6 +282,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         let res = await send(req, link.signal);
         if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await followRedirects(req, res, link.signal);
         answerStatus = res.status;
+        if (debug) logAttempt(req, attempt, sentAt, res.status);
+        answerHeaders.set(req, res.headers);
+        if (req.onResponse) callHook(req.onResponse, responseInfo(req, res));
         quota = rateLimitFeedback(req, res.headers);
         if (res.ok) {
           const value = await read(res);
@@ -296,6 +324,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         // The server answered with an error status and something failed while reading what it
         // meant: that is still an HTTP error of that status, never a lost answer to resend.
         if (answered) throw unreadableAnswer(req, answerStatus, err);
+        if (debug && !answerStatus) logAttempt(req, attempt, sentAt, req.signal?.aborted ? 'aborted' : link.timedOut() ? 'timeout' : `connection failure (${innermostMessage(err)})`);
         if (req.signal?.aborted) throw abortedByCaller(req);
         const canRetry = counted < maxRetries;
         if (link.timedOut()) {
@@ -328,9 +357,36 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         // turns an answer into a network failure or a resend.
         if (quota) callHook(resolved.onRateLimit, quota);
       }
+      if (log.enabled('info')) {
+        // Retries up to a deadline (`retryUntil`) are not counted against maxRetries.
+        const limit = req.retryUntil !== undefined ? '' : ` of ${maxRetries}`;
+        log.info(`retrying ${req.operation} in ${Math.round(delayMs)} ms after ${typeof reason === 'number' ? `HTTP ${reason}` : reason} (retry ${attempt + 1}${limit})`, {
+          operation: req.operation,
+          method: req.method,
+          url: redactUrl(req.url),
+          attempt: attempt + 2,
+          reason,
+          delayMs: Math.round(delayMs),
+        });
+      }
       callHook(resolved.onRetry, { operation: req.operation, retry: attempt + 1, delayMs, reason });
       await sleep(delayMs, req.signal);
     }
+  }
+
+  /** One debug line per attempt: what was sent, where (redacted), what came back and how fast. */
+  function logAttempt(req: HttpRequest, attempt: number, sentAt: number, outcome: number | string): void {
+    const durationMs = Math.round(monotonicNow() - sentAt);
+    const url = redactUrl(req.url);
+    const result = typeof outcome === 'number' ? `HTTP ${outcome}` : outcome;
+    log.debug(`${req.method} ${url} (${req.operation}, attempt ${attempt + 1}) → ${result} in ${durationMs} ms`, {
+      operation: req.operation,
+      method: req.method,
+      url,
+      attempt: attempt + 1,
+      durationMs,
+      ...(typeof outcome === 'number' ? { status: outcome } : { reason: outcome }),
+    });
   }
 
   /**
@@ -349,9 +405,24 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     return windows.length && resolved.onRateLimit ? { operation: req.operation, windows } : undefined;
   }
 
+  /** What `onResponse` is told of one answer; the headers are scrubbed of the key like an error's. */
+  function responseInfo(req: HttpRequest, res: Response): ResponseInfo {
+    // Everything is read from the scrubbed copy: a server may echo the key in any header.
+    const headers = redactValue(Object.fromEntries(Object.entries(headersToRecord(res.headers)).map(([name, value]) => [name, scrub(value)])));
+    const scrubbed = new Headers(headers);
+    return {
+      operation: req.operation,
+      status: res.status,
+      requestId: requestIdOf(scrubbed),
+      workerId: scrubbed.get('x-runpod-worker-id') ?? undefined,
+      rateLimit: parseRateLimitHeaders(scrubbed),
+      headers,
+    };
+  }
+
   function unreadableAnswer(req: HttpRequest, status: number, err: unknown): ApiError {
     const message = `${req.operation} failed with HTTP ${status}: the error answer could not be read`;
-    const options = { status, request: summarise(req), cause: err };
+    const options = { status, request: summarise(req), cause: err, requestId: requestIdOf(answerHeaders.get(req)) };
     return status >= 500 ? new ServerError(message, options) : new ApiError(message, options);
   }
 
@@ -398,6 +469,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       status,
       body,
       request: summarise(req),
+      requestId: requestIdOf(headers),
     });
   }
 
@@ -413,6 +485,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       status,
       body: snippet,
       request: summarise(req),
+      requestId: requestIdOf(answerHeaders.get(req)),
     });
   }
 
@@ -430,6 +503,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     notJson,
     wrongShape,
     abortedByCaller,
+    log,
     async requestJson<T>(req: HttpRequest): Promise<T> {
       const result = await run(req, readText);
       if (result.text.trim() === '') return undefined as T;

@@ -1,11 +1,24 @@
 import { ValidationError, type RequestSummary } from '../errors.js';
+import { DEFAULT_LOG_LEVEL, isLogger, isLogLevel, type LogLevel, type RunpodLogger } from './logger.js';
 import type { PacingStore } from './pacing.js';
-import type { RateLimitInfo } from './rate-limit-headers.js';
+import type { RateLimitInfo, RateLimitWindow } from './rate-limit-headers.js';
 import { MAX_KEY_LENGTH } from './redact.js';
 import type { PodsTransport, TransportChangeEvent } from './transport-choice.js';
+import { checkAppInfo, userAgent, type AppInfo } from './user-agent.js';
 
 /** A `fetch` compatible function: the global one, undici's, a test double or `emulator.fetch`. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Extra `fetch` options, passed as they are with every request: undici's `dispatcher` (a proxy, a
+ * connection pool) in Node, `cache`, `keepalive`, `priority`, … The client's own `method`, `headers`,
+ * `body`, `signal` and `redirect` always win.
+ */
+export type FetchOptions = Omit<RequestInit, 'method' | 'headers' | 'body' | 'signal' | 'redirect'> & {
+  /** undici's dispatcher (Node): a `ProxyAgent`, an `Agent` with its own pool, an `EnvHttpProxyAgent`. */
+  dispatcher?: unknown;
+  readonly [option: string]: unknown;
+};
 
 /** Reported before each automatic retry, so long waits are visible. */
 export interface RetryEvent {
@@ -21,24 +34,35 @@ export interface RetryEvent {
 /** Options of {@link createRunpodClient}. Every URL can be changed, so the emulator or a proxy can stand in. */
 export interface RunpodClientOptions {
   /**
-   * The account's API key.
-   * @default process.env.RUNPOD_API_KEY, where `process` exists
+   * The account's API key, used as given.
+   * @default process.env.RUNPOD_API_KEY where `process` exists, with surrounding spaces, tabs, CR and LF trimmed
    */
   apiKey?: string | undefined;
-  /** @default 'https://api.runpod.io/graphql' */
+  /** @default process.env.RUNPOD_GRAPHQL_URL where `process` exists, else 'https://api.runpod.io/graphql' */
   graphqlUrl?: string | undefined;
-  /** Base of REST v2. @default 'https://api.runpod.io/v2' */
+  /** Base of REST v2. @default process.env.RUNPOD_REST_URL where `process` exists, else 'https://api.runpod.io/v2' */
   restUrl?: string | undefined;
-  /** Base of queue-based endpoints; the endpoint id is appended. @default 'https://api.runpod.ai/v2' */
+  /**
+   * Base of queue-based endpoints; the endpoint id is appended.
+   * @default process.env.RUNPOD_SERVERLESS_URL where `process` exists, else 'https://api.runpod.ai/v2'
+   */
   serverlessUrl?: string | undefined;
   /** The fetch to use. @default globalThis.fetch, looked up at call time */
   fetch?: FetchLike | undefined;
+  /** Extra options for every `fetch` call, e.g. `{ dispatcher: new ProxyAgent(url) }` (see the README on proxies). */
+  fetchOptions?: FetchOptions | undefined;
   /** Limit for one attempt (headers and body), in milliseconds. @default 60000 */
   timeoutMs?: number | undefined;
   /** Automatic retries after the first attempt, for calls that are safe to retry. @default 2 */
   maxRetries?: number | undefined;
-  /** Extra headers sent with every request. */
+  /**
+   * Extra headers sent with every request. Every request also carries
+   * `User-Agent: runpod-gql/<version> (<runtime> <version>; <platform>)` (not in browsers, which
+   * forbid it); a `user-agent` here replaces it.
+   */
   headers?: Record<string, string> | undefined;
+  /** Your app, appended to the User-Agent as `name/version`, so RunPod can tell its traffic apart. */
+  appInfo?: AppInfo | undefined;
   /** Called before every automatic retry. */
   onRetry?: ((event: RetryEvent) => void) | undefined;
   /**
@@ -49,7 +73,7 @@ export interface RunpodClientOptions {
   graphqlAuth?: 'query' | 'header' | undefined;
   /**
    * Address of a load-balanced endpoint, with `{endpointId}` in it.
-   * @default 'https://{endpointId}.api.runpod.ai'
+   * @default process.env.RUNPOD_LOAD_BALANCED_URL where `process` exists, else 'https://{endpointId}.api.runpod.ai'
    */
   loadBalancedUrl?: string | undefined;
   /**
@@ -75,7 +99,7 @@ export interface RunpodClientOptions {
   fallbackOnRateLimit?: boolean | undefined;
   /**
    * Called once per switch of `rp.pods` / `rp.gpuTypes` from GraphQL to REST v2. Without it, each
-   * client warns once (a process warning, where the runtime has them).
+   * client warns once through its `logger` (at `warn`); every switch is logged at `info`.
    */
   onTransportChange?: ((event: TransportChangeEvent) => void) | undefined;
   /**
@@ -85,6 +109,19 @@ export interface RunpodClientOptions {
    * @default each client's own memory
    */
   pacingStore?: PacingStore | undefined;
+  /**
+   * How much to log: `'debug'` logs every attempt (method, redacted URL, status, duration), every
+   * pacing wait, retry and its reason, and transport switches; `'info'` retries and switches;
+   * `'warn'` the one-time transport warning. No line ever holds the key.
+   * @default process.env.RUNPOD_LOG where `process` exists, else 'warn'
+   */
+  logLevel?: LogLevel | undefined;
+  /**
+   * Where log lines go: an object with `error`, `warn`, `info` and `debug` methods (pino, winston,
+   * consola and `console` fit). Each call gets one complete message and an object of fields.
+   * @default globalThis.console
+   */
+  logger?: RunpodLogger | undefined;
 }
 
 /** Pacing for one bucket: at most `requests` per `intervalMs`, and at most `concurrency` in flight. */
@@ -104,6 +141,30 @@ export interface CallOptions {
   maxRetries?: number | undefined;
   /** Extra headers for this call. */
   headers?: Record<string, string> | undefined;
+  /** Extra `fetch` options for this call's requests, over the client's `fetchOptions`. */
+  fetchOptions?: FetchOptions | undefined;
+  /**
+   * Called with each HTTP answer this call receives, as soon as its headers arrive: its status,
+   * request id, serverless worker id, REST v2 `RateLimit` windows and (scrubbed) headers. A method
+   * that sends more than one request (a retry, a wait that polls, a deploy's catalog check) calls it
+   * once per answer; the last one is the result's. What it throws is ignored.
+   */
+  onResponse?: ((info: ResponseInfo) => void) | undefined;
+}
+
+/** One HTTP answer, as `onResponse` sees it. */
+export interface ResponseInfo {
+  /** GraphQL operation name, REST route or serverless action. */
+  readonly operation: string;
+  readonly status: number;
+  /** `x-request-id` (else `x-runpod-request-id`, else `x-runpod-worker-id`): what RunPod support asks for. */
+  readonly requestId: string | undefined;
+  /** `x-runpod-worker-id`: the serverless worker that answered. */
+  readonly workerId: string | undefined;
+  /** REST v2's `RateLimit` / `RateLimit-Policy` windows; empty when the answer had none. */
+  readonly rateLimit: readonly RateLimitWindow[];
+  /** Every header but `set-cookie`, names in lower case, scrubbed of the key. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export const DEFAULT_GRAPHQL_URL = 'https://api.runpod.io/graphql';
@@ -118,22 +179,67 @@ export interface ResolvedOptions {
   readonly restUrl: string;
   readonly serverlessUrl: string;
   readonly fetch: FetchLike;
+  readonly fetchOptions: FetchOptions | undefined;
   readonly timeoutMs: number;
   readonly maxRetries: number;
   readonly headers: Readonly<Record<string, string>>;
+  /** Sent as User-Agent unless `headers` has one; undefined in a browser. */
+  readonly userAgent: string | undefined;
   readonly onRetry: ((event: RetryEvent) => void) | undefined;
   readonly graphqlAuth: 'query' | 'header';
   readonly loadBalancedUrl: string;
   readonly rateLimits: false | Readonly<Record<string, RateLimitSetting>> | undefined;
   readonly onRateLimit: ((info: RateLimitInfo) => void) | undefined;
   readonly pacingStore: PacingStore | undefined;
+  readonly logLevel: LogLevel;
+  readonly logger: RunpodLogger | undefined;
 }
 
-function envApiKey(): string | undefined {
-  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-  const key = proc?.env?.RUNPOD_API_KEY;
-  return key ? key : undefined;
+/**
+ * An environment variable where the runtime has `process` (Node, Bun, Deno's Node mode), else
+ * undefined. An empty value counts as unset. Never a `node:` import: the core stays portable.
+ */
+export function readEnv(name: string): string | undefined {
+  let value: unknown;
+  try {
+    value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+  } catch {
+    // Deno without --allow-env throws on read: no environment, then.
+    return undefined;
+  }
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
+
+/** The environment variable each URL option falls back to, where `process` exists (the lines `runpod-gql emulator` prints). */
+export const URL_ENV_VARIABLES = {
+  graphqlUrl: 'RUNPOD_GRAPHQL_URL',
+  restUrl: 'RUNPOD_REST_URL',
+  serverlessUrl: 'RUNPOD_SERVERLESS_URL',
+  loadBalancedUrl: 'RUNPOD_LOAD_BALANCED_URL',
+} as const;
+
+/** The option, else its environment variable (trimmed), else undefined; a malformed variable is a ValidationError naming it. */
+function urlOption(options: RunpodClientOptions, field: keyof typeof URL_ENV_VARIABLES): string | undefined {
+  const explicit = options[field];
+  if (explicit != null) return explicit;
+  const variable = URL_ENV_VARIABLES[field];
+  const value = readEnv(variable)?.trim();
+  if (!value) return undefined;
+  const problem = urlProblem(value, field === 'loadBalancedUrl');
+  if (problem) throw new ValidationError(variable, problem);
+  return value;
+}
+
+/** `logLevel`, else `RUNPOD_LOG`, else 'warn'; a wrong value is a ValidationError naming where it came from. */
+function resolveLogLevel(option: unknown): LogLevel {
+  check('logLevel', option, isLogLevel, LOG_LEVEL_LIST);
+  if (option != null) return option as LogLevel;
+  const env = readEnv('RUNPOD_LOG')?.trim().toLowerCase();
+  if (env === undefined || env === '') return DEFAULT_LOG_LEVEL;
+  if (!isLogLevel(env)) throw new ValidationError('RUNPOD_LOG', `must be ${LOG_LEVEL_LIST}`);
+  return env;
+}
+const LOG_LEVEL_LIST = "'off', 'error', 'warn', 'info' or 'debug'";
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
@@ -212,6 +318,8 @@ export function validateClientOptions(options: RunpodClientOptions): void {
   checkUrls(options);
   validateCallOptions(options);
   // A shared store names the account by a digest of the key, which needs Web Crypto.
+  checkAppInfo(options.appInfo);
+  check('logger', options.logger, isLogger, 'an object with error, warn, info and debug methods');
   check('pacingStore', options.pacingStore, (v) => typeof (v as PacingStore).bucket === 'function' && !!globalThis.crypto?.subtle, 'a PacingStore, in a runtime with crypto.subtle');
 }
 
@@ -228,17 +336,34 @@ export function validateCallOptions(options: CallOptions, request?: RequestForEr
   check('maxRetries', options.maxRetries, isCount(0), 'an integer ≥ 0', request);
   checkHeaders(options.headers, request);
   check('signal', options.signal, (v) => typeof (v as AbortSignal | null)?.addEventListener === 'function', 'an AbortSignal', request);
+  check('fetchOptions', options.fetchOptions, isObject, 'an object of fetch options', request);
+  check('onResponse', options.onResponse, (v) => typeof v === 'function', 'a function', request);
 }
 
-/** Refuses a key that cannot travel in an Authorization header (so would fail on every call). */
-function checkApiKey(value: unknown): void {
-  // The message never echoes the key, not even in part.
+/**
+ * Refuses a key that cannot travel in an Authorization header (so would fail on every call), as a
+ * ValidationError whose `field` is `source`: where the key came from (`apiKey`, `RUNPOD_API_KEY`;
+ * the CLI passes `--api-key` or its profile). Empty or undefined passes: "no key" is refused when a
+ * call needs one. The message never echoes the key, not even in part.
+ */
+export function checkApiKey(value: unknown, source = 'apiKey'): void {
   if (typeof value === 'string' && value.length > MAX_KEY_LENGTH) {
-    throw new ValidationError('apiKey', `must be at most ${MAX_KEY_LENGTH} characters, got ${value.length}`);
+    throw new ValidationError(source, `must be at most ${MAX_KEY_LENGTH} characters, got ${value.length}`);
   }
   if (value !== undefined && value !== '' && (typeof value !== 'string' || !/^[\x21-\x7e\x80-\xff]([\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?$/.test(value))) {
-    throw new ValidationError('apiKey', 'must be printable Latin-1 text, with no CR, LF, control or non-Latin-1 character, nor white space at either end');
+    throw new ValidationError(source, 'must be printable Latin-1 text, with no CR, LF, control or non-Latin-1 character, nor white space at either end');
   }
+}
+
+/**
+ * A key as read from a file, a pipe or the environment: surrounding spaces, tabs, CR and LF
+ * trimmed (`$(cat keyfile)`, a CRLF `.env`), then checked with {@link checkApiKey} under `source`.
+ * Returns undefined for nothing but white space.
+ */
+export function readApiKey(raw: string | undefined, source: string): string | undefined {
+  const key = raw?.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
+  checkApiKey(key, source);
+  return key ? key : undefined;
 }
 
 /** The runtime's fetch, looked up per call (tests and polyfills may replace it). It never edits what it is given. */
@@ -247,25 +372,34 @@ export const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input
 /** Resolves defaults. The API key is returned apart so it can live only in a closure. */
 export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: string | undefined; resolved: ResolvedOptions } {
   validateClientOptions(options);
-  const apiKey = options.apiKey ?? envApiKey();
-  checkApiKey(apiKey);
+  const logLevel = resolveLogLevel(options.logLevel);
+  let apiKey: string | undefined;
+  if (options.apiKey != null) {
+    // A key given in code is taken as it is: a stray space there is a bug to show, not to hide.
+    checkApiKey(options.apiKey, 'apiKey');
+    apiKey = options.apiKey;
+  } else apiKey = readApiKey(readEnv('RUNPOD_API_KEY'), 'RUNPOD_API_KEY');
   const userFetch = options.fetch;
   return {
     apiKey,
     resolved: {
-      graphqlUrl: options.graphqlUrl ?? DEFAULT_GRAPHQL_URL,
-      restUrl: trimSlash(options.restUrl ?? DEFAULT_REST_URL),
-      serverlessUrl: trimSlash(options.serverlessUrl ?? DEFAULT_SERVERLESS_URL),
+      graphqlUrl: urlOption(options, 'graphqlUrl') ?? DEFAULT_GRAPHQL_URL,
+      restUrl: trimSlash(urlOption(options, 'restUrl') ?? DEFAULT_REST_URL),
+      serverlessUrl: trimSlash(urlOption(options, 'serverlessUrl') ?? DEFAULT_SERVERLESS_URL),
       fetch: userFetch ?? globalFetch,
+      fetchOptions: options.fetchOptions ?? undefined,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: { ...options.headers },
+      userAgent: userAgent(options.appInfo ?? undefined),
       onRetry: options.onRetry,
       graphqlAuth: options.graphqlAuth ?? 'query',
-      loadBalancedUrl: options.loadBalancedUrl ?? DEFAULT_LOAD_BALANCED_URL,
+      loadBalancedUrl: urlOption(options, 'loadBalancedUrl') ?? DEFAULT_LOAD_BALANCED_URL,
       rateLimits: options.rateLimits,
       onRateLimit: options.onRateLimit,
       pacingStore: options.pacingStore ?? undefined,
+      logLevel,
+      logger: options.logger ?? undefined,
     },
   };
 }

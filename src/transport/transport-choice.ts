@@ -1,4 +1,5 @@
 import { ApiRetiredError, RateLimitError } from '../errors.js';
+import type { Log } from './logger.js';
 
 /**
  * Which API `rp.pods` and `rp.gpuTypes` use. `'auto'`: GraphQL while it works, REST v2 for the
@@ -28,6 +29,8 @@ export interface TransportChoiceOptions {
   readonly mode: PodsTransport;
   readonly fallbackOnRateLimit: boolean;
   readonly onTransportChange: ((event: TransportChangeEvent) => void) | undefined;
+  /** The client's log: every switch is logged at info; without `onTransportChange`, the first at warn. */
+  readonly log?: Log | undefined;
 }
 
 /**
@@ -60,7 +63,10 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
   let warned = false;
 
   const report = (event: TransportChangeEvent): void => {
+    const line = `rp.${event.surface} switched from GraphQL to REST v2 (${event.reason}${event.sticky ? ', for the rest of this client\'s life' : ', for this call'}) at ${event.operation}`;
+    const fields = { operation: event.operation, surface: event.surface, reason: event.reason, sticky: event.sticky };
     if (options.onTransportChange) {
+      options.log?.info(line, fields);
       // A throwing handler is the caller's bug; it must not change what the call does.
       try {
         options.onTransportChange(event);
@@ -69,13 +75,13 @@ export function createTransportChoice(options: TransportChoiceOptions): Transpor
       }
       return;
     }
-    if (warned) return;
+    // One warning per client through its logger (console by default); later switches at info.
+    if (warned) {
+      options.log?.info(line, fields);
+      return;
+    }
     warned = true;
-    const proc = (globalThis as { process?: { emitWarning?: (message: string, type?: string) => void } }).process;
-    proc?.emitWarning?.(
-      `runpod-gql: rp.${event.surface} switched from GraphQL to REST v2 (${event.reason}); pass onTransportChange to handle this yourself`,
-      'RunpodTransportWarning',
-    );
+    options.log?.warn(`${line}; pass onTransportChange to handle this yourself`, fields);
   };
 
   const changeEvent = (surface: TransportChangeEvent['surface'], operation: string, reason: TransportChangeEvent['reason'], error: TransportChangeEvent['error']): TransportChangeEvent =>

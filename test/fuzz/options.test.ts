@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createRunpodClient } from '../../src/client.js';
 import { ValidationError } from '../../src/errors.js';
 import { parsePodEnv } from '../../src/graphql/pod-env.js';
-import type { CallOptions } from '../../src/transport/options.js';
+import { URL_ENV_VARIABLES, urlProblem, type CallOptions } from '../../src/transport/options.js';
 import { fuzzClient, METHODS, FUZZ_TIMEOUT_MS, params, reportFigures, settleWithin } from './harness.js';
 
 /** Not a finite number above 0: each would remove a time limit or spin a poller. */
@@ -48,6 +48,10 @@ describe('invalid options are refused before sending', () => {
           badHeaders.map((v) => ['headers', { headers: v }] as const),
           fc.tuple(fc.constantFrom(...URL_OPTIONS), badUrl).map(([field, v]) => [field, { [field]: field === 'loadBalancedUrl' && typeof v === 'string' ? `${v}/{endpointId}` : v }] as const),
           fc.constantFrom<unknown>({}, 'redis://127.0.0.1', 5, true, [], { bucket: 'x' }, () => undefined).map((v) => ['pacingStore', { pacingStore: v }] as const),
+          fc.string({ maxLength: 80 }).filter((v) => !/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(v)).map((v) => ['appInfo', { appInfo: { name: v } }] as const),
+          fc.oneof(fc.string(), fc.constantFrom<unknown>('DEBUG', 'verbose', 0, true, {})).filter((v) => !['off', 'error', 'warn', 'info', 'debug'].includes(v as string)).map((v) => ['logLevel', { logLevel: v }] as const),
+          fc.constantFrom<unknown>(console.log, 'pino', 5, {}, { info: () => undefined }).map((v) => ['logger', { logger: v }] as const),
+          fc.constantFrom<unknown>('proxy', 5, true, [], () => undefined).map((v) => ['fetchOptions', { fetchOptions: v }] as const),
         ),
         ([field, options]) => {
           let sent = 0;
@@ -65,6 +69,42 @@ describe('invalid options are refused before sending', () => {
       ),
       params(300),
     );
+  }, FUZZ_TIMEOUT_MS);
+
+  it('the environment: a bad URL variable or RUNPOD_API_KEY is a ValidationError naming the variable, never echoing the key', () => {
+    const variables = Object.values(URL_ENV_VARIABLES);
+    try {
+      fc.assert(
+        fc.property(
+          fc.oneof(
+            fc.tuple(fc.constantFrom(...variables), badUrl.filter((v): v is string => typeof v === 'string' && v.trim() !== '')),
+            // What trimming cannot fix: a control, CR or LF inside, or a character beyond Latin-1
+            // (not NUL: an environment cannot hold one, the value ends there).
+            fc.tuple(fc.constant('RUNPOD_API_KEY'), badKey.map((k) => `rpa_${k.replaceAll('\u0000', '\u0001')}_key`).filter((k) => /[^\x20-\x7e\x80-\xff]/.test(k.trim()))),
+          ),
+          ([variable, value]) => {
+            vi.unstubAllEnvs();
+            vi.stubEnv(variable, variable === 'RUNPOD_LOAD_BALANCED_URL' ? `${value}/{endpointId}` : value);
+            let sent = 0;
+            let error: unknown;
+            try {
+              createRunpodClient({ fetch: async () => (sent++, Response.json({})) });
+            } catch (err) {
+              error = err;
+            }
+            record(sent);
+            // A value the WHATWG parser still makes a URL of is not "bad": only what urlProblem refuses must be.
+            if (variable !== 'RUNPOD_API_KEY' && !urlProblem(value.trim())) return;
+            expect(error).toBeInstanceOf(ValidationError);
+            expect((error as ValidationError).field).toBe(variable);
+            if (variable === 'RUNPOD_API_KEY') expect(JSON.stringify(error)).not.toContain(value.trim());
+          },
+        ),
+        params(200),
+      );
+    } finally {
+      vi.unstubAllEnvs();
+    }
   }, FUZZ_TIMEOUT_MS);
 
   it('per-call options: every method refuses them, with nothing sent', async () => {

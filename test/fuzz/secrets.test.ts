@@ -41,11 +41,15 @@ const ECHOES: Record<string, Echo> = {
   'wrong shape 200': (_k, s) => Response.json({ unexpected: s, id: 5 }),
   'not json 200': (_k, s) => new Response(`oops ${s}`, { status: 200, headers: { 'content-type': 'text/plain' } }),
   'rate limited': (_k, s) => Response.json({ error: `slow down ${s}` }, { status: 429, headers: { 'retry-after': '3600' } }),
+  'request id echo': (_k, s) => Response.json({ error: 'gone' }, { status: 404, headers: { 'x-request-id': `r-${s}`, 'x-runpod-worker-id': `w-${s}` } }),
+  'request id echo 200': (_k, s) => Response.json({ id: 'p1', status: 'COMPLETED', data: { myself: { id: 'u' } } }, { headers: { 'x-request-id': `r-${s}`, 'x-runpod-worker-id': `w-${s}`, ratelimit: `"minute";r=1;t=1, "${s}";r=2;t=2` } }),
   'connection failure': () => 'throw',
 };
 
 let errorObjects = 0;
 let leaks = 0;
+let logLines = 0;
+let logLeaks = 0;
 const keysSeen = new Set<string>();
 
 afterAll(() => {
@@ -54,6 +58,8 @@ afterAll(() => {
     'distinct keys': keysSeen.size,
     'spellings checked per key (e.g.)': spellingsOf('rpa_K3y!"é z/\\x').length,
     'keys leaked': leaks,
+    'log lines read (debug)': logLines,
+    'log lines leaking a key': logLeaks,
   });
 });
 
@@ -64,14 +70,22 @@ describe('no spelling of the key survives in any field of any error', () => {
         keysSeen.add(key);
         const spelled = echoSpelling(key, spelling);
         const echo = ECHOES[echoName]!;
+        // Every line the client logs at its most talkative, with its fields, is read for the key too.
+        const logged: unknown[][] = [];
+        const keep = (...line: unknown[]) => void logged.push(line);
         const { client } = fuzzClient(async (url) => {
           const answer = await echo(key, spelled);
           if (answer === 'throw') {
             throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
           }
           return answer;
-        }, { apiKey: key });
+        }, { apiKey: key, logLevel: 'debug', logger: { error: keep, warn: keep, info: keep, debug: keep } });
         const settled = await settleWithin(() => method.call(client, 'p1'));
+        logLines += logged.length;
+        const logViews = logged.flatMap((line) => viewsOf(line)).join('\n');
+        const inLogs = spellingsOf(key).filter((s) => logViews.includes(s));
+        if (inLogs.length) logLeaks++;
+        expect(inLogs, `log lines of ${method.name} × ${echoName}`).toEqual([]);
         if (settled.kind !== 'rejected') return;
         errorObjects++;
         const { error } = settled;
@@ -83,6 +97,30 @@ describe('no spelling of the key survives in any field of any error', () => {
       }),
       params(400),
     );
+    // The log half of the property read real lines, not an empty log.
+    expect(logLines).toBeGreaterThan(400);
+  }, FUZZ_TIMEOUT_MS);
+});
+
+describe('no spelling of the key reaches onResponse', () => {
+  it('property: any key, any echo, on REST v2, GraphQL and serverless', async () => {
+    let answers = 0;
+    await fc.assert(
+      fc.asyncProperty(keyArb, fc.constantFrom('rest', 'graphql', 'serverless'), fc.constantFrom(...Object.keys(ECHOES).filter((e) => e !== 'connection failure')), fc.nat(), async (key, surface, echoName, spelling) => {
+        const spelled = echoSpelling(key, spelling);
+        const { client } = fuzzClient(async () => (await ECHOES[echoName]!(key, spelled)) as Response, { apiKey: key });
+        const infos: unknown[] = [];
+        const options = { onResponse: (info: unknown) => void infos.push(info) };
+        const run =
+          surface === 'rest' ? () => client.rest.pods.get('p1', options) : surface === 'graphql' ? () => client.graphql.request('query Q { myself { id } }', undefined, options) : () => client.endpoint('ep1').job('j1').status(options);
+        await settleWithin(run);
+        answers += infos.length;
+        const views = viewsOf(infos).join('\n');
+        expect(spellingsOf(key).filter((s) => views.includes(s)), `${surface} × ${echoName}`).toEqual([]);
+      }),
+      params(150),
+    );
+    expect(answers).toBeGreaterThan(100);
   }, FUZZ_TIMEOUT_MS);
 });
 

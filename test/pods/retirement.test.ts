@@ -95,19 +95,46 @@ describe('a whole session with GraphQL retired', () => {
     expect(podsOf(emulator)).toBe(0);
   });
 
-  it('without a handler, the client warns once', async () => {
+  it('without a handler, the client warns once through its logger, and logs each switch at info', async () => {
+    const lines: Array<[string, string]> = [];
+    const logger = { error: (m: string) => lines.push(['error', m]), warn: (m: string) => lines.push(['warn', m]), info: (m: string) => lines.push(['info', m]), debug: () => undefined };
+    const { rp } = setup({ graphqlRetired: true }, { onTransportChange: undefined, logger });
+    await rp.pods.list();
+    await rp.pods.list();
+    expect(lines.filter(([level, m]) => level === 'warn' && m.includes('REST v2'))).toHaveLength(1);
+    expect(lines.find(([level]) => level === 'warn')![1]).toMatch(/^runpod-gql: rp\.pods switched from GraphQL to REST v2 \(retired.*onTransportChange/);
+    // At the default level ('warn') no info line is written.
+    expect(lines.filter(([level]) => level === 'info')).toEqual([]);
+  });
+
+  it('the one-time warning goes to console.warn when no logger is given, never to process warnings', async () => {
     const { rp } = setup({ graphqlRetired: true }, { onTransportChange: undefined });
-    const warnings: string[] = [];
-    const listener = (w: Error) => warnings.push(w.message);
+    const warned: unknown[][] = [];
+    const processWarnings: string[] = [];
+    const original = console.warn;
+    const listener = (w: Error) => processWarnings.push(w.message);
+    console.warn = (...args: unknown[]) => void warned.push(args);
     process.on('warning', listener);
     try {
       await rp.pods.list();
       await rp.pods.list();
       await new Promise((r) => setTimeout(r, 10));
     } finally {
+      console.warn = original;
       process.off('warning', listener);
     }
-    expect(warnings.filter((w) => w.includes('REST v2'))).toHaveLength(1);
+    expect(warned.filter(([m]) => String(m).includes('REST v2'))).toHaveLength(1);
+    expect(processWarnings.filter((w) => w.includes('REST v2'))).toEqual([]);
+  });
+
+  it("with logLevel 'off' nothing is written, not even the warning", async () => {
+    const lines: string[] = [];
+    const push = (m: string) => void lines.push(m);
+    const { rp, sent } = setup({ graphqlRetired: true }, { onTransportChange: undefined, logLevel: 'off', logger: { error: push, warn: push, info: push, debug: push } });
+    await rp.pods.list();
+    // It did switch: the call went on over REST v2.
+    expect(sent.some((s) => s.path.endsWith('/pods'))).toBe(true);
+    expect(lines).toEqual([]);
   });
 
   it('the latch is per client: another client of the same process still tries GraphQL first', async () => {
