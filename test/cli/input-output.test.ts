@@ -122,3 +122,15 @@ describe('hints, defaults and times', () => {
     expect(run.stderr).toMatch(/JobTimedOutError: .*\b1100 ms deadline/);
   });
 });
+
+describe('--debug and --verbose', () => {
+  it('--debug logs each attempt on stderr (stdout stays the output), with no key', async () => {
+    const run = await cli(['gpus', '--emulator', '--json', '--debug']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toBeInstanceOf(Array);
+    expect(run.stderr).toMatch(/^runpod-gql: POST \S+\/graphql \(GpuTypes, attempt 1\) → HTTP 200 in \d+ ms$/m);
+    expect(run.stderr).not.toContain('rpa_');
+    const quiet = await cli(['gpus', '--emulator', '--json']);
+    expect(quiet.stderr).toBe('');
+  });
+});
