@@ -1,7 +1,7 @@
 // Exit codes and how an error reaches the user: one place maps every error to its message and code.
 import { CommanderError } from 'commander';
-import { CapacityUnavailableError, PossiblyCreatedError, RunpodError, ValidationError } from '../index.js';
-import { safeText } from './output.js';
+import { CapacityUnavailableError, RunpodError, ValidationError } from '../index.js';
+import { safeJson, safeText } from './output.js';
 
 /** 0 ok, 1 unexpected, 2 usage (anything refused before a request is sent), 3 API error, 4 no capacity. */
 export const EXIT = { ok: 0, unexpected: 1, usage: 2, api: 3, capacity: 4 } as const;
@@ -17,6 +17,26 @@ export interface Invocation {
   helpPath: string;
   /** The arguments as typed (after `help X` is rewritten to `X --help`). */
   argv: readonly string[];
+  /** `--json`: errors too are one JSON object on stderr. */
+  json: boolean;
+}
+
+/**
+ * Library hints in the CLI's words: a hint that names a library call names the command that does
+ * the same (`--gpu "RTX 4090"` points at `runpod-gql gpus`, not `gpuTypes.list()`).
+ */
+const CLI_HINTS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\b(?:rp\.)?(?:gpuTypes\.list|rest\.catalog\.gpus)\(\)/g, '`runpod-gql gpus`'],
+  [/\b(?:rp\.)?pods\.findByMarker\('([\w-]+)'\)/g, '`runpod-gql pods find --marker $1`'],
+];
+export const inCliWords = (message: string): string => CLI_HINTS.reduce((text, [pattern, command]) => text.replace(pattern, command), message);
+
+/** What `--json` prints for an error: `{ "error": { name, message, status?, requestId? } }`. */
+export function errorJson(name: string, message: string, err?: unknown): string {
+  const status = (err as { status?: unknown } | undefined)?.status;
+  // Read defensively: not every error (nor every version of the library) carries one.
+  const requestId = (err as { requestId?: unknown } | undefined)?.requestId;
+  return safeJson({ error: { name, message, ...(typeof status === 'number' && { status }), ...(typeof requestId === 'string' && requestId && { requestId }) } });
 }
 
 /** Library fields and the flags that set them, so a refused value is named as the user typed it. */
@@ -33,7 +53,6 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
   containerDiskInGb: '--disk',
   env: '--env',
   input: '--input',
-  apiKey: '--api-key',
 };
 
 /** What the user typed for `flag` (`--flag value` or `--flag=value`), if anything. */
@@ -57,34 +76,25 @@ function usageOf(err: ValidationError, argv: readonly string[]): string {
   return `invalid ${flag}${typed === undefined ? '' : ` ${JSON.stringify(typed)}`}: ${field} ${reason}`;
 }
 
-/** Prints what went wrong (on stderr, server text escaped) and answers the exit code. */
+/** Prints what went wrong (on stderr, server text escaped; one JSON object with `--json`) and answers the exit code. */
 export function report(err: unknown, run: Invocation): number {
+  const say = (name: string, message: string, code: number, human = `${name}: ${message}`): number => {
+    console.error(run.json ? errorJson(name, message, err) : safeText(`${run.where}: ${human}`));
+    return code;
+  };
   if (err instanceof CommanderError) {
     // commander has printed its own message (see `conventions` in program.ts).
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return EXIT.ok;
     return EXIT.usage;
   }
-  if (err instanceof UsageError) {
-    console.error(safeText(`${run.where}: ${err.message}`));
-    return EXIT.usage;
-  }
+  if (err instanceof UsageError) return say('UsageError', err.message, EXIT.usage, err.message);
   if (err instanceof ValidationError && err.status === undefined) {
-    console.error(safeText(`${run.where}: ${usageOf(err, run.argv)} (nothing was sent)\nRun '${run.helpPath} --help' for usage.`));
-    return EXIT.usage;
+    const message = `${inCliWords(usageOf(err, run.argv))} (nothing was sent)`;
+    return say(err.name, message, EXIT.usage, `${message}\nRun '${run.helpPath} --help' for usage.`);
   }
-  if (err instanceof CapacityUnavailableError) {
-    console.error(safeText(`${run.where}: no capacity: ${err.message}`));
-    return EXIT.capacity;
-  }
-  if (err instanceof PossiblyCreatedError && err.createMarker && run.where.startsWith('runpod-gql pods ')) {
-    // The library's hint names its own call; on the command line, the command that does the same.
-    console.error(safeText(`${run.where}: ${err.name}: ${err.message}\nFind it: runpod-gql pods find --marker ${err.createMarker}`));
-    return EXIT.api;
-  }
-  if (err instanceof RunpodError) {
-    console.error(safeText(`${run.where}: ${err.name}: ${err.message}`));
-    return EXIT.api;
-  }
+  if (err instanceof CapacityUnavailableError) return say(err.name, inCliWords(err.message), EXIT.capacity, `no capacity: ${inCliWords(err.message)}`);
+  if (err instanceof RunpodError) return say(err.name, inCliWords(err.message), EXIT.api);
+  if (run.json) return say(err instanceof Error ? err.name : 'Error', err instanceof Error ? err.message : String(err), EXIT.unexpected);
   console.error(safeText(err instanceof Error ? (err.stack ?? String(err)) : String(err)));
   return EXIT.unexpected;
 }

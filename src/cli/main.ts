@@ -16,8 +16,11 @@ export async function main(argv: string[]): Promise<number> {
   // `help pods deploy` is `pods deploy --help` (commander's help command looks one level down only).
   const args = argv[0] === 'help' && argv.length > 2 ? [...argv.slice(1), '--help'] : argv;
   // Per run, set before every action (whether or not it opens a client), read by the error report.
-  const run: Invocation = { where: 'runpod-gql', helpPath: 'runpod-gql', argv: args };
-  const program = buildProgram(COMMANDS).hook('preAction', (_root, action) => {
+  // `--json` anywhere before `--` (commander may fail before it has read the options).
+  const dashes = args.indexOf('--');
+  const json = (dashes < 0 ? args : args.slice(0, dashes)).includes('--json');
+  const run: Invocation = { where: 'runpod-gql', helpPath: 'runpod-gql', argv: args, json };
+  const program = buildProgram(COMMANDS, json).hook('preAction', (_root, action) => {
     run.where = whereOf(action);
     run.helpPath = pathOf(action);
   });

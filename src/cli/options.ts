@@ -7,8 +7,13 @@ import type { PodsTransport } from '../transport/transport-choice.js';
 /** The root command's options, seen by every command (`this.optsWithGlobals()`). */
 export interface GlobalOptions {
   apiKey?: string;
+  /** `--profile`: the profile of ~/.runpod/config.toml to take the key from. */
+  profile?: string;
   emulator?: boolean;
   json?: boolean;
+  /** `--verbose`: the client logs at `info` (transport switches); `--debug`: every attempt. */
+  verbose?: boolean;
+  debug?: boolean;
   /** `--transport` of `gpus` and `pods`: which API rp.pods and rp.gpuTypes use. */
   transport?: PodsTransport;
 }
@@ -43,6 +48,34 @@ export const json = (value: string): unknown => {
     throw new InvalidArgumentError('Expected JSON, e.g. --input \'{"prompt":"hi"}\'.');
   }
 };
+/** Where `--input` takes the job input from: inline JSON, `@file` with JSON, or `-` (stdin). */
+export type InputSource = { readonly value: unknown } | { readonly file: string } | { readonly stdin: true };
+export const inputSource = (value: string): InputSource => {
+  if (value === '-') return { stdin: true };
+  if (value.startsWith('@')) {
+    if (value.length === 1) throw new InvalidArgumentError('Expected a file name after @, e.g. --input @input.json.');
+    return { file: value.slice(1) };
+  }
+  return { value: json(value) };
+};
+
+/** Seconds as typed to whole milliseconds (`--timeout 1.1` is 1100 ms, not 1100.0000000000002). */
+export const toMs = (s: number): number => Math.max(1, Math.round(s * 1000));
+
+/** `--cors-origin` (repeatable): an origin as a browser sends it (`http://localhost:5173`), or `*` for any. */
+export const corsOrigin = (value: string, previous: string[] = []): string[] => {
+  if (value !== '*') {
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== value) throw new InvalidArgumentError('Expected an origin such as http://localhost:5173 (scheme, host and port only), or *.');
+  }
+  return [...previous, value];
+};
+
 export const envPair = (pair: string, previous: Record<string, string> = {}): Record<string, string> => {
   const eq = pair.indexOf('=');
   if (eq < 1) throw new InvalidArgumentError('Expected KEY=VALUE.');

@@ -1,8 +1,8 @@
 // The root command and the conventions every command follows. Command groups live in
 // commands/, one file each, and are listed once in commands/index.ts.
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
-import { EXIT } from './errors.js';
+import { Command, Option } from 'commander';
+import { errorJson, EXIT } from './errors.js';
 import { safeText } from './output.js';
 
 /**
@@ -51,10 +51,16 @@ export function group(program: Command, name: string, description?: string): Com
 }
 
 /** Usage errors are short: the problem, a suggestion when there is one, and which help to read. */
-function conventions(command: Command): Command {
+function conventions(command: Command, json: boolean): Command {
   const path = pathOf(command);
-  command.showHelpAfterError(`Run '${path} --help' for usage.`);
-  command.configureOutput({ outputError: (text, write) => write(safeText(text.replace(/^error: /, `${path}: `))) });
+  if (json) {
+    // `--json`: a usage error is one JSON object too, with no help text after it.
+    command.showHelpAfterError(false);
+    command.configureOutput({ outputError: (text, write) => write(`${errorJson('UsageError', text.replace(/^error: /, '').trim())}\n`) });
+  } else {
+    command.showHelpAfterError(`Run '${path} --help' for usage.`);
+    command.configureOutput({ outputError: (text, write) => write(safeText(text.replace(/^error: /, `${path}: `))) });
+  }
   // A mistyped option is named without its value: `--apikey=rpa_…` must not print the key (into
   // CI logs, say); `-kSECRET` is shown as `-k`.
   // (`unknownOption` is commander's, undeclared in its types.)
@@ -63,24 +69,31 @@ function conventions(command: Command): Command {
   internal.unknownOption = (flag: string) => unknownOption(flag.startsWith('--') ? flag.split('=')[0]! : flag.slice(0, 2));
   // Every command throws instead of exiting, so main() picks the exit code.
   command.exitOverride();
-  for (const sub of command.commands) conventions(sub);
+  for (const sub of command.commands) conventions(sub, json);
   return command;
 }
 
-/** The `runpod-gql` program with its global options and the given command groups, in order. */
-export function buildProgram(groups: readonly CommandGroup[]): Command {
+/**
+ * The `runpod-gql` program with its global options and the given command groups, in order.
+ * `json`: usage errors are printed as JSON (`--json` was typed).
+ */
+export function buildProgram(groups: readonly CommandGroup[], json = false): Command {
   const program = new Command('runpod-gql')
     .description('The RunPod GPU cloud from the command line.')
     .version(version(), '-v, --version', 'print the version')
     .option('--api-key <key>', 'API key; prefer $RUNPOD_API_KEY, or "-" to read it from stdin (a key typed here shows in the process list and shell history)')
+    .addOption(new Option('--profile <name>', 'take the API key from this profile of ~/.runpod/config.toml (the file runpod-python and runpodctl keep; [default] is read when no key is given)').conflicts('apiKey'))
     .option('--emulator', 'run against an in-process emulator (no account, no network; its state lasts one command)')
     .option('--json', 'machine-readable output')
+    .option('--verbose', 'log what the client does (transport switches, pacing) on stderr')
+    .option('--debug', 'log every request attempt on stderr: method, URL (key redacted), status, time, retries')
     .helpOption('-h, --help', 'help for any command')
     .helpCommand('help [command]', 'help for a command')
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .addHelpText(
       'after',
       `
+The API key: --api-key, else --profile, else $RUNPOD_API_KEY, else the [default] profile of ~/.runpod/config.toml.
 Environment: RUNPOD_API_KEY, and RUNPOD_GRAPHQL_URL / RUNPOD_REST_URL / RUNPOD_SERVERLESS_URL to point at
 another server, for example a running \`runpod-gql emulator\` (it prints the values to use).
 
@@ -89,5 +102,5 @@ Exit codes: 0 ok, 1 unexpected error, 2 usage error (nothing was sent), 3 API er
 printed, with the command that finds or stops it.`,
     );
   for (const add of groups) add(program);
-  return conventions(program);
+  return conventions(program, json);
 }

@@ -1,13 +1,15 @@
 // Client creation: the key and URLs from flags and the environment, or an in-process emulator.
 import type { Command } from 'commander';
-import { createRunpodClient, type RunpodClient } from '../index.js';
+import { createRunpodClient, ValidationError, type RunpodClient, type RunpodClientOptions } from '../index.js';
 import type { Emulator } from '../emulator/index.js';
 import type { TransportChangeEvent } from '../transport/transport-choice.js';
 import { urlProblem } from '../transport/options.js';
 import { UsageError } from './errors.js';
+import { safeText } from './output.js';
 import type { CommandOptions, GlobalOptions } from './options.js';
 import { whereOf } from './program.js';
 import { whileRunning } from './signals.js';
+import { keyFromProfile, PROFILE_FILE, trimKey, type KeyFrom } from './profile.js';
 
 /** What an action works with. */
 export interface Session {
@@ -20,6 +22,17 @@ export interface Session {
 
 const URL_VARIABLES = { RUNPOD_GRAPHQL_URL: 'graphqlUrl', RUNPOD_REST_URL: 'restUrl', RUNPOD_SERVERLESS_URL: 'serverlessUrl' } as const;
 
+/** The client's log lines, on stderr (stdout holds the command's output), controls escaped. */
+const stderrLogger = {
+  error: (message: string) => console.error(safeText(message)),
+  warn: (message: string) => console.error(safeText(message)),
+  info: (message: string) => console.error(safeText(message)),
+  debug: (message: string) => console.error(safeText(message)),
+};
+
+/** `--debug`, `--verbose`, else the library's own default (`RUNPOD_LOG`, else warn). */
+const logOptions = (options: GlobalOptions) => ({ logger: stderrLogger, logLevel: options.debug ? ('debug' as const) : options.verbose ? ('info' as const) : undefined });
+
 /** One line on stderr when rp.pods or rp.gpuTypes leaves GraphQL (instead of Node's warning). */
 const transportNote = (event: TransportChangeEvent) =>
   console.error(`note: GraphQL ${event.reason === 'retired' ? 'is retired (410 Gone)' : 'is rate-limited'}; ${event.surface} went on over REST v2 (--transport rest skips GraphQL)`);
@@ -29,10 +42,10 @@ async function openSession(options: GlobalOptions, where: string): Promise<Sessi
     // Loaded only when used: the emulator (Hono, graphql-js) would slow every other command's start.
     const { createEmulator } = await import('../emulator/index.js');
     const emulator = createEmulator({ podStartupMs: 500 });
-    return { rp: createRunpodClient({ ...emulator.clientOptions(), podsTransport: options.transport, onTransportChange: transportNote }), emulator, where };
+    return { rp: createRunpodClient({ ...emulator.clientOptions(), ...logOptions(options), podsTransport: options.transport, onTransportChange: transportNote }), emulator, where };
   }
-  const apiKey = options.apiKey === '-' ? await keyFromStdin() : (options.apiKey ?? process.env.RUNPOD_API_KEY);
-  if (!apiKey) throw new UsageError('no API key: set RUNPOD_API_KEY, or pipe it to --api-key -, or try --emulator');
+  const from = await apiKeyOf(options);
+  if (!from) throw new UsageError(`no API key: set RUNPOD_API_KEY, or pipe it to --api-key -, or try --emulator (or keep it in a profile: [default] api_key = "…" in ${PROFILE_FILE})`);
   const urls: Partial<Record<(typeof URL_VARIABLES)[keyof typeof URL_VARIABLES], string>> = {};
   for (const [name, option] of Object.entries(URL_VARIABLES)) {
     const value = process.env[name];
@@ -42,7 +55,29 @@ async function openSession(options: GlobalOptions, where: string): Promise<Sessi
     if (problem) throw new UsageError(`configuration error: ${name} (${option}) ${problem}`);
     urls[option] = value;
   }
-  return { rp: createRunpodClient({ apiKey, ...urls, podsTransport: options.transport, onTransportChange: transportNote }), where };
+  return { rp: clientFor(from, { ...urls, ...logOptions(options), podsTransport: options.transport, onTransportChange: transportNote }), where };
+}
+
+/** The key and its source: `--api-key` (or `-`, stdin), then `--profile`, then RUNPOD_API_KEY, then the default profile. */
+async function apiKeyOf(options: GlobalOptions): Promise<KeyFrom | undefined> {
+  if (options.apiKey === '-') return { key: await keyFromStdin(), source: '--api-key -' };
+  if (options.apiKey !== undefined) return { key: options.apiKey, source: '--api-key' };
+  if (options.profile !== undefined) return keyFromProfile(options.profile);
+  const env = trimKey(process.env.RUNPOD_API_KEY ?? '');
+  if (env) return { key: env, source: 'RUNPOD_API_KEY' };
+  return keyFromProfile(undefined);
+}
+
+/** The client, with a key the library refuses named by where it came from (never echoed). */
+function clientFor(from: KeyFrom, options: Omit<RunpodClientOptions, 'apiKey'>): RunpodClient {
+  try {
+    return createRunpodClient({ ...options, apiKey: from.key });
+  } catch (err) {
+    if (err instanceof ValidationError && err.field === 'apiKey') {
+      throw new UsageError(`the API key from ${from.source} is refused: ${err.message.replace(/^apiKey: /, '')}`);
+    }
+    throw err;
+  }
 }
 
 /** `--api-key -`: the key is the first line of stdin, so it never shows in the process list or the shell's history. */
@@ -53,7 +88,7 @@ async function keyFromStdin(): Promise<string> {
     text += String(chunk);
     if (text.includes('\n')) break;
   }
-  const key = text.split(/\r?\n/)[0]!.trim();
+  const key = trimKey(text.split(/\r?\n/)[0]!);
   if (!key) throw new UsageError('--api-key -: no key on stdin (pipe it in, e.g. --api-key - < key-file)');
   return key;
 }

@@ -85,7 +85,7 @@ describe.each(SIGNALS)('%s', (signal, exitCode, said) => {
     for (let i = 0; i < 40; i++) {
       found = await cli(['pods', 'find', '--marker', marker!, '--json']);
       if (found.code === 0) break;
-      expect(found.stderr).toContain('NotFoundError: no pod carries create marker');
+      expect(JSON.parse(found.stderr)).toMatchObject({ error: { name: 'NotFoundError', message: expect.stringContaining('no pod carries create marker') } });
       await new Promise((r) => setTimeout(r, 250));
     }
     expect(found?.code).toBe(0);
@@ -142,7 +142,7 @@ describe.each(SIGNALS)('%s', (signal, exitCode, said) => {
 });
 
 describe('a deploy that may have failed names the CLI command that finds the pod', () => {
-  it('PossiblyCreatedError ends with `runpod-gql pods find --marker …`, which finds it', async () => {
+  it('PossiblyCreatedError names `runpod-gql pods find --marker …`, which finds it', async () => {
     // The answer is dropped after the create, and the lookups by marker fail: the create stays unsettled.
     emulator.faults.inject({ match: 'graphql:DeployPod', fault: { type: 'drop-after-create' } });
     emulator.faults.inject({ match: 'graphql:MyPods', fault: { type: 'status', status: 503 }, times: 100 });
@@ -153,7 +153,9 @@ describe('a deploy that may have failed names the CLI command that finds the pod
       emulator.faults.clear();
     }
     expect(run.code).toBe(3);
-    const marker = /PossiblyCreatedError: [\s\S]*\nFind it: runpod-gql pods find --marker (\w+)\n$/.exec(run.stderr)?.[1];
+    // The library's hint (`pods.findByMarker('…')`) in the CLI's words.
+    const marker = /PossiblyCreatedError: [\s\S]*`runpod-gql pods find --marker (\w+)`/.exec(run.stderr)?.[1];
+    expect(run.stderr).not.toContain('findByMarker');
     expect(marker).toBeDefined();
     const found = await cli(['pods', 'find', '--marker', marker!, '--json']);
     expect(found.code).toBe(0);

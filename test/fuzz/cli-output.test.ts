@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorJson } from '../../src/cli/errors.js';
 import { formatProgress, printTable, safeJson, safeText } from '../../src/cli/output.js';
 import { createEmulator } from '../../src/emulator/index.js';
 import { listen } from '../../src/emulator/node.js';
@@ -52,6 +53,20 @@ describe('CLI output with control characters', () => {
         // One line per table row, whatever the text held.
         expect(lines).toHaveLength(2);
         expect(JSON.parse(safeJson({ a, b }, 2))).toEqual({ a, b });
+      }),
+      params(500),
+    );
+  }, FUZZ_TIMEOUT_MS);
+
+  it('property: a --json error is one line of JSON, no raw control, the same message, status and requestId', () => {
+    fc.assert(
+      fc.property(hostile, hostile, fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }), fc.option(hostile, { nil: undefined }), (name, message, status, requestId) => {
+        texts += 2;
+        const line = errorJson(name, message, { status, requestId });
+        const raw = RAW_CONTROL_OR_BREAK.test(line);
+        if (raw) leaked++;
+        expect(raw).toBe(false);
+        expect(JSON.parse(line)).toEqual({ error: { name, message, ...(status !== undefined && { status }), ...(requestId && { requestId }) } });
       }),
       params(500),
     );

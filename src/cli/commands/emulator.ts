@@ -2,11 +2,12 @@
 import type { Command } from 'commander';
 import { RunpodError } from '../../index.js';
 import type { CommandGroup } from '../program.js';
-import { port, type GlobalOptions } from '../options.js';
+import { corsOrigin, port, type GlobalOptions } from '../options.js';
 
 interface EmulatorOptions extends GlobalOptions {
   port: number;
   host: string;
+  corsOrigin?: string[];
 }
 
 export const emulator: CommandGroup = (program) => {
@@ -15,6 +16,7 @@ export const emulator: CommandGroup = (program) => {
     .description('serve the local emulator for other programs until interrupted')
     .option('--port <n>', 'port (0 picks a free one)', port, 8787)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--cors-origin <origin>', 'let pages from this origin call it, e.g. http://localhost:5173 (repeatable; * for any; default: loopback origins)', corsOrigin)
     .action(async function (this: Command) {
       await serveEmulator(this.optsWithGlobals<EmulatorOptions>());
     });
@@ -22,7 +24,8 @@ export const emulator: CommandGroup = (program) => {
 
 async function serveEmulator(options: EmulatorOptions): Promise<void> {
   const [{ createEmulator }, { listen }] = await Promise.all([import('../../emulator/index.js'), import('../../emulator/node.js')]);
-  const emulator = createEmulator();
+  const origins = options.corsOrigin;
+  const emulator = createEmulator({ corsOrigins: origins?.includes('*') ? '*' : origins });
   const server = await listen(emulator, { port: options.port, host: options.host }).catch((err: NodeJS.ErrnoException) => {
     emulator.dispose();
     throw new RunpodError(`cannot serve on ${options.host}:${options.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);

@@ -2,7 +2,8 @@
 import { Option } from 'commander';
 import { group, type CommandGroup } from '../program.js';
 import { UsageError } from '../errors.js';
-import { json, seconds } from '../options.js';
+import { inputSource, seconds, toMs, type InputSource } from '../options.js';
+import { readInput } from '../input.js';
 import { emulatorNote, print, progressLine, safeJson, safeText, say } from '../output.js';
 import { whileRunning } from '../signals.js';
 import { withClient } from '../session.js';
@@ -13,15 +14,16 @@ export const jobs: CommandGroup = (program) => {
     .command('run')
     .description('queue a job and print its id (--wait: until done; --sync: runsync)')
     .argument('<endpoint-id>')
-    .option('--input <json>', 'the job input', json, {})
+    .option('--input <json>', "the job input: JSON, @FILE to read it from a file, or - to read it from stdin", inputSource, { value: {} })
     .addOption(new Option('--sync', 'run with /runsync').conflicts('wait'))
     .option('--wait', 'queue, then wait until the job is done')
-    .option('--timeout <seconds>', 'with --sync or --wait: give up after this long', seconds)
+    .option('--timeout <seconds>', 'with --sync or --wait: give up after this long (default: 600 with --wait; with --sync, 60)', seconds)
     .action(
       withClient(async ({ rp, emulator, where }, o, endpointId: string) => {
         const endpoint = rp.endpoint(endpointId);
         const timeout = o.timeout as number | undefined;
         if (timeout !== undefined && !o.sync && !o.wait) throw new UsageError('--timeout needs --sync or --wait');
+        const input = await readInput(o.input as InputSource, o);
         if (o.sync || o.wait) {
           const ended = emulator ? ' It ends with this command (--emulator).' : '';
           // Until /run or /runsync answers, a job may be queued whose id is not known yet.
@@ -31,15 +33,15 @@ export const jobs: CommandGroup = (program) => {
           // On a terminal the server holds each status request briefly, so the line shows the job's
           // real status (IN_QUEUE, then IN_PROGRESS) rather than the first one seen.
           const waitOptions = {
-            timeoutMs: timeout === undefined ? undefined : timeout * 1000,
+            timeoutMs: timeout === undefined ? undefined : toMs(timeout),
             holdMs: line ? 2_000 : undefined,
             onProgress: line && (({ job }: { job: { id: string; status: string } }) => line?.state(`job ${job.id}: ${job.status}`)),
           };
           let done: unknown;
           try {
-            if (o.sync) done = await endpoint.runSync(o.input, waitOptions);
+            if (o.sync) done = await endpoint.runSync(input, waitOptions);
             else {
-              const job = await endpoint.run(o.input);
+              const job = await endpoint.run(input);
               running = `Stopped waiting; job ${job.id} on endpoint ${endpointId} keeps running and is billed while it runs.${ended || ` Cancel it: runpod-gql jobs cancel ${endpointId} ${job.id}; check it: runpod-gql jobs status ${endpointId} ${job.id}`}`;
               // The id first, on its own line: whatever happens next, the user knows which job is theirs.
               line?.done();
@@ -57,7 +59,7 @@ export const jobs: CommandGroup = (program) => {
         const offSignal = whileRunning(where, () => `A job may have been queued on endpoint ${endpointId}, but its id has not come back; it may still run.${emulator ? ' It ends with this command (--emulator).' : ''}`);
         let job;
         try {
-          job = await endpoint.run(o.input);
+          job = await endpoint.run(input);
         } finally {
           offSignal();
         }

@@ -2,7 +2,7 @@
 import { CREATE_MARKER_ENV, NotFoundError, type Pod } from '../../index.js';
 import { newCreateMarker } from '../../transport/create-marker.js';
 import { group, type CommandGroup } from '../program.js';
-import { cloudOptions, diskGigabytes, envPair, gpuCount, podName, seconds, transportOption } from '../options.js';
+import { cloudOptions, diskGigabytes, envPair, gpuCount, podName, seconds, toMs, transportOption } from '../options.js';
 import { emulatorNote, print, printTable, progressLine, say } from '../output.js';
 import { whileRunning } from '../signals.js';
 import { withClient } from '../session.js';
@@ -133,12 +133,12 @@ export const pods: CommandGroup = (program) => {
     .command('wait')
     .description('wait until the pod is RUNNING with its ports mapped (progress on a terminal)')
     .argument('<pod-id>')
-    .option('--timeout <seconds>', 'give up after this long', seconds)
+    .option('--timeout <seconds>', 'give up after this long', seconds, 600)
     .option('--no-require-ports', 'do not wait for port mappings (a pod without ports)')
     .action(
       withClient(async ({ rp, emulator, where }, o, podId: string) => {
         const line = progressLine('waiting for the pod');
-        const timeout = o.timeout as number | undefined;
+        const timeout = o.timeout as number;
         const stillRunning = emulator
           ? `pod ${podId} ends with this command (--emulator).`
           : `pod ${podId} keeps starting and is billed while it runs. Check it: runpod-gql pods get ${podId}; stop it: runpod-gql pods stop ${podId}; delete it: runpod-gql pods terminate ${podId}`;
@@ -146,7 +146,7 @@ export const pods: CommandGroup = (program) => {
         let pod;
         try {
           pod = await rp.pods.waitUntilReady(podId, {
-            timeoutMs: timeout === undefined ? undefined : timeout * 1000,
+            timeoutMs: toMs(timeout),
             requirePorts: o.requirePorts as boolean,
             onProgress: line && (({ pod: p }) => line.state(`${p.desiredStatus}, container ${p.runtime ? 'up' : 'starting'}`)),
           });

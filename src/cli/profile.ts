@@ -1,0 +1,54 @@
+// The key from a profile in ~/.runpod/config.toml, the file runpod-python 2.x and runpodctl keep:
+// runpod-python writes one table per profile (`[default]` then `api_key = "…"`), runpodctl a
+// top-level `apiKey = "…"`. Read only: this CLI never writes a key to disk.
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import { UsageError } from './errors.js';
+
+/** How the file is named in messages. */
+export const PROFILE_FILE = '~/.runpod/config.toml';
+
+/** A key and where it came from, named as the user would look for it. */
+export interface KeyFrom {
+  readonly key: string;
+  readonly source: string;
+}
+
+/** White space, CR and LF around a key are dropped (a `$(cat keyfile)`, a CRLF `.env`), wherever it comes from. */
+export const trimKey = (key: string): string => key.replace(/^[\s\r\n]+|[\s\r\n]+$/g, '');
+
+const isTable = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The key of `profile` (`--profile NAME`), or without one of the `default` profile (or runpodctl's
+ * top-level `apiKey`). `undefined` when there is no file or no key in it and no profile was asked for.
+ */
+export async function keyFromProfile(profile: string | undefined): Promise<KeyFrom | undefined> {
+  // $HOME first, as shells and tests set it; the OS's idea of home otherwise.
+  const file = join(process.env.HOME || homedir(), '.runpod', 'config.toml');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if (profile === undefined) return undefined;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`--profile ${profile}: cannot read ${PROFILE_FILE} (${code === 'ENOENT' ? 'no such file' : (code ?? 'unreadable')})`);
+  }
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text);
+  } catch (err) {
+    // Position only: the parser's own message quotes the offending line, which may hold a key.
+    const at = err instanceof TomlError ? ` at line ${err.line}, column ${err.column}` : '';
+    throw new UsageError(`${PROFILE_FILE} is not valid TOML${at}`);
+  }
+  const name = profile ?? 'default';
+  const table = doc[name];
+  const fromTable = isTable(table) && typeof table.api_key === 'string' ? trimKey(table.api_key) : '';
+  if (fromTable) return { key: fromTable, source: `${PROFILE_FILE} (profile ${name})` };
+  if (profile !== undefined) throw new UsageError(`--profile ${profile}: ${PROFILE_FILE} has no [${profile}] profile with an api_key`);
+  const runpodctl = typeof doc.apiKey === 'string' ? trimKey(doc.apiKey) : '';
+  return runpodctl ? { key: runpodctl, source: `${PROFILE_FILE} (apiKey)` } : undefined;
+}
