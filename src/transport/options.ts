@@ -25,7 +25,22 @@ export interface RunpodClientOptions {
    * @default process.env.RUNPOD_API_KEY, where `process` exists
    */
   apiKey?: string | undefined;
-  /** @default 'https://api.runpod.io/graphql' */
+  /**
+   * A `runpod-gql gateway`'s token, sent as `Authorization: Bearer` instead of a RunPod key. With
+   * it, point `graphqlUrl` at the gateway; this is how a browser page calls RunPod.
+   */
+  gatewayToken?: string | undefined;
+  /**
+   * Create a client that holds a RunPod API key in a browser anyway. Anyone who opens the page can
+   * read the key; serve `runpod-gql gateway` and pass `gatewayToken` instead.
+   * @default false
+   */
+  dangerouslyAllowBrowser?: boolean | undefined;
+  /**
+   * In a browser page, a relative URL (`/graphql`) resolves against the page's address, e.g. to
+   * a gateway on the app's own origin.
+   * @default 'https://api.runpod.io/graphql'
+   */
   graphqlUrl?: string | undefined;
   /** Base of REST v2. @default 'https://api.runpod.io/v2' */
   restUrl?: string | undefined;
@@ -194,11 +209,35 @@ export function urlProblem(value: unknown, template = false): string | undefined
   return undefined;
 }
 
+/** The page's address in a browser (where relative URLs resolve), or undefined elsewhere. */
+function pageAddress(): string | undefined {
+  const href = (globalThis as { location?: { href?: unknown } }).location?.href;
+  return typeof href === 'string' && /^https?:/i.test(href) ? href : undefined;
+}
+
+/** True in a browser page or worker: code there is readable by whoever loads it. */
+function inBrowser(): boolean {
+  const g = globalThis as { window?: unknown; document?: unknown; navigator?: { userAgent?: unknown }; importScripts?: unknown };
+  return (typeof g.window !== 'undefined' && typeof g.document !== 'undefined') || typeof g.importScripts === 'function';
+}
+
+/** `graphqlUrl` resolved against the page when it is relative and there is a page; otherwise as given. */
+function absoluteGraphqlUrl(value: unknown): unknown {
+  const page = pageAddress();
+  if (typeof value !== 'string' || !page || /^[a-z][a-z0-9+.-]*:/i.test(value)) return value;
+  try {
+    return new URL(value, page).toString();
+  } catch {
+    return value;
+  }
+}
+
 function checkUrls(options: RunpodClientOptions): void {
   for (const field of URL_OPTIONS) {
-    const value = options[field];
+    const value = field === 'graphqlUrl' ? absoluteGraphqlUrl(options[field]) : options[field];
     if (value == null) continue;
-    const problem = urlProblem(value, field === 'loadBalancedUrl');
+    let problem = urlProblem(value, field === 'loadBalancedUrl');
+    if (problem && field === 'graphqlUrl' && typeof value === 'string' && value.startsWith('/')) problem = 'is relative: that works only in a browser page, where it resolves against the page';
     if (problem) throw new ValidationError(field, problem);
   }
 }
@@ -231,29 +270,50 @@ export function validateCallOptions(options: CallOptions, request?: RequestForEr
 }
 
 /** Refuses a key that cannot travel in an Authorization header (so would fail on every call). */
-function checkApiKey(value: unknown): void {
+function checkApiKey(value: unknown, field = 'apiKey'): void {
   // The message never echoes the key, not even in part.
   if (typeof value === 'string' && value.length > MAX_KEY_LENGTH) {
-    throw new ValidationError('apiKey', `must be at most ${MAX_KEY_LENGTH} characters, got ${value.length}`);
+    throw new ValidationError(field, `must be at most ${MAX_KEY_LENGTH} characters, got ${value.length}`);
   }
   if (value !== undefined && value !== '' && (typeof value !== 'string' || !/^[\x21-\x7e\x80-\xff]([\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?$/.test(value))) {
-    throw new ValidationError('apiKey', 'must be printable Latin-1 text, with no CR, LF, control or non-Latin-1 character, nor white space at either end');
+    throw new ValidationError(field, 'must be printable Latin-1 text, with no CR, LF, control or non-Latin-1 character, nor white space at either end');
   }
 }
 
 /** The runtime's fetch, looked up per call (tests and polyfills may replace it). It never edits what it is given. */
 export const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
+/**
+ * The credential: the gateway token, or the RunPod key. A RunPod key in a browser is refused
+ * unless `dangerouslyAllowBrowser`: a page's code is readable by anyone who opens it.
+ */
+function credentialOf(options: RunpodClientOptions): string | undefined {
+  check('dangerouslyAllowBrowser', options.dangerouslyAllowBrowser, (v) => typeof v === 'boolean', 'a boolean');
+  if (options.gatewayToken != null) {
+    if (options.apiKey != null && options.apiKey !== '') throw new ValidationError('gatewayToken', 'is used instead of `apiKey`: pass one of them');
+    checkApiKey(options.gatewayToken, 'gatewayToken');
+    return options.gatewayToken;
+  }
+  const apiKey = options.apiKey ?? envApiKey();
+  checkApiKey(apiKey);
+  if (apiKey && options.dangerouslyAllowBrowser !== true && inBrowser()) {
+    throw new ValidationError(
+      'apiKey',
+      'a RunPod API key in a browser page can be read by anyone who opens it: serve `runpod-gql gateway` (it holds the key) and create the client with `graphqlUrl` pointing at it and a `gatewayToken`, or pass `dangerouslyAllowBrowser: true`',
+    );
+  }
+  return apiKey;
+}
+
 /** Resolves defaults. The API key is returned apart so it can live only in a closure. */
 export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: string | undefined; resolved: ResolvedOptions } {
   validateClientOptions(options);
-  const apiKey = options.apiKey ?? envApiKey();
-  checkApiKey(apiKey);
+  const apiKey = credentialOf(options);
   const userFetch = options.fetch;
   return {
     apiKey,
     resolved: {
-      graphqlUrl: options.graphqlUrl ?? DEFAULT_GRAPHQL_URL,
+      graphqlUrl: (absoluteGraphqlUrl(options.graphqlUrl) as string | undefined) ?? DEFAULT_GRAPHQL_URL,
       restUrl: trimSlash(options.restUrl ?? DEFAULT_REST_URL),
       serverlessUrl: trimSlash(options.serverlessUrl ?? DEFAULT_SERVERLESS_URL),
       fetch: userFetch ?? globalFetch,
@@ -261,7 +321,8 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: { ...options.headers },
       onRetry: options.onRetry,
-      graphqlAuth: options.graphqlAuth ?? 'query',
+      // A gateway token is never put in a URL.
+      graphqlAuth: options.gatewayToken != null ? 'header' : (options.graphqlAuth ?? 'query'),
       loadBalancedUrl: options.loadBalancedUrl ?? DEFAULT_LOAD_BALANCED_URL,
       rateLimits: options.rateLimits,
       onRateLimit: options.onRateLimit,
