@@ -39,3 +39,48 @@ export function printTable(rows: Array<Record<string, string | number>>): void {
 export function formatProgress(state: string, elapsedMs: number): string {
   return `${safeText(state, true)}… ${Math.round(elapsedMs / 1000)} s`;
 }
+
+/** JSON (with --json, or where there is no human form) or the human form; server text never reaches the terminal raw. */
+export function print(options: { json?: boolean }, value: unknown, human?: () => void): void {
+  if (options.json || !human) console.log(safeJson(value, 2));
+  else human();
+}
+
+/** One line of human output that may hold server text (names, images, messages). */
+export function say(text: string): void {
+  console.log(safeText(text));
+}
+
+/** A progress line (see `progressLine`). */
+export interface ProgressLine {
+  state(text: string): void;
+  done(): void;
+}
+
+/**
+ * Progress on a terminal only: a line rewritten in place on stderr, showing the last state reported
+ * and the time elapsed. It ticks every second, because a long-poll reports nothing until the wait
+ * ends; `done()` erases it.
+ */
+export function progressLine(initialState: string): ProgressLine | undefined {
+  if (process.stderr.isTTY !== true) return undefined;
+  const startedAt = Date.now();
+  let current = initialState;
+  const render = () => process.stderr.write(`\r${formatProgress(current, Date.now() - startedAt)}\u001b[K`);
+  render();
+  const ticker = setInterval(render, 1_000);
+  return {
+    state(text) {
+      current = text;
+      render();
+    },
+    done() {
+      clearInterval(ticker);
+      // The progress line goes away: what follows (the result or the error) stands on its own.
+      process.stderr.write('\r\u001b[K');
+    },
+  };
+}
+
+/** After a create on `--emulator`: what was made ends with the command. */
+export const emulatorNote = (what: string) => `note: with --emulator the ${what} ends with this command; serve \`runpod-gql emulator\` to keep it (see --help).`;
