@@ -227,26 +227,33 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
 }
 
 /**
- * `runpod-gql gateway`: starts, prints exactly one line once ready, serves until SIGINT or
- * SIGTERM. Resolves with the exit code (2 for a refusal to start, with its reason on stderr).
+ * Starts from flags, prints exactly one line once ready, and serves until SIGINT or SIGTERM.
+ * A refusal to start rejects with its RunpodError (ValidationError names the flag or variable).
  */
-export async function main(argv: readonly string[], env: Record<string, string | undefined> = process.env): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(GATEWAY_USAGE);
-    return 0;
-  }
-  let running: RunningGateway;
-  try {
-    running = await startGateway(parseGatewayArgs(argv), env);
-  } catch (err) {
-    console.error(`runpod-gql gateway: ${err instanceof RunpodError ? err.message : redactText(String(err))}`);
-    return 2;
-  }
+export async function serveGateway(flags: GatewayFlags, env: Record<string, string | undefined> = process.env): Promise<void> {
+  const running = await startGateway(flags, env);
   console.log(`runpod-gql gateway: listening on ${running.graphqlUrl}`);
   await new Promise<void>((resolve) => {
     const stop = () => void running.close().then(resolve, resolve);
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  return 0;
+}
+
+/**
+ * `runpod-gql gateway ARGS`: resolves with the exit code once stopped (2 for a refusal to start,
+ * with its reason on stderr).
+ */
+export async function main(argv: readonly string[], env: Record<string, string | undefined> = process.env): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(GATEWAY_USAGE);
+    return 0;
+  }
+  try {
+    await serveGateway(parseGatewayArgs(argv), env);
+    return 0;
+  } catch (err) {
+    console.error(`runpod-gql gateway: ${err instanceof RunpodError ? err.message : redactText(String(err))}`);
+    return 2;
+  }
 }

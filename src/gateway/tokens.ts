@@ -11,7 +11,8 @@ export interface GatewayToken {
 
 /** Shortest token accepted: a guessable token would open the account. */
 export const MIN_TOKEN_LENGTH = 16;
-const TOKEN_TEXT = /^[\x21-\x7e]+$/;
+// RFC 6750's b64token, the syntax of a Bearer credential.
+const TOKEN_TEXT = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /**
  * Parses `RUNPOD_GATEWAY_TOKENS`: comma-separated `scope:token` entries (`read:…,write:…`).
@@ -31,8 +32,8 @@ export function parseGatewayTokens(text: string): GatewayToken[] {
 }
 
 function checkToken(entry: GatewayToken, field: string): GatewayToken {
-  if (typeof entry.token !== 'string' || !TOKEN_TEXT.test(entry.token) || entry.token.includes(',')) {
-    throw new ValidationError(field, 'token must be printable ASCII without spaces or commas');
+  if (typeof entry.token !== 'string' || !TOKEN_TEXT.test(entry.token)) {
+    throw new ValidationError(field, 'token must be a Bearer token: letters, digits and - . _ ~ + / (then = padding)');
   }
   if (entry.token.length < MIN_TOKEN_LENGTH) throw new ValidationError(field, `token must be at least ${MIN_TOKEN_LENGTH} characters, got ${entry.token.length}`);
   return entry;
