@@ -1,5 +1,7 @@
-import { createDeployCatalog, createGpuTypesApi, type GpuTypesApi } from './gpu-types/index.js';
-import { createGraphQLClient, type RunpodGraphQL } from './graphql/graphql-client.js';
+import { GraphQLResponseError, RunpodError, TransportUnsupportedError, ValidationError } from './errors.js';
+import { createDeployCatalog, createGpuTypesApi, restPathKit, type GpuTypesApi } from './gpu-types/index.js';
+import { createGraphQLClient, documentFacts, makeFacts, rawOptions, routeGraphQL, type RunpodGraphQL } from './graphql/graphql-client.js';
+import { errorFromGraphQLErrors } from './graphql/graphql-errors.js';
 import { createPodsApi, type PodsApi } from './pods/index.js';
 import { createRestClient, type RunpodRest } from './rest/rest-client.js';
 import { createRestRequester } from './rest/rest-request.js';
@@ -7,13 +9,17 @@ import { createServerlessClient, type RunpodServerless } from './serverless/serv
 import { createHttpCoreFromOptions } from './transport/http-core.js';
 import { createTransportChoice } from './transport/transport-choice.js';
 import { validateTransportOptions, type RunpodClientOptions } from './transport/options.js';
+import { toJsonBody } from './validation.js';
 
 export interface RunpodClient extends RunpodServerless {
-  /** Pods, typed as GraphQL selects them, over GraphQL or REST v2 (`podsTransport`). */
+  /** Pods, typed as GraphQL selects them, over GraphQL or REST v2 (`graphqlTransport`). */
   readonly pods: PodsApi;
   /** GPU types, prices and stock. */
   readonly gpuTypes: GpuTypesApi;
-  /** Run any typed document, e.g. one generated from your own `.graphql` file. */
+  /**
+   * Run any typed document, e.g. one generated from your own `.graphql` file: on RunPod's GraphQL
+   * while it is in use, else in process over REST v2 (`graphqlTransport`).
+   */
   readonly graphql: RunpodGraphQL;
   /** REST v2: pods, serverless endpoints, templates, network volumes, registries, catalog, billing, clusters, SSH keys. */
   readonly rest: RunpodRest;
@@ -28,17 +34,36 @@ export function createRunpodClient(options: RunpodClientOptions = {}): RunpodCli
   validateTransportOptions(options);
   // One per client: the latch a 410 from graphqlUrl sets never reaches another client.
   const choice = createTransportChoice({
-    mode: options.podsTransport ?? 'auto',
+    mode: options.graphqlTransport ?? options.podsTransport ?? 'auto',
     fallbackOnRateLimit: options.fallbackOnRateLimit ?? false,
     onTransportChange: options.onTransportChange,
   });
-  const graphql = createGraphQLClient(core, choice);
+  // rp.pods and rp.gpuTypes route themselves, so they use RunPod's GraphQL directly.
+  const upstream = createGraphQLClient(core, choice);
   // rp.gpuTypes and deploy's catalog read REST v2 through src/rest/, as rp.rest does.
   const restRequester = createRestRequester(core);
+  const pods = createPodsApi({ graphql: upstream, core, choice, catalog: createDeployCatalog(upstream, restRequester, choice) });
+  // Documents run in process over rp.pods and rp.gpuTypes' REST path, loaded with the first one that does.
+  let routes: ReturnType<typeof loadRoutes> | undefined;
+  const loadRoutes = () =>
+    import('./graphql/in-process/route.js').then((m) =>
+      m.createRoutes({
+        upstream,
+        choice,
+        pods,
+        gpuTypes: restPathKit(restRequester),
+        documentFacts,
+        makeFacts,
+        rawOptions,
+        toJsonBody,
+        errorFromGraphQLErrors,
+        errors: { RunpodError, GraphQLResponseError, TransportUnsupportedError, ValidationError },
+      }),
+    );
   return {
-    pods: createPodsApi({ graphql, core, choice, catalog: createDeployCatalog(graphql, restRequester, choice) }),
-    gpuTypes: createGpuTypesApi(graphql, restRequester, choice),
-    graphql,
+    pods,
+    gpuTypes: createGpuTypesApi(upstream, restRequester, choice),
+    graphql: routeGraphQL(upstream, choice, () => (routes ??= loadRoutes())),
     rest: createRestClient(core),
     ...createServerlessClient(core),
   };

@@ -1,20 +1,5 @@
-import {
-  buildSchema,
-  execute,
-  GraphQLError,
-  GraphQLScalarType,
-  Kind,
-  parse,
-  validate,
-  valueFromASTUntyped,
-  type DocumentNode,
-  type ExecutionResult,
-  type FragmentDefinitionNode,
-  type OperationDefinitionNode,
-  type SelectionNode,
-  type ValueNode,
-} from 'graphql';
-import { schemaSdl } from '../graphql/__generated__/schema-sdl.js';
+import { execute, Kind, type ExecutionResult, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionNode } from 'graphql';
+import { buildExecutableSchema, createDocumentPreparer } from '../graphql/executable-schema.js';
 import { EmulatorHttpError, GRAPHQL_NO_CAPACITY, NoCapacityError } from './errors.js';
 import type { Account, Platform } from './platform.js';
 import { graphqlPod } from './views.js';
@@ -40,12 +25,7 @@ interface DeployInput {
   allowedCudaVersions?: Array<string | null>;
 }
 
-const CPU_INPUT_FIELDS = new Set([
-  'instanceId', 'name', 'imageName', 'templateId', 'cloudType', 'containerDiskInGb', 'volumeInGb', 'volumeMountPath',
-  'networkVolumeId', 'dataCenterId', 'ports', 'env', 'dockerArgs', 'startSsh', 'supportPublicIp', 'countryCode',
-]);
-const CPU_INSTANCE_ID = /^cpu\d[a-z]-\d+-\d+$/;
-
+/** `deployCpuPodInput` as the shared schema coerces it (src/graphql/executable-schema.ts). */
 interface DeployCpuInput {
   instanceId: string;
   name?: string;
@@ -60,19 +40,6 @@ interface DeployCpuInput {
   ports?: string;
   env?: Array<{ key: string; value: string } | null>;
   dockerArgs?: string;
-}
-
-/** `deployCpuPodInput` is a scalar on the platform; the emulator still refuses what it would not know. */
-function parseCpuInput(value: unknown): DeployCpuInput {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new TypeError('deployCpuPodInput must be an object');
-  for (const key of Object.keys(value)) {
-    if (!CPU_INPUT_FIELDS.has(key)) throw new TypeError(`Field "${key}" is not defined by type "deployCpuPodInput".`);
-  }
-  const instanceId = (value as { instanceId?: unknown }).instanceId;
-  if (typeof instanceId !== 'string' || !CPU_INSTANCE_ID.test(instanceId)) {
-    throw new TypeError(`Field "instanceId" of type "deployCpuPodInput" must be a CPU instance type such as "cpu3c-2-4".`);
-  }
-  return value as DeployCpuInput;
 }
 
 interface LowestPriceInput {
@@ -187,72 +154,13 @@ export interface GraphQLAnswer {
   body: ExecutionResult | { errors: Array<{ message: string; extensions?: Record<string, unknown> }> };
 }
 
-/** Longest query text kept parsed; a longer one is parsed for each request (about 36 bytes of memory per character). */
-export const MAX_CACHED_QUERY_CHARS = 16 * 1024;
-/** All the query text kept parsed, together, and how many documents. */
-export const MAX_CACHED_QUERIES_CHARS = 256 * 1024;
-export const MAX_CACHED_QUERIES = 500;
-
-/** Parsed documents by query text, least recently used first out, bounded by entry size, total size and count. */
-export class DocumentCache {
-  private readonly entries = new Map<string, DocumentNode | readonly GraphQLError[]>();
-  private chars = 0;
-
-  get(query: string): DocumentNode | readonly GraphQLError[] | undefined {
-    const hit = this.entries.get(query);
-    if (hit !== undefined) {
-      this.entries.delete(query);
-      this.entries.set(query, hit);
-    }
-    return hit;
-  }
-
-  set(query: string, prepared: DocumentNode | readonly GraphQLError[]): void {
-    if (query.length > MAX_CACHED_QUERY_CHARS || this.entries.has(query)) return;
-    this.entries.set(query, prepared);
-    this.chars += query.length;
-    for (const oldest of this.entries.keys()) {
-      if (this.chars <= MAX_CACHED_QUERIES_CHARS && this.entries.size <= MAX_CACHED_QUERIES) break;
-      this.entries.delete(oldest);
-      this.chars -= oldest.length;
-    }
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  get totalChars(): number {
-    return this.chars;
-  }
-}
+export { DocumentCache, MAX_CACHED_QUERIES, MAX_CACHED_QUERIES_CHARS, MAX_CACHED_QUERY_CHARS } from '../graphql/executable-schema.js';
 
 /** Executes GraphQL requests against the project's own schema.graphql, with the platform's error shape. */
 export function createGraphQLExecutor(platform: Platform) {
-  const schema = buildSchema(schemaSdl);
-  const cpuInput = schema.getType('deployCpuPodInput');
-  if (cpuInput instanceof GraphQLScalarType) {
-    // buildSchema gives custom scalars identity parsing; this one checks its fields, as the platform does.
-    Object.assign(cpuInput, { parseValue: parseCpuInput, parseLiteral: (node: ValueNode, variables?: Record<string, unknown> | null) => parseCpuInput(valueFromASTUntyped(node, variables)) });
-  }
+  const schema = buildExecutableSchema();
   const root = rootValue(platform);
-  const documents = new DocumentCache();
-
-  function prepare(query: string): DocumentNode | readonly GraphQLError[] {
-    const cached = documents.get(query);
-    if (cached) return cached;
-    let prepared: DocumentNode | readonly GraphQLError[];
-    try {
-      // Without locations: a third of the memory, and no answer shows them.
-      const document = parse(query, { noLocation: true });
-      const errors = validate(schema, document);
-      prepared = errors.length > 0 ? errors : document;
-    } catch (err) {
-      prepared = [err as GraphQLError];
-    }
-    documents.set(query, prepared);
-    return prepared;
-  }
+  const prepare = createDocumentPreparer(schema);
 
   /**
    * True when the operation `body` asks for reads only what the platform serves without a key: a

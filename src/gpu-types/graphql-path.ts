@@ -1,5 +1,5 @@
 import { GpuTypesDocument } from '../graphql/__generated__/operations.js';
-import { withDataCheck, type DataCheck, type GraphQLCallOptions, type RunpodGraphQL } from '../graphql/graphql-client.js';
+import { withDataCheck, type DataCheck, type GraphQLCallOptions, type GraphQLRequester } from '../graphql/graphql-client.js';
 import { isArrayOf, isRecord } from '../transport/shape.js';
 import type { GpuType, GpuTypesListInput } from './types.js';
 
@@ -29,7 +29,7 @@ const GPU_TYPES_CHECK: DataCheck = {
 };
 
 /** `gpuTypes.list` over GraphQL: one `GpuTypes` query, every filter sent as the platform takes it. */
-export async function listOverGraphql(graphql: RunpodGraphQL, input: GpuTypesListInput, gpuCount: number, options?: GraphQLCallOptions): Promise<GpuType[]> {
+export async function listOverGraphql(graphql: GraphQLRequester, input: GpuTypesListInput, gpuCount: number, options?: GraphQLCallOptions): Promise<GpuType[]> {
   const { id, ids, gpuCount: _count, ...priceFilters } = input;
   const filter = id !== undefined || ids !== undefined ? { ...(id !== undefined && { id }), ...(ids !== undefined && { ids }) } : null;
   const data = await graphql.request(GpuTypesDocument, { input: filter, lowestPriceInput: { ...priceFilters, gpuCount } }, withDataCheck(options, GPU_TYPES_CHECK));

@@ -1,7 +1,7 @@
 import { ServerError, TransportUnsupportedError, ValidationError } from '../errors.js';
 import { GpuTypeCatalogDocument } from '../graphql/__generated__/operations.js';
 import { createRestCatalogApi } from '../rest/catalog.js';
-import type { GraphQLCallOptions, RunpodGraphQL } from '../graphql/graphql-client.js';
+import type { GraphQLCallOptions, GraphQLRequester } from '../graphql/graphql-client.js';
 import type { RestRequester } from '../rest/rest-request.js';
 import type { TransportChoice } from '../transport/transport-choice.js';
 import { tagTransport, transportOf } from '../transport/transport-tag.js';
@@ -30,7 +30,7 @@ export function restPathKit(rest: RestRequester): RestPathKit {
  * The catalog deploy checks GPU type ids against, read once per client over the current path:
  * GraphQL's `GpuTypeCatalog`, or `GET /v2/catalog/gpus` once REST v2 is in use.
  */
-export function createDeployCatalog(graphql: RunpodGraphQL, rest: RestRequester, choice: TransportChoice): GpuTypeCatalog {
+export function createDeployCatalog(graphql: GraphQLRequester, rest: RestRequester, choice: TransportChoice): GpuTypeCatalog {
   const read = () =>
     choice.run('pods', 'deploy', {
       graphql: async () => catalogEntries((await graphql.request(GpuTypeCatalogDocument))?.gpuTypes),
@@ -43,7 +43,7 @@ export function createDeployCatalog(graphql: RunpodGraphQL, rest: RestRequester,
  * `rp.gpuTypes` above both APIs: GraphQL while it works, REST v2 (`/v2/catalog/gpus`) after its
  * retirement or with `podsTransport: 'rest'`, as `choice` says. Same calls, same result types.
  */
-export function createGpuTypesApi(graphql: RunpodGraphQL, rest: RestRequester, choice: TransportChoice): GpuTypesApi {
+export function createGpuTypesApi(graphql: GraphQLRequester, rest: RestRequester, choice: TransportChoice): GpuTypesApi {
   async function list(input: GpuTypesListInput = {}, options?: GraphQLCallOptions, operation = 'list'): Promise<GpuType[]> {
     const gpuCount = gpuCountOf(input);
     return choice.run('gpuTypes', operation, {

@@ -1,6 +1,6 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import type { GraphQLClient } from 'graphql-request';
-import type { DocumentNode, OperationDefinitionNode } from 'graphql';
+import type { DocumentNode, ExecutionResult, OperationDefinitionNode } from 'graphql';
 import { ApiRetiredError, RunpodError, ServerError, ValidationError, type GraphQLErrorEntry } from '../errors.js';
 import { errorFromGraphQLErrors } from './graphql-errors.js';
 import type { HttpCore, HttpRequest, HttpResult } from '../transport/http-core.js';
@@ -26,12 +26,36 @@ export type VariablesAndOptions<TVariables> = Record<string, never> extends TVar
   ? [variables?: TVariables, options?: GraphQLCallOptions]
   : [variables: TVariables, options?: GraphQLCallOptions];
 
-export interface RunpodGraphQL {
-  /** Runs any typed document against the GraphQL API and resolves with its `data`. */
-  request<TResult, TVariables>(document: GraphQLDocument<TResult, TVariables>, ...args: VariablesAndOptions<TVariables>): Promise<TResult>;
+/** Options of {@link RunpodGraphQL.execute}. */
+export interface GraphQLExecuteOptions extends GraphQLCallOptions {
+  /** Which operation of a document that holds several to run. */
+  operationName?: string | undefined;
 }
 
-interface DocumentFacts {
+export interface RunpodGraphQL {
+  /**
+   * Runs any typed document and resolves with its `data`; GraphQL errors are thrown as typed
+   * errors. Over RunPod's GraphQL while it is in use (`graphqlTransport`), else in process over
+   * REST v2 (no GraphQL request is sent).
+   */
+  request<TResult, TVariables>(document: GraphQLDocument<TResult, TVariables>, ...args: VariablesAndOptions<TVariables>): Promise<TResult>;
+  /**
+   * Runs any document valid against schema.graphql and resolves with the whole result: GraphQL
+   * errors (an invalid document, a field that failed) are in `errors`, not thrown. Failures to reach
+   * the API are thrown as RunpodError. Routed as `request` is.
+   */
+  execute<TResult = Record<string, unknown>, TVariables = Record<string, unknown>>(
+    document: GraphQLDocument<TResult, TVariables> | DocumentNode,
+    variables?: TVariables,
+    options?: GraphQLExecuteOptions,
+  ): Promise<ExecutionResult<TResult>>;
+}
+
+/** What the package's own surfaces use: `request` on RunPod's GraphQL (they route themselves). */
+export type GraphQLRequester = Pick<RunpodGraphQL, 'request'>;
+
+/** What `request` needs to know of a document (internal: the in-process route computes it too). */
+export interface DocumentFacts {
   readonly source: string;
   readonly operationName: string | undefined;
   readonly isMutation: boolean;
@@ -41,7 +65,7 @@ interface DocumentFacts {
   readonly bodyStart: string;
 }
 
-function makeFacts(source: string, operationName: string | undefined, operationType: string): DocumentFacts {
+export function makeFacts(source: string, operationName: string | undefined, operationType: string): DocumentFacts {
   if (operationType === 'subscription') throw new ValidationError('document', 'subscriptions are not supported');
   const isMutation = operationType === 'mutation';
   const bodyStart = `{"query":${JSON.stringify(source)}${operationName === undefined ? '' : `,"operationName":${JSON.stringify(operationName)}`}`;
@@ -106,6 +130,11 @@ function factsFromMeta(source: string, meta: unknown): DocumentFacts | undefined
   return makeFacts(source, name, meta.operationType);
 }
 
+/** The facts of any document the client takes, loading the GraphQL runtime if need be. */
+export async function documentFacts(document: unknown): Promise<DocumentFacts> {
+  return factsOf(document, runtime ?? (await loadGraphQLRuntime()));
+}
+
 function factsOf(document: unknown, rt: GraphQLRuntime): DocumentFacts {
   if (typeof document === 'string') return factsOfString(document, rt);
   if (document === null || typeof document !== 'object') throw new ValidationError('document', 'expected a GraphQL document');
@@ -167,6 +196,15 @@ export interface DataCheck {
 /** Where a DataCheck travels in the call options: internal, so not part of GraphQLCallOptions. */
 const DATA_CHECK = Symbol('dataCheck');
 
+/**
+ * Internal: `request` sends the document these facts describe and resolves with the answer's
+ * `{ data, errors }` (errors not thrown), for `execute`.
+ */
+const RAW = Symbol('raw');
+export function rawOptions(options: GraphQLCallOptions | undefined, facts: DocumentFacts): GraphQLCallOptions {
+  return { ...options, [RAW]: facts } as GraphQLCallOptions;
+}
+
 /** `options` with `check` attached, for the package's own surfaces. */
 export function withDataCheck(options: GraphQLCallOptions | undefined, check: DataCheck): GraphQLCallOptions {
   return { ...options, [DATA_CHECK]: check } as GraphQLCallOptions;
@@ -180,7 +218,7 @@ function isErrorEntry(value: unknown): value is GraphQLErrorEntry {
  * `choice` hears of every 410 Gone from `graphqlUrl`: this is where the retirement is first seen,
  * whichever call met it (a user's own document included, which still gets its ApiRetiredError).
  */
-export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoice, 'retired'>): RunpodGraphQL {
+export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoice, 'retired'>): GraphQLRequester {
   const url = core.options.graphqlUrl;
   const summaryUrl = redactUrl(url);
   const auth = core.options.graphqlAuth === 'header' ? 'bearer' : 'api-key-query';
@@ -205,7 +243,8 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
   async function request<TResult, TVariables>(document: GraphQLDocument<TResult, TVariables>, variables?: TVariables, options: GraphQLCallOptions = {}): Promise<TResult> {
     const rt = runtime ?? (await loadGraphQLRuntime());
     client ??= makeClient(rt);
-    const facts = factsOf(document, rt);
+    const raw = (options as { [RAW]?: DocumentFacts })[RAW];
+    const facts = raw ?? factsOf(document, rt);
     const variablesText = variables === undefined ? undefined : toJsonBody('variables', variables);
     const httpRequest: HttpRequest = {
       method: 'POST',
@@ -236,7 +275,7 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
       if (!Array.isArray(errors) || !errors.every(isErrorEntry)) {
         throw core.wrongShape(httpRequest, '`errors` as a list of objects with a message', call.result?.text ?? errors, status);
       }
-      if (errors.length > 0) {
+      if (errors.length > 0 && !raw) {
         throw errorFromGraphQLErrors<TResult>(redactValue(errors), data as TResult | null | undefined, {
           operationName: facts.operationName,
           status,
@@ -244,13 +283,36 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
         });
       }
     }
+    if (raw && data == null) return { data, errors } as TResult;
     if (!isRecord(data)) {
       throw core.wrongShape(httpRequest, 'an object in `data`', call.result?.text ?? data, status);
     }
     const dataCheck = (options as { [DATA_CHECK]?: DataCheck })[DATA_CHECK];
     if (dataCheck && !dataCheck.check(data)) throw core.wrongShape(httpRequest, dataCheck.expected, data, status);
-    return data as TResult;
+    return (raw ? { data, errors } : data) as TResult;
   }
 
   return { request: request as RunpodGraphQL['request'] };
+}
+
+/** What `request` and `execute` do when they do not go to RunPod's GraphQL (src/graphql/in-process/route.ts). */
+export interface GraphQLRoutes {
+  request(document: unknown, variables: unknown, options: GraphQLCallOptions | undefined): Promise<unknown>;
+  execute(document: unknown, variables: unknown, options: GraphQLExecuteOptions | undefined): Promise<ExecutionResult>;
+}
+
+/**
+ * rp.graphql: `request` goes where the transport choice says, RunPod's GraphQL or in process over
+ * REST v2 (loaded on first use); `execute` is routed the same way inside `routes`. The package's
+ * own surfaces use `upstream`, as they route themselves.
+ */
+export function routeGraphQL(upstream: GraphQLRequester, choice: TransportChoice, routes: () => Promise<GraphQLRoutes>): RunpodGraphQL {
+  return {
+    request: ((document: unknown, variables?: unknown, options?: GraphQLCallOptions) =>
+      choice.run('graphql', 'request', {
+        graphql: () => upstream.request(document as string, variables as never, options),
+        rest: async () => (await routes()).request(document, variables, options),
+      })) as RunpodGraphQL['request'],
+    execute: (async (document: unknown, variables?: unknown, options?: GraphQLExecuteOptions) => (await routes()).execute(document, variables, options)) as RunpodGraphQL['execute'],
+  };
 }

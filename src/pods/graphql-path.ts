@@ -10,7 +10,7 @@ import {
   TerminatePodDocument,
   type EnvironmentVariableInput,
 } from '../graphql/__generated__/operations.js';
-import { withDataCheck, type DataCheck, type GraphQLCallOptions, type RunpodGraphQL } from '../graphql/graphql-client.js';
+import { withDataCheck, type DataCheck, type GraphQLCallOptions, type GraphQLRequester } from '../graphql/graphql-client.js';
 import { sleep } from '../transport/abort.js';
 import { validateCallOptions } from '../transport/options.js';
 import { backoffMs } from '../transport/retry.js';
@@ -65,7 +65,7 @@ export interface GraphQLPodsPath {
   terminate(podId: string, options?: GraphQLCallOptions): Promise<void>;
 }
 
-export function createGraphQLPodsPath(graphql: RunpodGraphQL): GraphQLPodsPath {
+export function createGraphQLPodsPath(graphql: GraphQLRequester): GraphQLPodsPath {
   return {
     get: (podId, options) => graphql.request(PodDocument, { input: { podId } }, withDataCheck(options, POD_CHECKS.pod)).then((data) => data.pod as Pod | null),
     async list(options) {

@@ -14,7 +14,7 @@ import {
 } from '../errors.js';
 import type { GpuTypeCatalog } from '../gpu-types/catalog.js';
 import type { EnvironmentVariableInput } from '../graphql/__generated__/operations.js';
-import type { GraphQLCallOptions, RunpodGraphQL } from '../graphql/graphql-client.js';
+import type { GraphQLCallOptions, GraphQLRequester } from '../graphql/graphql-client.js';
 import { parsePodEnv } from '../graphql/pod-env.js';
 import { createRestCatalogApi } from '../rest/catalog.js';
 import { createRestPodsApi, sendPodCreate } from '../rest/pods.js';
@@ -39,7 +39,7 @@ export * from './types.js';
 const DEFAULT_MARKER_LOOKUP = { attempts: 3, intervalMs: 1_500 } as const;
 
 export interface PodsApiDeps {
-  readonly graphql: RunpodGraphQL;
+  readonly graphql: GraphQLRequester;
   /** The core REST v2 calls go through (`restUrl`, Bearer auth, pacing under the `rest` bucket). */
   readonly core: HttpCore;
   /** The client's one transport choice. */

@@ -2,7 +2,7 @@ import { ValidationError, type RequestSummary } from '../errors.js';
 import type { PacingStore } from './pacing.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
 import { MAX_KEY_LENGTH } from './redact.js';
-import type { PodsTransport, TransportChangeEvent } from './transport-choice.js';
+import type { GraphQLTransport, TransportChangeEvent } from './transport-choice.js';
 
 /** A `fetch` compatible function: the global one, undici's, a test double or `emulator.fetch`. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -75,13 +75,20 @@ export interface RunpodClientOptions {
   /** Called with the quota the server announces (REST v2 `RateLimit` headers) on every answer that has it. */
   onRateLimit?: ((info: RateLimitInfo) => void) | undefined;
   /**
-   * The API behind `rp.pods` and `rp.gpuTypes`. `'auto'`: GraphQL while it works; from the first
-   * 410 Gone on `graphqlUrl`, REST v2 for this client's whole life (the call that met the 410 is
-   * re-issued on REST). `'graphql'`: GraphQL only (a 410 is an ApiRetiredError). `'rest'`: REST v2
-   * only. Inputs REST v2 cannot honour are refused with TransportUnsupportedError.
+   * The API behind all GraphQL traffic: `rp.graphql` (`request`, `execute`), `rp.pods` and
+   * `rp.gpuTypes`. `'auto'`: RunPod's GraphQL while it works; from the first 410 Gone on
+   * `graphqlUrl`, REST v2 for this client's whole life (the call that met the 410 is re-issued on
+   * REST; documents run in process against schema.graphql). `'graphql'`: GraphQL only (a 410 is an
+   * ApiRetiredError). `'rest'`: REST v2 only, no GraphQL request ever. Inputs and fields REST v2
+   * cannot honour are refused with TransportUnsupportedError.
    * @default 'auto'
    */
-  podsTransport?: PodsTransport | undefined;
+  graphqlTransport?: GraphQLTransport | undefined;
+  /**
+   * The old name of `graphqlTransport`, which it still sets.
+   * @deprecated Use `graphqlTransport` (the same values).
+   */
+  podsTransport?: GraphQLTransport | undefined;
   /**
    * In `'auto'`, re-issue one call on REST v2 when GraphQL still answers 429 after the retries
    * (a refusal before any work). Off by default: results would switch between exact and lossy.
@@ -254,9 +261,14 @@ export function validateClientOptions(options: RunpodClientOptions): void {
   check('pacingStore', options.pacingStore, (v) => typeof (v as PacingStore).bucket === 'function' && !!globalThis.crypto?.subtle, 'a PacingStore, in a runtime with crypto.subtle');
 }
 
-/** The options of rp.pods' transport: checked by the full client only, the one that reads them. */
+/** The options of the GraphQL transport: checked by the full client only, the one that reads them. */
 export function validateTransportOptions(options: RunpodClientOptions): void {
-  check('podsTransport', options.podsTransport, (v) => v === 'auto' || v === 'graphql' || v === 'rest', "'auto', 'graphql' or 'rest'");
+  const isMode = (v: unknown) => v === 'auto' || v === 'graphql' || v === 'rest';
+  check('graphqlTransport', options.graphqlTransport, isMode, "'auto', 'graphql' or 'rest'");
+  check('podsTransport', options.podsTransport, isMode, "'auto', 'graphql' or 'rest' (it is the old name of graphqlTransport)");
+  if (options.graphqlTransport != null && options.podsTransport != null && options.graphqlTransport !== options.podsTransport) {
+    throw new ValidationError('podsTransport', 'is the old name of graphqlTransport: give one of them, not two different values');
+  }
   check('fallbackOnRateLimit', options.fallbackOnRateLimit, (v) => typeof v === 'boolean', 'a boolean');
   check('onTransportChange', options.onTransportChange, (v) => typeof v === 'function', 'a function');
 }

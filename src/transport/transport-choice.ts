@@ -1,18 +1,23 @@
 import { ApiRetiredError, RateLimitError } from '../errors.js';
 
 /**
- * Which API `rp.pods` and `rp.gpuTypes` use. `'auto'`: GraphQL while it works, REST v2 for the
- * client's whole life from the first 410 Gone on `graphqlUrl`. `'graphql'`: strict (a 410 is an
- * ApiRetiredError). `'rest'`: REST v2 only, GraphQL never touched.
+ * Which API serves `rp.graphql`, `rp.pods` and `rp.gpuTypes`. `'auto'`: RunPod's GraphQL while it
+ * works, REST v2 for the client's whole life from the first 410 Gone on `graphqlUrl` (documents
+ * then run in process). `'graphql'`: strict (a 410 is an ApiRetiredError). `'rest'`: REST v2 only,
+ * GraphQL never touched.
  */
-export type PodsTransport = 'auto' | 'graphql' | 'rest';
+export type GraphQLTransport = 'auto' | 'graphql' | 'rest';
+
+/** @deprecated The old name of {@link GraphQLTransport}. */
+export type PodsTransport = GraphQLTransport;
 
 /** The path one call took. */
 export type TransportPath = 'graphql' | 'rest';
 
 /** Reported once per switch from GraphQL to REST v2 (see `onTransportChange`). */
 export interface TransportChangeEvent {
-  readonly surface: 'pods' | 'gpuTypes';
+  /** `graphql`: a document of `rp.graphql` (from then on, documents run in process over REST v2). */
+  readonly surface: 'pods' | 'gpuTypes' | 'graphql';
   /** The method whose call met the refusal, e.g. `deploy`. */
   readonly operation: string;
   readonly from: 'graphql';
@@ -25,7 +30,7 @@ export interface TransportChangeEvent {
 }
 
 export interface TransportChoiceOptions {
-  readonly mode: PodsTransport;
+  readonly mode: GraphQLTransport;
   readonly fallbackOnRateLimit: boolean;
   readonly onTransportChange: ((event: TransportChangeEvent) => void) | undefined;
 }
@@ -36,7 +41,7 @@ export interface TransportChoiceOptions {
  * the 410s that shared reads (the deploy catalog) swallow.
  */
 export interface TransportChoice {
-  readonly mode: PodsTransport;
+  readonly mode: GraphQLTransport;
   /** The path the next call of `rp.pods` / `rp.gpuTypes` takes. */
   current(): TransportPath;
   /** The 410 that latched this client to REST (in `'auto'`), once one did. */
@@ -50,7 +55,7 @@ export interface TransportChoice {
   run<T>(surface: TransportChangeEvent['surface'], operation: string, paths: { graphql: () => Promise<T>; rest: () => Promise<T> }): Promise<T>;
 }
 
-const OPTION_HINT = "set podsTransport: 'auto' (or 'rest') so rp.pods and rp.gpuTypes go on over REST v2";
+const OPTION_HINT = "set graphqlTransport (formerly podsTransport): 'auto' (or 'rest') so rp.graphql, rp.pods and rp.gpuTypes go on over REST v2";
 
 
 /** One per client, never module-wide: a process may hold an emulator's client and production's. */

@@ -16,10 +16,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * for deploy and rest.pods.create, registries on the crud code and smaller repeats removed took 444 B off (52,799 B
  * before); the serverless queue's calls loading on first use put 553 B back (runpod-gql/serverless: +450 B): in a
  * bundle without splitting each lazy module adds a wrapper, and the delegates that stay at start-up are added to it.
+ * Documents running in process over REST v2 (issue 28) put graphql-js's schema building, validation and execution
+ * into the full bundle: 84,914 B. They load only when a document runs in process, so the code-split start-up
+ * grew by 354 B (24,651 → 25,005 B), the routing that stays eager.
  */
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 52 * 1024],
+  ['runpod-gql', 'dist/index.js', 83 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 20.5 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 14.5 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 17.5 * 1024],

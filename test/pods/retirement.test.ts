@@ -119,11 +119,14 @@ describe('a whole session with GraphQL retired', () => {
     expect(second.events).toEqual([]);
   });
 
-  it("users' own GraphQL documents do not fall back: they get ApiRetiredError", async () => {
-    const { rp } = setup({ graphqlRetired: true });
-    const err = await captureError<ApiRetiredError>(rp.graphql.request('query { myself { id } }'));
-    expect(err).toBeInstanceOf(ApiRetiredError);
-    expect(err.status).toBe(410);
+  it("users' own GraphQL documents run in process; a field REST v2 has no source for is an error naming it", async () => {
+    const { rp, graphqlSent } = setup({ graphqlRetired: true });
+    const { myself } = await rp.graphql.request<{ myself: { pods: Array<{ id: string }> } }, Record<string, never>>('query { myself { pods { id } } }');
+    expect(myself.pods).toEqual([]);
+    const err = await captureError<TransportUnsupportedError>(rp.graphql.request('query { myself { id } }'));
+    expect(err).toBeInstanceOf(TransportUnsupportedError);
+    expect(err.fields).toEqual(['User.id']);
+    expect(graphqlSent()).toBe(1);
   });
 });
 

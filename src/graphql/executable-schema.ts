@@ -1,0 +1,110 @@
+// What every executor of schema.graphql in this package shares: the executable schema (with the
+// platform's coercion of the CPU input scalar) and the bounded cache of parsed, validated
+// documents. The emulator's GraphQL handler and the in-process executor over REST v2 both use it,
+// so a document one of them refuses the other refuses too. Loaded lazily by both (it imports
+// graphql-js).
+import { buildSchema, GraphQLError, GraphQLScalarType, parse, validate, valueFromASTUntyped, type DocumentNode, type GraphQLSchema, type ValueNode } from 'graphql';
+import { schemaSdl } from './__generated__/schema-sdl.js';
+
+/** The fields the platform's `deployCpuPodInput` scalar takes (it is a scalar in the live schema). */
+const CPU_INPUT_FIELDS = new Set([
+  'instanceId', 'name', 'imageName', 'templateId', 'cloudType', 'containerDiskInGb', 'volumeInGb', 'volumeMountPath',
+  'networkVolumeId', 'dataCenterId', 'ports', 'env', 'dockerArgs', 'startSsh', 'supportPublicIp', 'countryCode',
+]);
+const CPU_INSTANCE_ID = /^cpu\d[a-z]-\d+-\d+$/;
+
+/**
+ * `deployCpuPodInput` as the platform coerces it: an object of known fields with a CPU instance id.
+ * Thrown as a GraphQLError, so graphql-js reports it as a variable or argument error.
+ */
+export function parseCpuInput(value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new GraphQLError('deployCpuPodInput must be an object');
+  for (const key of Object.keys(value)) {
+    if (!CPU_INPUT_FIELDS.has(key)) throw new GraphQLError(`Field "${key}" is not defined by type "deployCpuPodInput".`);
+  }
+  const instanceId = (value as { instanceId?: unknown }).instanceId;
+  if (typeof instanceId !== 'string' || !CPU_INSTANCE_ID.test(instanceId)) {
+    throw new GraphQLError('Field "instanceId" of type "deployCpuPodInput" must be a CPU instance type such as "cpu3c-2-4".');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** schema.graphql, executable: custom scalars coerce as the platform does. One per caller (it is cheap to keep). */
+export function buildExecutableSchema(): GraphQLSchema {
+  const schema = buildSchema(schemaSdl);
+  const cpuInput = schema.getType('deployCpuPodInput');
+  if (cpuInput instanceof GraphQLScalarType) {
+    // buildSchema gives custom scalars identity parsing; this one checks its fields.
+    Object.assign(cpuInput, {
+      parseValue: parseCpuInput,
+      parseLiteral: (node: ValueNode, variables?: Record<string, unknown> | null) => parseCpuInput(valueFromASTUntyped(node, variables)),
+    });
+  }
+  return schema;
+}
+
+/** Longest query text kept parsed; a longer one is parsed for each request (about 36 bytes of memory per character). */
+export const MAX_CACHED_QUERY_CHARS = 16 * 1024;
+/** All the query text kept parsed, together, and how many documents. */
+export const MAX_CACHED_QUERIES_CHARS = 256 * 1024;
+export const MAX_CACHED_QUERIES = 500;
+
+/** A document parsed and validated against the schema, or the errors that refused it. */
+export type PreparedDocument = DocumentNode | readonly GraphQLError[];
+
+/** Parsed documents by query text, least recently used first out, bounded by entry size, total size and count. */
+export class DocumentCache {
+  private readonly entries = new Map<string, PreparedDocument>();
+  private chars = 0;
+
+  get(query: string): PreparedDocument | undefined {
+    const hit = this.entries.get(query);
+    if (hit !== undefined) {
+      this.entries.delete(query);
+      this.entries.set(query, hit);
+    }
+    return hit;
+  }
+
+  set(query: string, prepared: PreparedDocument): void {
+    if (query.length > MAX_CACHED_QUERY_CHARS || this.entries.has(query)) return;
+    this.entries.set(query, prepared);
+    this.chars += query.length;
+    for (const oldest of this.entries.keys()) {
+      if (this.chars <= MAX_CACHED_QUERIES_CHARS && this.entries.size <= MAX_CACHED_QUERIES) break;
+      this.entries.delete(oldest);
+      this.chars -= oldest.length;
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get totalChars(): number {
+    return this.chars;
+  }
+}
+
+/** True when `prepared` is a usable document rather than the errors that refused it. */
+export const isDocument = (prepared: PreparedDocument): prepared is DocumentNode => 'kind' in prepared;
+
+/** A `prepare(query)` over `schema` with its own cache: parsed once, validated once, per distinct text. */
+export function createDocumentPreparer(schema: GraphQLSchema): (query: string) => PreparedDocument {
+  const documents = new DocumentCache();
+  return (query) => {
+    const cached = documents.get(query);
+    if (cached) return cached;
+    let prepared: PreparedDocument;
+    try {
+      // Without locations: a third of the memory, and no answer shows them.
+      const document = parse(query, { noLocation: true });
+      const errors = validate(schema, document);
+      prepared = errors.length > 0 ? errors : document;
+    } catch (err) {
+      prepared = [err instanceof GraphQLError ? err : new GraphQLError(String(err))];
+    }
+    documents.set(query, prepared);
+    return prepared;
+  };
+}

@@ -1,0 +1,143 @@
+// rp.graphql's two ways to run a document once RunPod's GraphQL is not in use (in process over
+// REST v2), and `execute` on either way. Loaded on the first call that needs it, with graphql-js's
+// executor; what it uses of the eager modules comes in a kit.
+import { GraphQLError, print, type DocumentNode, type ExecutionResult } from 'graphql';
+import type { GraphQLErrorEntry, GraphQLResponseError, RequestSummary, RunpodError, ValidationError } from '../../errors.js';
+import type { RestPathKit as GpuRestPathKit } from '../../gpu-types/rest-path.js';
+import type { PodsApi } from '../../pods/types.js';
+import type { TransportChoice } from '../../transport/transport-choice.js';
+import { isDocument } from '../executable-schema.js';
+import type { DocumentFacts, GraphQLCallOptions, GraphQLExecuteOptions, RunpodGraphQL } from '../graphql-client.js';
+import type { GraphQLErrorContext } from '../graphql-errors.js';
+import { createInProcessExecutor, type InProcessExecutor } from './executor.js';
+
+export interface RouteKit {
+  /** The client's GraphQL client for RunPod's GraphQL (no routing of its own). */
+  readonly upstream: Pick<RunpodGraphQL, 'request'>;
+  readonly choice: TransportChoice;
+  readonly pods: PodsApi;
+  readonly gpuTypes: GpuRestPathKit;
+  readonly documentFacts: (document: unknown) => Promise<DocumentFacts>;
+  readonly makeFacts: (source: string, operationName: string | undefined, operationType: string) => DocumentFacts;
+  readonly rawOptions: (options: GraphQLCallOptions | undefined, facts: DocumentFacts) => GraphQLCallOptions;
+  readonly toJsonBody: (field: string, value: unknown) => string;
+  readonly errorFromGraphQLErrors: (errors: readonly GraphQLErrorEntry[], data: unknown, ctx: GraphQLErrorContext) => RunpodError;
+  readonly errors: {
+    readonly RunpodError: typeof RunpodError;
+    readonly GraphQLResponseError: typeof GraphQLResponseError;
+    readonly TransportUnsupportedError: typeof import('../../errors.js').TransportUnsupportedError;
+    readonly ValidationError: typeof ValidationError;
+  };
+}
+
+export interface Routes {
+  /** `request` in process: the same result, or the same typed error, as over RunPod's GraphQL. */
+  request(document: unknown, variables: unknown, options: GraphQLCallOptions | undefined): Promise<unknown>;
+  execute(document: unknown, variables: unknown, options: GraphQLExecuteOptions | undefined): Promise<ExecutionResult>;
+}
+
+/** Where in-process answers say they came from (no URL: nothing was sent). */
+const IN_PROCESS_URL = 'in-process:schema.graphql';
+
+/** A GraphQL error entry (an upstream answer's) as graphql-js's error. */
+function toGraphQLError(entry: GraphQLErrorEntry): GraphQLError {
+  const { message, path, extensions } = entry as GraphQLErrorEntry & { path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> };
+  return new GraphQLError(message, { path: Array.isArray(path) ? path : undefined, extensions: extensions && typeof extensions === 'object' ? extensions : undefined });
+}
+
+/** A graphql-js error as the entry the client's typed errors carry. */
+function toEntry(error: GraphQLError): GraphQLErrorEntry {
+  const entry: { message: string; path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> } = { message: error.message };
+  if (error.path) entry.path = error.path;
+  if (error.extensions && Object.keys(error.extensions).length > 0) entry.extensions = error.extensions;
+  return entry as GraphQLErrorEntry;
+}
+
+export function createRoutes(kit: RouteKit): Routes {
+  const { errors: E } = kit;
+  let executor: InProcessExecutor | undefined;
+  const local = () =>
+    (executor ??= createInProcessExecutor({
+      pods: kit.pods,
+      gpuTypes: kit.gpuTypes,
+      TransportUnsupportedError: E.TransportUnsupportedError,
+      isRunpodError: (err): err is RunpodError => err instanceof E.RunpodError,
+    }));
+
+  /** Variables as they would travel: JSON, so both ways see the same values (and refuse the same ones). */
+  const jsonVariables = (variables: unknown): Record<string, unknown> | undefined =>
+    variables === undefined || variables === null ? undefined : (JSON.parse(kit.toJsonBody('variables', variables)) as Record<string, unknown>);
+
+  const summary = (label: string): RequestSummary => ({ method: 'POST', url: IN_PROCESS_URL, operation: label });
+
+  /** The document, parsed and validated against the schema once per distinct text. */
+  const prepared = (source: string) => local().prepare(source);
+
+  async function request(document: unknown, variables: unknown, options: GraphQLCallOptions | undefined): Promise<unknown> {
+    const facts = await kit.documentFacts(document);
+    const ctx = { operationName: facts.operationName, request: summary(facts.label) };
+    const doc = prepared(facts.source);
+    // RunPod's GraphQL refuses an invalid document with HTTP 400 and `errors`: the same error here.
+    const refused = (errors: readonly GraphQLError[]) =>
+      new E.GraphQLResponseError(`${facts.label} failed with HTTP 400: ${errors.map((e) => e.message).join('; ')}`, {
+        errors: errors.map(toEntry),
+        data: undefined,
+        status: 400,
+        ...ctx,
+      });
+    if (!isDocument(doc)) throw refused(doc);
+    const result = await local().run({ document: doc, variables: jsonVariables(variables), operationName: facts.operationName, options });
+    if (result.errors?.length) {
+      if (result.data === undefined) throw refused(result.errors);
+      // A resolver's typed error is the error of the call, as the same call on rp.pods throws it.
+      const typed = result.errors.find((e) => e.originalError instanceof E.RunpodError)?.originalError;
+      if (typed) throw typed;
+      throw kit.errorFromGraphQLErrors(result.errors.map(toEntry), result.data, { ...ctx, status: 200 });
+    }
+    return result.data;
+  }
+
+  async function execute(document: unknown, variables: unknown, options: GraphQLExecuteOptions = {}): Promise<ExecutionResult> {
+    let source: string;
+    if (typeof document === 'string') source = document;
+    else if (isDocumentNode(document)) source = print(document);
+    else if (document !== null && typeof document === 'object') source = String(document);
+    else throw new E.ValidationError('document', 'expected a GraphQL document');
+    const doc = prepared(source);
+    if (!isDocument(doc)) return { errors: doc };
+    const { operationName, ...callOptions } = options;
+    const operation = local().operation(doc, operationName);
+    if (!operation) {
+      const why = operationName === undefined ? 'Must provide operation name if query contains multiple operations.' : `Unknown operation named "${operationName}".`;
+      return { errors: [new GraphQLError(why)] };
+    }
+    if (operation.operation === 'subscription') return { errors: [new GraphQLError('Subscriptions are not supported.')] };
+    const vars = jsonVariables(variables);
+    const name = operation.name?.value;
+    const label = name ?? `anonymous ${operation.operation}`;
+    return kit.choice.run('graphql', label, {
+      graphql: async () => {
+        try {
+          const answer = (await kit.upstream.request(source, vars, kit.rawOptions(callOptions, kit.makeFacts(source, operationName ?? name, operation.operation)))) as {
+            data?: Record<string, unknown> | null;
+            errors?: GraphQLErrorEntry[] | null;
+          };
+          const result: ExecutionResult = { data: answer.data ?? null };
+          if (answer.errors?.length) Object.assign(result, { errors: answer.errors.map(toGraphQLError) });
+          return result;
+        } catch (err) {
+          // RunPod's refusal of the request itself (HTTP 400 with `errors`): GraphQL errors, not a failure.
+          if (err instanceof E.GraphQLResponseError && err.status === 400 && err.errors.length > 0) return { errors: err.errors.map(toGraphQLError) };
+          throw err;
+        }
+      },
+      rest: () => local().run({ document: doc, variables: vars, operationName, options: callOptions }),
+    });
+  }
+
+  return { request, execute };
+}
+
+function isDocumentNode(value: unknown): value is DocumentNode {
+  return value !== null && typeof value === 'object' && (value as { kind?: unknown }).kind === 'Document';
+}
