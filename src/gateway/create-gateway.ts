@@ -1,17 +1,4 @@
-import {
-  buildSchema,
-  getOperationAST,
-  getVariableValues,
-  Kind,
-  parse,
-  print,
-  validate,
-  type DocumentNode,
-  type FragmentDefinitionNode,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-  type SelectionSetNode,
-} from 'graphql';
+import { getOperationAST, getVariableValues, GraphQLError, parse, validate, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { createRunpodClient, type RunpodClient } from '../client.js';
 import {
   AuthenticationError,
@@ -21,7 +8,7 @@ import {
   RunpodError,
   ValidationError,
 } from '../errors.js';
-import { schemaSdl } from '../graphql/__generated__/schema-sdl.js';
+import { buildExecutableSchema, DocumentCache, isDocument, type PreparedDocument } from '../graphql/executable-schema.js';
 import type { RunpodClientOptions } from '../transport/options.js';
 import type { PacingStore } from '../transport/pacing.js';
 import { redactText, registerSecret } from '../transport/redact.js';
@@ -38,10 +25,8 @@ import {
 } from './protocol.js';
 import { createCallerRate } from './rate.js';
 import { bearerOf, tokenTable, type GatewayScope, type GatewayToken } from './tokens.js';
-import type { GatewayExecutionResult } from './types.js';
-import { executeThrough } from './upstream-adapter.js';
 
-/** Which API the gateway's upstream client uses (the client's `podsTransport`). */
+/** Which API the gateway's upstream client uses (the client's `graphqlTransport`). */
 export type GatewayUpstream = 'auto' | 'rest' | 'graphql';
 
 /** Options of {@link createGateway}. */
@@ -50,7 +35,7 @@ export interface GatewayOptions {
    * The upstream client's options: `apiKey`, `restUrl`, `graphqlUrl`, `fetch`, `pacingStore`, …
    * (`apiKey` defaults to `RUNPOD_API_KEY`). In pass-through mode `apiKey` must not be set.
    */
-  client?: Omit<RunpodClientOptions, 'podsTransport'> | undefined;
+  client?: Omit<RunpodClientOptions, 'podsTransport' | 'graphqlTransport'> | undefined;
   /** @default 'rest' */
   upstream?: GatewayUpstream | undefined;
   /**
@@ -92,7 +77,7 @@ export interface Gateway {
 }
 
 let schema: GraphQLSchema | undefined;
-const schemaOnce = () => (schema ??= buildSchema(schemaSdl));
+const schemaOnce = () => (schema ??= buildExecutableSchema());
 
 /** Longest document, in tokens, the parser reads: past it, the document is refused without building it. */
 const MAX_TOKENS = 5_000;
@@ -137,7 +122,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     throw new ValidationError('tokens', 'no gateway token is configured: set RUNPOD_GATEWAY_TOKENS (read:TOKEN,write:TOKEN), or serve anonymous callers on loopback with --allow-anonymous');
   }
   const persisted = options.persisted === undefined ? undefined : loadPersisted(options.persisted);
-  const clientOptions = { ...options.client, podsTransport: upstream };
+  const clientOptions: RunpodClientOptions = { ...options.client, graphqlTransport: upstream };
   const gateway: Gateway = { fetch: handle, ready: persisted?.hashed ?? Promise.resolve(), anonymous };
   // Tokens are scrubbed from every error and answer as API keys are, for as long as the gateway lives.
   for (const token of tokens.keys()) registerSecret(token, gateway);
@@ -165,6 +150,28 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const takeTurn = createCallerRate(limits.rate, options.rateStore);
   let isReady = false;
   void gateway.ready.then(() => (isReady = true), () => {});
+
+  const documents = new DocumentCache();
+  /**
+   * Parsed with a token cap, then checked for shape (depth, aliases) before it is validated:
+   * validation grows faster than the text, so the limits are met before it runs. Cached per text.
+   */
+  function prepare(text: string): PreparedDocument {
+    const cached = documents.get(text);
+    if (cached) return cached;
+    let prepared: PreparedDocument;
+    try {
+      const document = parse(text, { noLocation: true, maxTokens: MAX_TOKENS });
+      for (const d of document.definitions) if (d.kind === 'OperationDefinition') checkShape(document, d, limits);
+      const errors = validate(schemaOnce(), document);
+      prepared = errors.length > 0 ? errors.map((e) => new GraphQLError(e.message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) : document;
+    } catch (err) {
+      if (err instanceof Refusal) throw err;
+      prepared = [new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
+    }
+    documents.set(text, prepared);
+    return prepared;
+  }
 
   function authenticate(request: Request, url: URL): Caller {
     const bearer = bearerOf(request);
@@ -239,16 +246,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     // Documents that do not parse, validate or take their variables: 200 with JSON (the GraphQL
     // answer carries the errors), 400 with the GraphQL media type; never sent upstream.
     const invalid = (errors: readonly GatewayErrorEntry[]) => answer(request, origin, strict ? 400 : 200, { errors }, media);
-    let document: DocumentNode;
-    try {
-      document = parse(text, { noLocation: true, maxTokens: MAX_TOKENS });
-    } catch (err) {
-      return invalid([{ message: (err as Error).message, extensions: { code: 'GRAPHQL_PARSE_FAILED' } }]);
-    }
-    const operation = getOperationAST(document, params.operationName);
-    if (operation) checkShape(document, operation, limits);
-    const errors = validate(schemaOnce(), document);
-    if (errors.length > 0) return invalid(errors.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })));
+    const prepared = prepare(text);
+    if (!isDocument(prepared)) return invalid(prepared.map((e) => ({ message: e.message, extensions: e.extensions })));
+    const operation = getOperationAST(prepared, params.operationName);
     if (!operation) return invalid([{ message: params.operationName ? `no operation named "${params.operationName}"` : 'the document has several operations: name one in `operationName`', extensions: { code: 'BAD_REQUEST' } }]);
     if (operation.operation === 'subscription') throw new Refusal(400, 'subscriptions are not served', 'BAD_REQUEST');
     if (operation.operation === 'mutation') {
@@ -257,9 +257,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     }
     const coerced = getVariableValues(schemaOnce(), operation.variableDefinitions ?? [], params.variables ?? {});
     if (coerced.errors) return invalid(coerced.errors.map((e) => ({ message: e.message, extensions: { code: 'BAD_USER_INPUT' } })));
-    let result: GatewayExecutionResult;
+    let result: ExecutionResult;
     try {
-      result = await executeThrough(caller.client(), singleOperation(document, operation), params.variables, { signal: request.signal });
+      // The client's one executor: RunPod's GraphQL, or schema.graphql in process over REST v2.
+      result = await caller.client().graphql.execute(text, params.variables, { operationName: params.operationName, signal: request.signal });
     } catch (err) {
       return upstreamFailure(request, origin, err, media);
     }
@@ -317,33 +318,11 @@ function preflight(request: Request, origin: string | undefined): Response {
  * The one way an answer leaves the gateway. Its text is scrubbed of every key and token the
  * process holds (in every spelling the redactor knows) whatever produced it.
  */
-function answer(_request: Request, origin: string | undefined, status: number, body: GatewayExecutionResult | { errors: GatewayErrorEntry[] }, media = 'application/json', extra: Readonly<Record<string, string>> = {}): Response {
+function answer(_request: Request, origin: string | undefined, status: number, body: ExecutionResult | { errors: readonly GatewayErrorEntry[] }, media = 'application/json', extra: Readonly<Record<string, string>> = {}): Response {
   const headers: Record<string, string> = { 'content-type': `${media}; charset=utf-8`, 'cache-control': 'no-store', vary: 'Origin', ...extra };
   if (origin !== undefined) {
     headers['access-control-allow-origin'] = origin;
     headers['access-control-expose-headers'] = 'retry-after, www-authenticate';
   }
   return new Response(redactText(JSON.stringify(body)), { status, headers });
-}
-
-/** The operation to run with only the fragments it spreads, so the upstream sees one operation. */
-function singleOperation(document: DocumentNode, operation: OperationDefinitionNode): string {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-  const used = new Map<string, FragmentDefinitionNode>();
-  const visit = (set: SelectionSetNode): void => {
-    for (const selection of set.selections) {
-      if (selection.kind === Kind.FRAGMENT_SPREAD) {
-        const fragment = fragments.get(selection.name.value);
-        if (fragment && !used.has(fragment.name.value)) {
-          used.set(fragment.name.value, fragment);
-          visit(fragment.selectionSet);
-        }
-      } else if (selection.selectionSet) {
-        visit(selection.selectionSet);
-      }
-    }
-  };
-  visit(operation.selectionSet);
-  return print({ kind: Kind.DOCUMENT, definitions: [operation, ...used.values()] });
 }

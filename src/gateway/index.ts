@@ -3,4 +3,3 @@
 export { createGateway, type Gateway, type GatewayOptions, type GatewayUpstream } from './create-gateway.js';
 export type { GatewayLimits } from './limits.js';
 export { parseGatewayTokens, type GatewayScope, type GatewayToken } from './tokens.js';
-export type { GatewayExecutionResult } from './types.js';
