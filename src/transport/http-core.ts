@@ -225,7 +225,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   function checkBeforeSending(options: CallOptions, auth: AuthPlacement, describe: () => HttpRequest): void {
     validateCallOptions(options, () => summarise(describe()));
     if (auth !== 'none' && !apiKey) {
-      throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY (in a browser page: a gateway\'s `gatewayToken`)', { request: summarise(describe()) });
+      throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY', { request: summarise(describe()) });
     }
   }
 

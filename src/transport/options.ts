@@ -216,35 +216,19 @@ export function urlProblem(value: unknown, template = false): string | undefined
   return undefined;
 }
 
-/** The page's address in a browser (where relative URLs resolve), or undefined elsewhere. */
-function pageAddress(): string | undefined {
-  const href = (globalThis as { location?: { href?: unknown } }).location?.href;
-  return typeof href === 'string' && /^https?:/i.test(href) ? href : undefined;
-}
+const g = globalThis as { location?: { href?: unknown }; window?: unknown; document?: unknown };
 
-/** True in a browser page or worker: code there is readable by whoever loads it. */
-function inBrowser(): boolean {
-  const g = globalThis as { window?: unknown; document?: unknown; navigator?: { userAgent?: unknown }; importScripts?: unknown };
-  return (typeof g.window !== 'undefined' && typeof g.document !== 'undefined') || typeof g.importScripts === 'function';
-}
-
-/** `graphqlUrl` resolved against the page when it is relative and there is a page; otherwise as given. */
+/** `graphqlUrl` resolved against the page in a browser (a relative URL reaches the page's own origin). */
 function absoluteGraphqlUrl(value: unknown): unknown {
-  const page = pageAddress();
-  if (typeof value !== 'string' || !page || /^[a-z][a-z0-9+.-]*:/i.test(value)) return value;
-  try {
-    return new URL(value, page).toString();
-  } catch {
-    return value;
-  }
+  const page = g.location?.href;
+  return typeof value === 'string' && value.startsWith('/') && typeof page === 'string' ? new URL(value, page).href : value;
 }
 
 function checkUrls(options: RunpodClientOptions): void {
   for (const field of URL_OPTIONS) {
     const value = field === 'graphqlUrl' ? absoluteGraphqlUrl(options[field]) : options[field];
     if (value == null) continue;
-    let problem = urlProblem(value, field === 'loadBalancedUrl');
-    if (problem && field === 'graphqlUrl' && typeof value === 'string' && value.startsWith('/')) problem = 'is relative: that works only in a browser page, where it resolves against the page';
+    const problem = urlProblem(value, field === 'loadBalancedUrl');
     if (problem) throw new ValidationError(field, problem);
   }
 }
@@ -302,17 +286,15 @@ export const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input
 function credentialOf(options: RunpodClientOptions): string | undefined {
   check('dangerouslyAllowBrowser', options.dangerouslyAllowBrowser, (v) => typeof v === 'boolean', 'a boolean');
   if (options.gatewayToken != null) {
-    if (options.apiKey != null && options.apiKey !== '') throw new ValidationError('gatewayToken', 'is used instead of `apiKey`: pass one of them');
+    if (options.apiKey) throw new ValidationError('gatewayToken', 'replaces `apiKey`: pass one');
     checkApiKey(options.gatewayToken, 'gatewayToken');
     return options.gatewayToken;
   }
   const apiKey = options.apiKey ?? envApiKey();
   checkApiKey(apiKey);
-  if (apiKey && options.dangerouslyAllowBrowser !== true && inBrowser()) {
-    throw new ValidationError(
-      'apiKey',
-      'a RunPod API key in a browser page can be read by anyone who opens it: serve `runpod-gql gateway` (it holds the key) and create the client with `graphqlUrl` pointing at it and a `gatewayToken`, or pass `dangerouslyAllowBrowser: true`',
-    );
+  // In a page (or Web Worker), anyone who opens it can read the key.
+  if (apiKey && !options.dangerouslyAllowBrowser && g.document !== undefined && g.window !== undefined) {
+    throw new ValidationError('apiKey', 'a page exposes it: use `runpod-gql gateway` with its `graphqlUrl` and a `gatewayToken`, or dangerouslyAllowBrowser: true');
   }
   return apiKey;
 }

@@ -26,6 +26,7 @@ describe('the client in a browser page', () => {
     expect(thrown).toBeInstanceOf(ValidationError);
     expect((thrown as Error).message).toMatch(/runpod-gql gateway/);
     expect((thrown as Error).message).toMatch(/gatewayToken/);
+    expect((thrown as Error).message).toMatch(/dangerouslyAllowBrowser/);
     expect((thrown as Error).message).not.toContain('rpa_secret_in_page_0123');
     expect(() => createRunpodClient({ apiKey: 'rpa_secret_in_page_0123', dangerouslyAllowBrowser: true })).not.toThrow();
     expect(() => createRunpodClient({ apiKey: 'rpa_x', dangerouslyAllowBrowser: 'yes' as unknown as boolean })).toThrow(/dangerouslyAllowBrowser/);
@@ -52,8 +53,8 @@ describe('the client in a browser page', () => {
 });
 
 describe('outside a browser', () => {
-  it('a RunPod key needs no flag, and a relative graphqlUrl is refused with the reason', () => {
+  it('a RunPod key needs no flag, and a relative graphqlUrl is refused (there is no page to resolve it against)', () => {
     expect(() => createRunpodClient({ apiKey: 'rpa_x' })).not.toThrow();
-    expect(() => createRunpodClient({ apiKey: 'rpa_x', graphqlUrl: '/graphql' })).toThrow(/only in a browser page/);
+    expect(() => createRunpodClient({ apiKey: 'rpa_x', graphqlUrl: '/graphql' })).toThrow(/graphqlUrl: must be an absolute URL/);
   });
 });

@@ -9,6 +9,8 @@ export interface GatewayProcess {
   /** The one line printed once ready. */
   readonly line: string;
   readonly graphqlUrl: string;
+  /** What it printed on stderr so far (warnings, such as Redis turning local). */
+  stderr(): string;
   /** Stops it by its PID (SIGTERM) and waits for the exit. */
   stop(): Promise<number | null>;
 }
@@ -32,6 +34,7 @@ export function startGatewayProcess(args: string[], env: Record<string, string>)
         child,
         line,
         graphqlUrl: url,
+        stderr: () => stderr,
         stop: () => {
           if (child.exitCode === null) child.kill('SIGTERM');
           return exited;
