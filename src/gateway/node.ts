@@ -1,9 +1,8 @@
 // The `runpod-gql/gateway/node` entry: serves a gateway over HTTP (Node), and the command line of
 // `runpod-gql gateway`. The only part of the gateway that needs Node.
 import { readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createAdaptorServer } from '@hono/node-server';
+import { serveFetch } from '../emulator/node.js';
 import { RunpodError, ValidationError } from '../errors.js';
 import type { PacingStore } from '../transport/pacing.js';
 import { redactText } from '../transport/redact.js';
@@ -38,20 +37,7 @@ export async function listen(gateway: Gateway, { port = 0, host = '127.0.0.1' }:
   if (gateway.anonymous && !isLoopback(host)) {
     throw new ValidationError('host', 'a gateway without tokens (--allow-anonymous) listens on loopback only: set RUNPOD_GATEWAY_TOKENS to serve other hosts');
   }
-  const server = createAdaptorServer({ fetch: (request: Request) => gateway.fetch(request), hostname: host });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    try {
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    } catch (err) {
-      reject(err);
-    }
-  });
-  const { port: boundPort } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  const { server, url } = await serveFetch((request: Request) => gateway.fetch(request), port, host);
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -1,5 +1,6 @@
 // GraphQL over HTTP (the GraphQL Foundation's draft): how a request's parameters are read and how
 // an answer is written, for both media types. Nothing here knows about tokens or upstreams.
+import { readWithin } from '../emulator/http-guards.js';
 import { isRecord } from '../transport/shape.js';
 
 export const GRAPHQL_RESPONSE = 'application/graphql-response+json';
@@ -99,25 +100,8 @@ export async function readBody(request: Request, maxBytes: number): Promise<stri
   const declared = Number(request.headers.get('content-length'));
   if (declared > maxBytes) throw tooLarge();
   if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = await readWithin(request.body, maxBytes);
+  if (!bytes) throw tooLarge();
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
