@@ -18,21 +18,7 @@ export interface ListenOptions {
  * server and disposes the emulator; calling it again does nothing.
  */
 export async function listen(emulator: Emulator, { port = 0, host = '127.0.0.1' }: ListenOptions = {}): Promise<ListeningEmulator> {
-  const server = createAdaptorServer({ fetch: (request: Request, env: unknown) => emulator.fetch(request, env), hostname: host });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    try {
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    } catch (err) {
-      // An out-of-range port throws synchronously.
-      reject(err);
-    }
-  });
-  const { port: boundPort } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  const { server, url } = await serveFetch((request: Request, env: unknown) => emulator.fetch(request, env), port, host);
   const defaultKey = emulator.clientOptions().apiKey;
   let closing: Promise<void> | undefined;
   return {
@@ -52,4 +38,26 @@ export async function listen(emulator: Emulator, { port = 0, host = '127.0.0.1' 
       return closing;
     },
   };
+}
+
+/**
+ * Serves a fetch handler on `host:port` (0 picks a free port) and resolves once it listens; rejects
+ * when the port is taken or invalid. Shared by the emulator's and the gateway's listeners.
+ */
+export async function serveFetch(fetch: (request: Request, env: unknown) => Response | Promise<Response>, port: number, host: string): Promise<{ server: ReturnType<typeof createAdaptorServer>; url: string }> {
+  const server = createAdaptorServer({ fetch, hostname: host });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    try {
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    } catch (err) {
+      // An out-of-range port throws synchronously.
+      reject(err);
+    }
+  });
+  const { port: boundPort } = server.address() as AddressInfo;
+  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}` };
 }

@@ -38,7 +38,22 @@ export interface RunpodClientOptions {
    * @default process.env.RUNPOD_API_KEY where `process` exists, with surrounding spaces, tabs, CR and LF trimmed
    */
   apiKey?: string | undefined;
-  /** @default process.env.RUNPOD_GRAPHQL_URL where `process` exists, else 'https://api.runpod.io/graphql' */
+  /**
+   * A `runpod-gql gateway`'s token, sent as `Authorization: Bearer` instead of a RunPod key. With
+   * it, point `graphqlUrl` at the gateway; this is how a browser page calls RunPod.
+   */
+  gatewayToken?: string | undefined;
+  /**
+   * Create a client that holds a RunPod API key in a browser anyway. Anyone who opens the page can
+   * read the key; serve `runpod-gql gateway` and pass `gatewayToken` instead.
+   * @default false
+   */
+  dangerouslyAllowBrowser?: boolean | undefined;
+  /**
+   * In a browser page, a relative URL (`/graphql`) resolves against the page's address, e.g. to
+   * a gateway on the app's own origin.
+   * @default process.env.RUNPOD_GRAPHQL_URL where `process` exists, else 'https://api.runpod.io/graphql'
+   */
   graphqlUrl?: string | undefined;
   /** Base of REST v2. @default process.env.RUNPOD_REST_URL where `process` exists, else 'https://api.runpod.io/v2' */
   restUrl?: string | undefined;
@@ -331,9 +346,17 @@ export function urlProblem(value: unknown, template = false): string | undefined
   return undefined;
 }
 
+const g = globalThis as { location?: { href?: unknown }; window?: unknown; document?: unknown };
+
+/** `graphqlUrl` resolved against the page in a browser (a relative URL reaches the page's own origin). */
+function absoluteGraphqlUrl(value: unknown): unknown {
+  const page = g.location?.href;
+  return typeof value === 'string' && value.startsWith('/') && typeof page === 'string' ? new URL(value, page).href : value;
+}
+
 function checkUrls(options: RunpodClientOptions): void {
   for (const field of URL_OPTIONS) {
-    const value = options[field];
+    const value = field === 'graphqlUrl' ? absoluteGraphqlUrl(options[field]) : options[field];
     if (value == null) continue;
     const problem = urlProblem(value, field === 'loadBalancedUrl');
     if (problem) throw new ValidationError(field, problem);
@@ -407,21 +430,40 @@ export function readApiKey(raw: string | undefined, source: string): string | un
 /** The runtime's fetch, looked up per call (tests and polyfills may replace it). It never edits what it is given. */
 export const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
-/** Resolves defaults. The API key is returned apart so it can live only in a closure. */
-export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: string | undefined; resolved: ResolvedOptions } {
-  validateClientOptions(options);
-  const logLevel = resolveLogLevel(options.logLevel);
+/**
+ * The credential: the gateway token, or the RunPod key. A RunPod key in a browser is refused
+ * unless `dangerouslyAllowBrowser`: a page's code is readable by anyone who opens it.
+ */
+function credentialOf(options: RunpodClientOptions): string | undefined {
+  check('dangerouslyAllowBrowser', options.dangerouslyAllowBrowser, (v) => typeof v === 'boolean', 'a boolean');
+  if (options.gatewayToken != null) {
+    if (options.apiKey) throw new ValidationError('gatewayToken', 'replaces `apiKey`: pass one');
+    checkApiKey(options.gatewayToken, 'gatewayToken');
+    return options.gatewayToken;
+  }
   let apiKey: string | undefined;
   if (options.apiKey != null) {
     // A key given in code is taken as it is: a stray space there is a bug to show, not to hide.
     checkApiKey(options.apiKey, 'apiKey');
     apiKey = options.apiKey;
   } else apiKey = readApiKey(readEnv('RUNPOD_API_KEY'), 'RUNPOD_API_KEY');
+  // In a page (or Web Worker), anyone who opens it can read the key.
+  if (apiKey && !options.dangerouslyAllowBrowser && g.document !== undefined && g.window !== undefined) {
+    throw new ValidationError('apiKey', 'a page exposes it: use `runpod-gql gateway` with its `graphqlUrl` and a `gatewayToken`, or dangerouslyAllowBrowser: true');
+  }
+  return apiKey;
+}
+
+/** Resolves defaults. The API key is returned apart so it can live only in a closure. */
+export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: string | undefined; resolved: ResolvedOptions } {
+  validateClientOptions(options);
+  const logLevel = resolveLogLevel(options.logLevel);
+  const apiKey = credentialOf(options);
   const userFetch = options.fetch;
   return {
     apiKey,
     resolved: {
-      graphqlUrl: urlOption(options, 'graphqlUrl') ?? DEFAULT_GRAPHQL_URL,
+      graphqlUrl: (absoluteGraphqlUrl(urlOption(options, 'graphqlUrl')) as string | undefined) ?? DEFAULT_GRAPHQL_URL,
       restUrl: trimSlash(urlOption(options, 'restUrl') ?? DEFAULT_REST_URL),
       serverlessUrl: trimSlash(urlOption(options, 'serverlessUrl') ?? DEFAULT_SERVERLESS_URL),
       fetch: userFetch ?? globalFetch,
@@ -433,7 +475,8 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       teamId: options.teamId || undefined,
       userAgent: userAgent(options.appInfo ?? undefined),
       onRetry: options.onRetry,
-      graphqlAuth: options.graphqlAuth ?? 'query',
+      // A gateway token is never put in a URL.
+      graphqlAuth: options.gatewayToken != null ? 'header' : (options.graphqlAuth ?? 'query'),
       loadBalancedUrl: urlOption(options, 'loadBalancedUrl') ?? DEFAULT_LOAD_BALANCED_URL,
       rateLimits: options.rateLimits,
       onRateLimit: options.onRateLimit,

@@ -484,11 +484,22 @@ async function emulatorMemory(): Promise<void> {
   row('emulator memory: heap once every result expired, against the start', `${fmt(after, 3)}× (${mb(out.expired)}; left: ${out.left.jobs} jobs, ${out.left.sleeps} sleeps, ${out.left.requests} holds)`, '≤ 1.10×', after <= 1.1 && out.left.jobs === 0 && out.left.sleeps === 0);
 }
 
+// ---- 6. the gateway --------------------------------------------------------------------------------
+
+/** Issue 28: a request through the gateway against the same read made directly over REST v2 (CPU, in process). */
+async function gatewayRoundTrip(): Promise<void> {
+  const { measureGateway } = await import('./gateway.js');
+  const figures = await measureGateway(quick);
+  results.gateway = figures;
+  row('gateway: one pod read through the gateway vs rp.rest.pods.get', `${fmtSpread(figures.gatewayUs, 0)} µs vs ${fmtSpread(figures.directUs, 0)} µs CPU per request (in process, both on one emulator)`, '', undefined);
+  row('  ratio', fmtSpread(figures.ratio, 3), '≤ 1.25', figures.ratio.median <= 1.25);
+}
+
 // ---- main -----------------------------------------------------------------------------------------
 
 // `--only=per-call,fan-out-processes` runs some sections (for trying a change); the default runs all.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory };
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, gateway: gatewayRoundTrip };
 const started = performance.now();
 const sectionSeconds: Record<string, number> = {};
 for (const [name, section] of Object.entries(sections)) {

@@ -162,3 +162,58 @@ describe('no spelling of an account secret value survives in any error', () => {
     );
   }, FUZZ_TIMEOUT_MS);
 });
+
+/** Gateway tokens: any Bearer token (RFC 6750's b64token), 16 or more characters. */
+const tokenArb = fc
+  .tuple(fc.stringMatching(/^[A-Za-z0-9\-._~+/]{16,40}={0,2}$/), fc.constantFrom('read', 'write'))
+  .map(([token, scope]) => ({ token: `t${token}`, scope: scope as 'read' | 'write' }));
+
+let gatewayAnswers = 0;
+let gatewayLeaks = 0;
+afterAll(() => {
+  reportFigures('no spelling of a gateway token or the upstream key survives in any byte of a gateway answer', {
+    'answers checked': gatewayAnswers,
+    'secrets leaked': gatewayLeaks,
+  });
+});
+
+describe('no spelling of a gateway token or the upstream key survives in any byte of a gateway answer', () => {
+  it('property: any token, any upstream echo of both secrets, any request', async () => {
+    const { createGateway } = await import('../../src/gateway/index.js');
+    await fc.assert(
+      fc.asyncProperty(keyArb, tokenArb, fc.constantFrom(...Object.keys(ECHOES)), fc.nat(), fc.constantFrom('query', 'mutation', 'bad', 'unknown-token'), fc.constantFrom('graphql', 'rest') as fc.Arbitrary<'graphql' | 'rest'>, async (key, { token, scope }, echoName, spelling, kind, upstream) => {
+        const echo = ECHOES[echoName]!;
+        const gateway = createGateway({
+          tokens: [{ scope, token }],
+          upstream,
+          limits: { rate: false },
+          client: {
+            apiKey: key,
+            graphqlUrl: 'http://127.0.0.1:9/graphql',
+            restUrl: 'http://127.0.0.1:9/v2',
+            maxRetries: 0,
+            rateLimits: false,
+            // The worst upstream: it echoes the key and the token, each in some spelling.
+            fetch: async (url) => {
+              const answer = await echo(key, `${echoSpelling(key, spelling)} ${echoSpelling(token, spelling + 1)}`);
+              if (answer === 'throw') throw new TypeError('fetch failed', { cause: new Error(`connect ECONNRESET ${String(url)} ${echoSpelling(token, spelling)}`) });
+              return answer;
+            },
+          },
+        });
+        const query = kind === 'mutation' ? 'mutation { podStop(input: { podId: "p1" }) { id } }' : kind === 'bad' ? `{ myself { nope${echoSpelling(token, spelling)} } }` : '{ myself { id email } }';
+        const response = await gateway.fetch(new Request('http://127.0.0.1/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${kind === 'unknown-token' ? `${token}x` : token}` },
+          body: JSON.stringify({ query }),
+        }));
+        gatewayAnswers++;
+        const bytes = `${response.status}\n${JSON.stringify([...response.headers])}\n${await response.text()}`;
+        const found = [...spellingsOf(key), ...spellingsOf(token)].filter((s) => bytes.includes(s));
+        if (found.length) gatewayLeaks++;
+        expect(found, `${echoName} × ${kind} × ${upstream}`).toEqual([]);
+      }),
+      params(100),
+    );
+  }, FUZZ_TIMEOUT_MS);
+});

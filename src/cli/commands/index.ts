@@ -2,6 +2,7 @@
 // file in this folder and one line here (see src/cli/README.md).
 import type { CommandGroup } from '../program.js';
 import { emulator } from './emulator.js';
+import { gateway } from './gateway.js';
 import { gpus } from './gpus.js';
 import { jobs } from './jobs.js';
 import { pods } from './pods.js';
@@ -11,4 +12,5 @@ export const COMMANDS: readonly CommandGroup[] = [
   pods,
   jobs,
   emulator,
+  gateway,
 ];

@@ -1,0 +1,328 @@
+import { getOperationAST, getVariableValues, GraphQLError, parse, validate, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { createRunpodClient, type RunpodClient } from '../client.js';
+import {
+  AuthenticationError,
+  PermissionDeniedError,
+  PossiblyCreatedError,
+  RateLimitError,
+  RunpodError,
+  ValidationError,
+} from '../errors.js';
+import { buildExecutableSchema, DocumentCache, isDocument, type PreparedDocument } from '../graphql/executable-schema.js';
+import type { RunpodClientOptions } from '../transport/options.js';
+import type { PacingStore } from '../transport/pacing.js';
+import { redactText, registerSecret } from '../transport/redact.js';
+import { checkShape, resolveLimits, type GatewayLimits } from './limits.js';
+import { loadPersisted } from './persisted.js';
+import {
+  GRAPHQL_RESPONSE,
+  negotiate,
+  paramsFromPost,
+  paramsFromSearch,
+  Refusal,
+  type GatewayErrorEntry,
+  type GraphQLParams,
+} from './protocol.js';
+import { createCallerRate } from './rate.js';
+import { bearerOf, tokenTable, type GatewayScope, type GatewayToken } from './tokens.js';
+
+/** Which API the gateway's upstream client uses (the client's `graphqlTransport`). */
+export type GatewayUpstream = 'auto' | 'rest' | 'graphql';
+
+/** Options of {@link createGateway}. */
+export interface GatewayOptions {
+  /**
+   * The upstream client's options: `apiKey`, `restUrl`, `graphqlUrl`, `fetch`, `pacingStore`, …
+   * (`apiKey` defaults to `RUNPOD_API_KEY`). In pass-through mode `apiKey` must not be set.
+   */
+  client?: Omit<RunpodClientOptions, 'podsTransport' | 'graphqlTransport'> | undefined;
+  /** @default 'rest' */
+  upstream?: GatewayUpstream | undefined;
+  /**
+   * Callers' tokens: `scope:token` entries, comma-separated, or a list.
+   * @default process.env.RUNPOD_GATEWAY_TOKENS, where `process` exists
+   */
+  tokens?: string | readonly GatewayToken[] | undefined;
+  /**
+   * Serve callers without a token when none is configured. Only for a gateway bound to loopback
+   * (the Node listener refuses any other address). @default false
+   */
+  allowAnonymous?: boolean | undefined;
+  /**
+   * Each caller's own RunPod key (`?api_key=` or `Authorization: Bearer`) is used upstream; the
+   * gateway holds no key and needs no tokens. @default false
+   */
+  passThroughKeys?: boolean | undefined;
+  /** Origins whose pages may call the gateway (exact `scheme://host[:port]`). Same-origin pages always may. @default none */
+  corsOrigins?: readonly string[] | undefined;
+  /** Document id → text. With it, only these documents run, asked for by id or by SHA-256 hash. */
+  persisted?: Readonly<Record<string, string>> | undefined;
+  limits?: GatewayLimits | undefined;
+  /**
+   * Where per-caller rates are kept: share one store (for example the Redis one that is also the
+   * client's `pacingStore`) between gateways so a caller's rate holds across all of them.
+   * @default the gateway's own memory
+   */
+  rateStore?: PacingStore | undefined;
+}
+
+/** A GraphQL-over-HTTP gateway as a fetch handler: serve it with any fetch runtime, or with `listen` from `runpod-gql/gateway/node`. */
+export interface Gateway {
+  /** Answers `/graphql`, `/healthz` and `/readyz`. Never rejects. */
+  fetch(request: Request): Promise<Response>;
+  /** Resolves once persisted documents are indexed; `/readyz` answers 200 from then on. */
+  readonly ready: Promise<void>;
+  /** True when no token is configured and anonymous callers are served. */
+  readonly anonymous: boolean;
+}
+
+let schema: GraphQLSchema | undefined;
+const schemaOnce = () => (schema ??= buildExecutableSchema());
+
+/** Longest document, in tokens, the parser reads: past it, the document is refused without building it. */
+const MAX_TOKENS = 5_000;
+/** Pass-through clients kept, one per caller key, so each caller keeps its pacing. */
+const MAX_PASS_THROUGH_CLIENTS = 256;
+
+function envTokens(): string | undefined {
+  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+  return proc?.env?.RUNPOD_GATEWAY_TOKENS || undefined;
+}
+
+/** One caller, authenticated: what it may do, the credential its rate is kept under, and its upstream client. */
+interface Caller {
+  readonly scope: GatewayScope;
+  readonly credential: string | undefined;
+  readonly client: () => RunpodClient;
+}
+
+/**
+ * Creates the gateway: RunPod's GraphQL schema (`schema.graphql`) over GraphQL-over-HTTP, executed
+ * through a client that holds the key (or, in pass-through mode, each caller's own key). Throws a
+ * ValidationError when it would serve nobody safely: no token and no `allowAnonymous`, no upstream
+ * key outside pass-through mode, or a wrong option.
+ */
+export function createGateway(options: GatewayOptions = {}): Gateway {
+  const upstream = options.upstream ?? 'rest';
+  if (upstream !== 'auto' && upstream !== 'rest' && upstream !== 'graphql') throw new ValidationError('upstream', "must be 'auto', 'rest' or 'graphql'");
+  const passThrough = options.passThroughKeys === true;
+  const limits = resolveLimits(options.limits);
+  const corsOrigins = new Set(options.corsOrigins ?? []);
+  for (const origin of corsOrigins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {}
+    if (!parsed || parsed.origin !== origin) throw new ValidationError('corsOrigins', 'each must be an origin such as https://app.example.com (scheme, host and port only)');
+  }
+  const tokenSource = options.tokens ?? envTokens();
+  const tokens = passThrough || tokenSource === undefined ? new Map<string, GatewayScope>() : tokenTable(tokenSource);
+  const anonymous = !passThrough && tokens.size === 0;
+  if (anonymous && options.allowAnonymous !== true) {
+    throw new ValidationError('tokens', 'no gateway token is configured: set RUNPOD_GATEWAY_TOKENS (read:TOKEN,write:TOKEN), or serve anonymous callers on loopback with --allow-anonymous');
+  }
+  const persisted = options.persisted === undefined ? undefined : loadPersisted(options.persisted);
+  const clientOptions: RunpodClientOptions = { ...options.client, graphqlTransport: upstream };
+  const gateway: Gateway = { fetch: handle, ready: persisted?.hashed ?? Promise.resolve(), anonymous };
+  // Tokens are scrubbed from every error and answer as API keys are, for as long as the gateway lives.
+  for (const token of tokens.keys()) registerSecret(token, gateway);
+
+  let serverClient: RunpodClient | undefined;
+  if (passThrough) {
+    if (options.client?.apiKey !== undefined) throw new ValidationError('client.apiKey', 'must not be set with passThroughKeys: the gateway holds no key of its own');
+  } else {
+    serverClient = createRunpodClient(clientOptions);
+    const probe = clientOptions.apiKey ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.RUNPOD_API_KEY;
+    if (!probe) throw new ValidationError('apiKey', 'the gateway needs the upstream key: set RUNPOD_API_KEY, or use pass-through keys');
+  }
+  const passThroughClients = new Map<string, RunpodClient>();
+  const clientFor = (key: string): RunpodClient => {
+    let client = passThroughClients.get(key);
+    if (client) {
+      passThroughClients.delete(key);
+    } else {
+      client = createRunpodClient({ ...clientOptions, apiKey: key, graphqlAuth: 'header' });
+      if (passThroughClients.size >= MAX_PASS_THROUGH_CLIENTS) passThroughClients.delete(passThroughClients.keys().next().value!);
+    }
+    passThroughClients.set(key, client);
+    return client;
+  };
+  const takeTurn = createCallerRate(limits.rate, options.rateStore);
+  let isReady = false;
+  void gateway.ready.then(() => (isReady = true), () => {});
+
+  const documents = new DocumentCache();
+  /**
+   * Parsed with a token cap, then checked for shape (depth, aliases) before it is validated:
+   * validation grows faster than the text, so the limits are met before it runs. Cached per text.
+   */
+  function prepare(text: string): PreparedDocument {
+    const cached = documents.get(text);
+    if (cached) return cached;
+    let prepared: PreparedDocument;
+    try {
+      const document = parse(text, { noLocation: true, maxTokens: MAX_TOKENS });
+      for (const d of document.definitions) if (d.kind === 'OperationDefinition') checkShape(document, d, limits);
+      const errors = validate(schemaOnce(), document);
+      prepared = errors.length > 0 ? errors.map((e) => new GraphQLError(e.message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) : document;
+    } catch (err) {
+      if (err instanceof Refusal) throw err;
+      prepared = [new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
+    }
+    documents.set(text, prepared);
+    return prepared;
+  }
+
+  function authenticate(request: Request, url: URL): Caller {
+    const bearer = bearerOf(request);
+    if (passThrough) {
+      const key = url.searchParams.get('api_key') || bearer;
+      if (!key) throw new Refusal(401, 'a RunPod API key is required (?api_key= or Authorization: Bearer)', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
+      if (key.length > 512 || !/^[\x21-\x7e]+$/.test(key)) throw new Refusal(401, 'the API key is not well-formed', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer error="invalid_token"' });
+      return { scope: 'write', credential: key, client: () => clientFor(key) };
+    }
+    if (anonymous) return { scope: 'write', credential: undefined, client: () => serverClient! };
+    if (!bearer) throw new Refusal(401, 'a gateway token is required: Authorization: Bearer <token>', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
+    const scope = tokens.get(bearer);
+    if (!scope) throw new Refusal(401, 'the gateway token is not known', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer error="invalid_token"' });
+    return { scope, credential: bearer, client: () => serverClient! };
+  }
+
+  /** The document text to run: a persisted one by id, or the request's own text where that is allowed. */
+  function documentText(params: GraphQLParams): string {
+    if (persisted) {
+      if (params.documentId === undefined) throw new Refusal(400, 'this gateway runs persisted documents only: send { "documentId": "<id>" }', 'PERSISTED_QUERY_ONLY');
+      const text = persisted.lookup(params.documentId);
+      if (text === undefined) throw new Refusal(400, 'no persisted document has this id', 'PERSISTED_QUERY_NOT_FOUND');
+      return text;
+    }
+    if (params.query !== undefined) return params.query;
+    if (params.documentId !== undefined) throw new Refusal(400, 'this gateway has no persisted documents: send the document text in `query`', 'PERSISTED_QUERY_NOT_SUPPORTED');
+    throw new Refusal(400, 'a GraphQL request needs `query`', 'BAD_REQUEST');
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return answer(request, undefined, 400, { errors: [{ message: 'bad request URL' }] });
+    }
+    if (url.pathname === '/healthz') return plain(200, 'ok');
+    if (url.pathname === '/readyz') return isReady ? plain(200, 'ready') : plain(503, 'starting');
+    if (url.pathname !== '/graphql') return plain(404, 'not found: the gateway serves /graphql, /healthz and /readyz');
+
+    const origin = request.headers.get('origin');
+    const allowedOrigin = origin !== null && (corsOrigins.has(origin) || origin === url.origin) ? origin : undefined;
+    if (request.method === 'OPTIONS') return preflight(request, allowedOrigin);
+    const media = negotiate(request.headers.get('accept'));
+    try {
+      if (origin !== null && allowedOrigin === undefined) throw new Refusal(403, 'this origin may not call the gateway (see --cors-origin)', 'ORIGIN_DENIED');
+      if (request.method !== 'GET' && request.method !== 'POST') throw new Refusal(405, 'the gateway accepts GET and POST', 'METHOD_NOT_ALLOWED', { allow: 'GET, POST, OPTIONS' });
+      if (!media) throw new Refusal(406, `the gateway answers ${GRAPHQL_RESPONSE} or application/json`, 'NOT_ACCEPTABLE');
+      await gateway.ready;
+      const caller = authenticate(request, url);
+      const release = await takeTurn(caller.credential);
+      try {
+        return await run(request, url, caller, media, allowedOrigin);
+      } finally {
+        release();
+      }
+    } catch (err) {
+      return refusal(request, allowedOrigin, err);
+    }
+  }
+
+  async function run(request: Request, url: URL, caller: Caller, media: string, origin: string | undefined): Promise<Response> {
+    let params: GraphQLParams;
+    if (request.method === 'GET') {
+      if (url.search.length > limits.maxBodyBytes) throw new Refusal(414, `the query string is over the gateway's limit of ${limits.maxBodyBytes} bytes`, 'BODY_TOO_LARGE');
+      params = paramsFromSearch(url.searchParams);
+    } else {
+      params = await paramsFromPost(request, limits.maxBodyBytes);
+    }
+    const text = documentText(params);
+    const strict = media === GRAPHQL_RESPONSE;
+    // Documents that do not parse, validate or take their variables: 200 with JSON (the GraphQL
+    // answer carries the errors), 400 with the GraphQL media type; never sent upstream.
+    const invalid = (errors: readonly GatewayErrorEntry[]) => answer(request, origin, strict ? 400 : 200, { errors }, media);
+    const prepared = prepare(text);
+    if (!isDocument(prepared)) return invalid(prepared.map((e) => ({ message: e.message, extensions: e.extensions })));
+    const operation = getOperationAST(prepared, params.operationName);
+    if (!operation) return invalid([{ message: params.operationName ? `no operation named "${params.operationName}"` : 'the document has several operations: name one in `operationName`', extensions: { code: 'BAD_REQUEST' } }]);
+    if (operation.operation === 'subscription') throw new Refusal(400, 'subscriptions are not served', 'BAD_REQUEST');
+    if (operation.operation === 'mutation') {
+      if (request.method === 'GET') throw new Refusal(405, 'mutations need POST', 'METHOD_NOT_ALLOWED', { allow: 'POST' });
+      if (caller.scope !== 'write') throw new Refusal(403, 'this token may run queries only (scope read)', 'FORBIDDEN');
+    }
+    const coerced = getVariableValues(schemaOnce(), operation.variableDefinitions ?? [], params.variables ?? {});
+    if (coerced.errors) return invalid(coerced.errors.map((e) => ({ message: e.message, extensions: { code: 'BAD_USER_INPUT' } })));
+    let result: ExecutionResult;
+    try {
+      // The client's one executor: RunPod's GraphQL, or schema.graphql in process over REST v2.
+      result = await caller.client().graphql.execute(text, params.variables, { operationName: params.operationName, signal: request.signal });
+    } catch (err) {
+      return upstreamFailure(request, origin, err, media);
+    }
+    return answer(request, origin, 200, result, media);
+  }
+
+  function upstreamFailure(request: Request, origin: string | undefined, err: unknown, media: string): Response {
+    if (!(err instanceof RunpodError)) {
+      return answer(request, origin, 500, { errors: [{ message: 'the gateway failed to run the operation', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }, media);
+    }
+    const entry = (code: string, extra: Record<string, unknown> = {}) => ({ errors: [{ message: err.message, extensions: { code, ...extra } }] });
+    // The caller's own key was refused (pass-through): the caller's problem, said as RunPod said it.
+    if (passThrough && err instanceof AuthenticationError) return answer(request, origin, 401, entry('UNAUTHENTICATED'), media, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    if (passThrough && err instanceof PermissionDeniedError) return answer(request, origin, 403, entry('FORBIDDEN'), media);
+    if (err instanceof ValidationError) return answer(request, origin, 400, entry(err.name === 'TransportUnsupportedError' ? 'TRANSPORT_UNSUPPORTED' : 'BAD_USER_INPUT'), media);
+    if (err instanceof PossiblyCreatedError) return answer(request, origin, 502, entry('POSSIBLY_CREATED', { createMarker: err.createMarker }), media);
+    if (err instanceof RateLimitError) {
+      const seconds = err.retryAfterMs === undefined ? 1 : Math.max(1, Math.ceil(err.retryAfterMs / 1000));
+      return answer(request, origin, 503, entry('UPSTREAM_RATE_LIMITED'), media, { 'retry-after': String(seconds) });
+    }
+    // The gateway's own key refused, RunPod down or slow: the caller cannot fix it.
+    return answer(request, origin, 502, entry(`UPSTREAM_${err.name}`), media);
+  }
+
+  function refusal(request: Request, origin: string | undefined, err: unknown): Response {
+    const media = negotiate(request.headers.get('accept')) ?? 'application/json';
+    if (err instanceof Refusal) return answer(request, origin, err.status, { errors: [{ message: err.message, extensions: { code: err.code } }] }, media, err.headers);
+    return upstreamFailure(request, origin, err, media);
+  }
+
+  return gateway;
+}
+
+function plain(status: number, text: string): Response {
+  return new Response(text, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+}
+
+const PREFLIGHT_HEADERS = 'authorization, content-type, accept';
+
+function preflight(request: Request, origin: string | undefined): Response {
+  if (origin === undefined) return new Response(null, { status: request.headers.has('origin') ? 403 : 204, headers: { allow: 'GET, POST, OPTIONS', vary: 'Origin' } });
+  return new Response(null, {
+    status: 204,
+    headers: {
+      'access-control-allow-origin': origin,
+      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      'access-control-allow-headers': PREFLIGHT_HEADERS,
+      'access-control-max-age': '600',
+      vary: 'Origin',
+    },
+  });
+}
+
+/**
+ * The one way an answer leaves the gateway. Its text is scrubbed of every key and token the
+ * process holds (in every spelling the redactor knows) whatever produced it.
+ */
+function answer(_request: Request, origin: string | undefined, status: number, body: ExecutionResult | { errors: readonly GatewayErrorEntry[] }, media = 'application/json', extra: Readonly<Record<string, string>> = {}): Response {
+  const headers: Record<string, string> = { 'content-type': `${media}; charset=utf-8`, 'cache-control': 'no-store', vary: 'Origin', ...extra };
+  if (origin !== undefined) {
+    headers['access-control-allow-origin'] = origin;
+    headers['access-control-expose-headers'] = 'retry-after, www-authenticate';
+  }
+  return new Response(redactText(JSON.stringify(body)), { status, headers });
+}

@@ -1,0 +1,245 @@
+// The `runpod-gql/gateway/node` entry: serves a gateway over HTTP (Node), and the command line of
+// `runpod-gql gateway`. The only part of the gateway that needs Node.
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { serveFetch } from '../emulator/node.js';
+import { RunpodError, ValidationError } from '../errors.js';
+import type { PacingStore } from '../transport/pacing.js';
+import { redactText } from '../transport/redact.js';
+import { createGateway, type Gateway, type GatewayOptions, type GatewayUpstream } from './create-gateway.js';
+
+export interface GatewayListenOptions {
+  /** 0 picks a free port. @default 0 */
+  port?: number | undefined;
+  /** @default '127.0.0.1' */
+  host?: string | undefined;
+}
+
+export interface ListeningGateway {
+  /** `http://HOST:PORT` */
+  readonly url: string;
+  /** `http://HOST:PORT/graphql` */
+  readonly graphqlUrl: string;
+  /** Stops listening; calling it again does nothing. */
+  close(): Promise<void>;
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Serves `gateway` on `host:port` (loopback by default). A gateway that serves anonymous callers
+ * is refused on any other address: anyone who could reach it would spend the key.
+ */
+export async function listen(gateway: Gateway, { port = 0, host = '127.0.0.1' }: GatewayListenOptions = {}): Promise<ListeningGateway> {
+  if (gateway.anonymous && !isLoopback(host)) {
+    throw new ValidationError('host', 'a gateway without tokens (--allow-anonymous) listens on loopback only: set RUNPOD_GATEWAY_TOKENS to serve other hosts');
+  }
+  const { server, url } = await serveFetch((request: Request) => gateway.fetch(request), port, host);
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    graphqlUrl: `${url}/graphql`,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.close((err?: Error) => (err ? reject(err) : resolve()));
+      });
+      return closing;
+    },
+  };
+}
+
+/** The flags of `runpod-gql gateway`, as parsed. */
+export interface GatewayFlags {
+  port: number;
+  host: string;
+  upstream: GatewayUpstream;
+  passThroughKeys: boolean;
+  allowAnonymous: boolean;
+  corsOrigins: string[];
+  persisted: string | undefined;
+  redis: string | undefined;
+  maxDepth: number | undefined;
+  maxAliases: number | undefined;
+  maxBodyBytes: number | undefined;
+  ratePerMinute: number | undefined;
+}
+
+export const GATEWAY_USAGE = `usage: runpod-gql gateway [options]
+Serves RunPod's GraphQL schema at /graphql with the key from RUNPOD_API_KEY (RUNPOD_REST_URL and
+RUNPOD_GRAPHQL_URL change the upstream). Callers send Authorization: Bearer <token>, tokens from
+RUNPOD_GATEWAY_TOKENS=read:TOKEN,write:TOKEN (read: queries only).
+  --port <n>             port, 0 picks a free one (default 8788)
+  --host <host>          address to listen on (default 127.0.0.1)
+  --upstream <api>       rest (default), auto or graphql
+  --pass-through-keys    use each caller's own RunPod key upstream; hold none
+  --allow-anonymous      serve callers without a token (loopback only, no tokens set)
+  --cors-origin <origin> allow pages from this origin (repeatable; none by default)
+  --persisted <file>     JSON id -> document text: run only these documents
+  --redis <url>          share pacing and per-caller rates with other gateways
+  --max-depth <n>        deepest nesting (default 10)
+  --max-aliases <n>      most aliases per operation (default 30)
+  --max-body-bytes <n>   largest request (default 102400)
+  --rate-per-minute <n>  requests per caller per minute (default 300)`;
+
+function integer(name: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min) throw new ValidationError(`--${name}`, `must be an integer ≥ ${min}`);
+  return n;
+}
+
+/** Parses `runpod-gql gateway` arguments; a wrong flag is a ValidationError naming it. */
+export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        upstream: { type: 'string' },
+        'pass-through-keys': { type: 'boolean' },
+        'allow-anonymous': { type: 'boolean' },
+        'cors-origin': { type: 'string', multiple: true },
+        persisted: { type: 'string' },
+        redis: { type: 'string' },
+        'max-depth': { type: 'string' },
+        'max-aliases': { type: 'string' },
+        'max-body-bytes': { type: 'string' },
+        'rate-per-minute': { type: 'string' },
+      },
+    }));
+  } catch (err) {
+    throw new ValidationError('arguments', (err as Error).message);
+  }
+  const upstream = values.upstream ?? 'rest';
+  if (upstream !== 'auto' && upstream !== 'rest' && upstream !== 'graphql') throw new ValidationError('--upstream', 'must be auto, rest or graphql');
+  return {
+    port: integer('port', values.port, 0) ?? 8788,
+    host: values.host ?? '127.0.0.1',
+    upstream,
+    passThroughKeys: values['pass-through-keys'] ?? false,
+    allowAnonymous: values['allow-anonymous'] ?? false,
+    corsOrigins: values['cors-origin'] ?? [],
+    persisted: values.persisted,
+    redis: values.redis,
+    maxDepth: integer('max-depth', values['max-depth'], 1),
+    maxAliases: integer('max-aliases', values['max-aliases'], 1),
+    maxBodyBytes: integer('max-body-bytes', values['max-body-bytes'], 1),
+    ratePerMinute: integer('rate-per-minute', values['rate-per-minute'], 1),
+  };
+}
+
+export interface RunningGateway extends ListeningGateway {
+  /** Closes the listener and the Redis store, if any. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a gateway from parsed flags and an environment. Refuses to start (a RunpodError) with no
+ * token unless `--allow-anonymous` on loopback, or without RUNPOD_API_KEY outside pass-through.
+ */
+export async function startGateway(flags: GatewayFlags, env: Record<string, string | undefined> = process.env): Promise<RunningGateway> {
+  if (flags.allowAnonymous && !isLoopback(flags.host)) {
+    throw new ValidationError('--allow-anonymous', 'is accepted on a loopback address only (--host 127.0.0.1)');
+  }
+  let persisted: Record<string, string> | undefined;
+  if (flags.persisted !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(flags.persisted, 'utf8');
+    } catch (err) {
+      throw new ValidationError('--persisted', `cannot read the file: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+    try {
+      persisted = JSON.parse(text) as Record<string, string>;
+    } catch {
+      throw new ValidationError('--persisted', 'the file is not JSON');
+    }
+  }
+  let store: (PacingStore & { close(): Promise<void> }) | undefined;
+  if (flags.redis !== undefined) {
+    // Loaded only when asked for: ioredis is an optional peer dependency.
+    const { createRedisPacingStore } = await import('../pacing/redis.js');
+    store = createRedisPacingStore({ redis: flags.redis, onWarning: (message) => console.error(`runpod-gql gateway: ${redactText(message)}`) });
+  }
+  const options: GatewayOptions = {
+    client: {
+      ...(flags.passThroughKeys ? {} : { apiKey: env.RUNPOD_API_KEY }),
+      restUrl: env.RUNPOD_REST_URL || undefined,
+      graphqlUrl: env.RUNPOD_GRAPHQL_URL || undefined,
+      pacingStore: store,
+    },
+    upstream: flags.upstream,
+    tokens: env.RUNPOD_GATEWAY_TOKENS ?? '',
+    allowAnonymous: flags.allowAnonymous,
+    passThroughKeys: flags.passThroughKeys,
+    corsOrigins: flags.corsOrigins,
+    persisted,
+    rateStore: store,
+    limits: {
+      maxDepth: flags.maxDepth,
+      maxAliases: flags.maxAliases,
+      maxBodyBytes: flags.maxBodyBytes,
+      rate: flags.ratePerMinute === undefined ? undefined : { requests: flags.ratePerMinute, intervalMs: 60_000 },
+    },
+  };
+  let server: ListeningGateway;
+  try {
+    const gateway = createGateway(options);
+    await gateway.ready;
+    server = await listen(gateway, { port: flags.port, host: flags.host }).catch((err: NodeJS.ErrnoException) => {
+      if (err instanceof RunpodError) throw err;
+      throw new RunpodError(`cannot serve on ${flags.host}:${flags.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);
+    });
+  } catch (err) {
+    await store?.close();
+    throw err;
+  }
+  return {
+    url: server.url,
+    graphqlUrl: server.graphqlUrl,
+    close: async () => {
+      await server.close();
+      await store?.close();
+    },
+  };
+}
+
+/**
+ * Starts from flags, prints exactly one line once ready, and serves until SIGINT or SIGTERM.
+ * A refusal to start rejects with its RunpodError (ValidationError names the flag or variable).
+ */
+export async function serveGateway(flags: GatewayFlags, env: Record<string, string | undefined> = process.env): Promise<void> {
+  const running = await startGateway(flags, env);
+  console.log(`runpod-gql gateway: listening on ${running.graphqlUrl}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => void running.close().then(resolve, resolve);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+/**
+ * `runpod-gql gateway ARGS`: resolves with the exit code once stopped (2 for a refusal to start,
+ * with its reason on stderr).
+ */
+export async function main(argv: readonly string[], env: Record<string, string | undefined> = process.env): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(GATEWAY_USAGE);
+    return 0;
+  }
+  try {
+    await serveGateway(parseGatewayArgs(argv), env);
+    return 0;
+  } catch (err) {
+    console.error(`runpod-gql gateway: ${err instanceof RunpodError ? err.message : redactText(String(err))}`);
+    return 2;
+  }
+}

@@ -1,0 +1,60 @@
+// Issue 28's gateway row: the CPU one request costs through the gateway (a GraphQL document over
+// HTTP semantics, authenticated, executed in process over REST v2) against the same read made
+// directly with rp.rest. Both reach one in-process emulator through its fetch, so no socket is
+// timed; both pay the emulator's REST handling, the gateway pays its own work on top.
+import { createEmulator } from '../../src/emulator/index.js';
+import { createGateway } from '../../src/gateway/index.js';
+import { createRunpodClient } from '../../src/index.js';
+import { spread, type Spread } from './stats.js';
+
+const TOKEN = 'bench-gateway-read-token-0123456789';
+
+export interface GatewayFigures {
+  /** CPU per request through the gateway / directly, per round. */
+  readonly ratio: Spread;
+  readonly gatewayUs: Spread;
+  readonly directUs: Spread;
+}
+
+export async function measureGateway(quick: boolean): Promise<GatewayFigures> {
+  const emulator = createEmulator({ podStartupMs: 0 });
+  const options = emulator.clientOptions();
+  const rp = createRunpodClient({ ...options, rateLimits: false });
+  const { id: podId } = await rp.rest.pods.create({ name: 'bench', image: 'runpod/base', gpu: { id: 'NVIDIA RTX A4000' } });
+  const gateway = createGateway({ tokens: `read:${TOKEN}`, limits: { rate: false }, client: { ...options, rateLimits: false } });
+  const body = JSON.stringify({ query: 'query Pod($id: String!) { pod(input: { podId: $id }) { id name desiredStatus imageName } }', variables: { id: podId } });
+  const viaGateway = async () => {
+    const response = await gateway.fetch(new Request('http://127.0.0.1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body }));
+    const answer = (await response.json()) as { data?: { pod?: { id?: string } } };
+    if (answer.data?.pod?.id !== podId) throw new Error(`gateway answered ${response.status}`);
+  };
+  const direct = async () => {
+    if ((await rp.rest.pods.get(podId)).id !== podId) throw new Error('direct read failed');
+  };
+  const perRound = quick ? 200 : 1000;
+  const rounds = quick ? 6 : 15;
+  const cpu = async (fn: () => Promise<void>) => {
+    const start = process.cpuUsage();
+    for (let i = 0; i < perRound; i++) await fn();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / perRound;
+  };
+  // Warm both paths (lazy modules, JIT, caches) before any round counts.
+  await cpu(viaGateway);
+  await cpu(direct);
+  const ratios: number[] = [];
+  const g: number[] = [];
+  const d: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    // Alternating order, so drift on the machine falls on both.
+    const [first, second] = round % 2 === 0 ? [viaGateway, direct] : [direct, viaGateway];
+    const a = await cpu(first);
+    const b = await cpu(second);
+    const [gUs, dUs] = round % 2 === 0 ? [a, b] : [b, a];
+    g.push(gUs);
+    d.push(dUs);
+    ratios.push(gUs / dUs);
+  }
+  emulator.dispose();
+  return { ratio: spread(ratios), gatewayUs: spread(g), directUs: spread(d) };
+}
