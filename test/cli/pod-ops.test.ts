@@ -108,6 +108,12 @@ describe('pods logs', () => {
     expect(run.stdout).toMatch(/stop container/);
   });
 
+  it('--follow on a stopped pod prints its lines and ends when its stream does', async () => {
+    const run = await cli(['pods', 'logs', stopped, '--follow']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/start container for img[\s\S]*stop container/);
+  });
+
   it('--source and --json: one JSON line each, of that source only', async () => {
     const run = await cli(['pods', 'logs', stopped, '--source', 'container', '--json']);
     expect(run.code).toBe(0);
