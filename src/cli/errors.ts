@@ -9,6 +9,17 @@ export const EXIT = { ok: 0, unexpected: 1, usage: 2, api: 3, capacity: 4 } as c
 /** A problem with what the user typed or configured, found before anything was sent. */
 export class UsageError extends Error {}
 
+/**
+ * Ends the command with `code` and no message: what it had to say is printed already. `pods exec`
+ * exits with its command's exit code this way.
+ */
+export class CommandExit extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+    this.name = 'CommandExit';
+  }
+}
+
 /** Which command ran, for messages: set for every command before its action runs (see program.ts). */
 export interface Invocation {
   /** The command and the ids the user typed (`runpod-gql jobs status echo 1234`). */
@@ -87,6 +98,7 @@ export function report(err: unknown, run: Invocation): number {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return EXIT.ok;
     return EXIT.usage;
   }
+  if (err instanceof CommandExit) return err.code;
   if (err instanceof UsageError) return say('UsageError', err.message, EXIT.usage, err.message);
   if (err instanceof ValidationError && err.status === undefined) {
     const message = `${inCliWords(usageOf(err, run.argv))} (nothing was sent)`;

@@ -29,6 +29,10 @@ const numberWhere = (ok: (n: number) => boolean, expected: string) => (value: st
 };
 export const gpuCount = numberWhere((n) => Number.isSafeInteger(n) && n >= 1, 'Expected a whole number of GPUs, 1 or more.');
 export const seconds = numberWhere((n) => n > 0, 'Expected a number of seconds above 0.');
+/** `pods exec --timeout`: whole seconds, 1 to 25 (the platform's bounds for one command). */
+export const execSeconds = numberWhere((n) => Number.isSafeInteger(n) && n >= 1 && n <= 25, 'Expected a whole number of seconds from 1 to 25.');
+/** `pods logs --tail`: lines from before now, 0 to 5000 (the platform's bounds). */
+export const tailLines = numberWhere((n) => Number.isSafeInteger(n) && n >= 0 && n <= 5000, 'Expected a whole number of lines from 0 to 5000.');
 export const price = numberWhere((n) => n > 0, 'Expected a price in USD per hour above 0.');
 export const gigabytes = numberWhere((n) => n > 0, 'Expected a number of GB above 0.');
 export const diskGigabytes = numberWhere((n) => Number.isSafeInteger(n) && n >= 0, 'Expected a whole number of GB, 0 or more.');

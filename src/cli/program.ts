@@ -26,7 +26,8 @@ export function pathOf(command: Command): string {
 /** The command and the operands the user typed (`runpod-gql jobs status echo 1234`), for messages. */
 export function whereOf(command: Command): string {
   const operands = (command.processedArgs as unknown[]).slice(0, command.registeredArguments.length).filter((a) => a !== undefined);
-  return [pathOf(command), ...operands.map(String)].join(' ');
+  // A variadic operand (`pods exec ID -- ls -la`) is shown as typed, not as `ls,-la`.
+  return [pathOf(command), ...operands.map((a) => (Array.isArray(a) ? a.join(' ') : String(a)))].join(' ');
 }
 
 /**

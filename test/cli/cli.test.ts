@@ -42,7 +42,7 @@ const CONVENTIONS: Record<string, Case> = {
   'a mistyped subcommand gets a suggestion': { args: ['pods', 'lst'], code: 2, stderr: /unknown command 'lst'\n\(Did you mean list\?\)\nRun 'runpod-gql pods --help' for usage\./ },
   'an extra argument is refused': { args: ['pods', 'list', 'extra', '--emulator'], code: 2, stderr: /^runpod-gql pods list: too many arguments[^\n]*\nRun 'runpod-gql pods list --help' for usage\.\n$/ },
   'an extra argument after an id is refused': { args: ['pods', 'get', 'abc', 'def', '--emulator'], code: 2, stderr: /too many arguments/ },
-  'jobs alone names its subcommands': { args: ['jobs'], code: 2, stderr: /^runpod-gql jobs: missing subcommand \(run, status, stream, cancel\)\nRun 'runpod-gql jobs --help' for usage\.\n$/ },
+  'jobs alone names its subcommands': { args: ['jobs'], code: 2, stderr: /^runpod-gql jobs: missing subcommand \(run, status, stream, health, cancel\)\nRun 'runpod-gql jobs --help' for usage\.\n$/ },
   'a missing id is a usage error': { args: ['pods', 'get', '--emulator'], code: 2, stderr: /missing required argument 'pod-id'/ },
   'gpus --count 0 is refused before sending, naming the flag and the value': { args: ['gpus', '--count', '0', '--emulator'], code: 2, stderr: /^runpod-gql gpus: option '--count <n>' argument '0' is invalid\. Expected a whole number of GPUs, 1 or more\.\nRun 'runpod-gql gpus --help' for usage\.\n$/ },
   '--ports 8888 is refused before sending (ValidationError), named by its flag': { args: ['pods', 'deploy', '--gpu', 'NVIDIA RTX A4000', '--image', 'img', '--ports', '8888', '--emulator'], code: 2, stderr: /^runpod-gql pods deploy: invalid --ports "8888": ports .*8888\/http.*\(nothing was sent\)\nRun 'runpod-gql pods deploy --help' for usage\.\n$/ },

@@ -5,12 +5,16 @@ import { emulator } from './emulator.js';
 import { gateway } from './gateway.js';
 import { gpus } from './gpus.js';
 import { jobs } from './jobs.js';
+import { podContainer } from './pod-container.js';
 import { pods } from './pods.js';
+import { secrets } from './secrets.js';
 
 export const COMMANDS: readonly CommandGroup[] = [
   gpus,
   pods,
+  podContainer,
   jobs,
+  secrets,
   emulator,
   gateway,
 ];

@@ -109,6 +109,21 @@ export const jobs: CommandGroup = (program) => {
       }),
     );
   jobs
+    .command('health')
+    .description("an endpoint's jobs and workers, counted by state")
+    .argument('<endpoint-id>')
+    .action(
+      withClient(async ({ rp }, o, endpointId: string) => {
+        const health = await rp.endpoint(endpointId).health();
+        print(o, health, () => {
+          const { jobs: j, workers } = health;
+          say(`jobs: ${j.inQueue} in queue, ${j.inProgress} in progress, ${j.completed} completed, ${j.failed} failed, ${j.retried} retried`);
+          const states = Object.entries(workers).filter((e): e is [string, number] => typeof e[1] === 'number');
+          say(`workers: ${states.map(([state, n]) => `${n} ${state}`).join(', ')}`);
+        });
+      }),
+    );
+  jobs
     .command('cancel')
     .description('cancel a job')
     .argument('<endpoint-id>')
