@@ -63,7 +63,7 @@ export function podView(platform: Platform, pod: EmulatedPod): Record<string, un
     registry: pod.containerRegistryAuthId ?? null,
     ...(pod.computeType === 'CPU'
       ? { cpu: extras.cpu ?? { id: 'cpu3c', vcpuCount: 2, memory: 4 } }
-      : { gpu: { id: pod.gpuTypeId, count: pod.requestedGpuCount, vcpuCount: podVcpuCount({ gpuCount: pod.requestedGpuCount }), memory: podMemoryInGb({ gpuCount: pod.requestedGpuCount }) } }),
+      : { gpu: { id: pod.gpuTypeId, count: pod.requestedGpuCount, vcpuCount: podVcpuCount({ gpuCount: pod.requestedGpuCount }, host), memory: podMemoryInGb({ gpuCount: pod.requestedGpuCount }, host) } }),
     cloud: host.secureCloud ? 'SECURE' : 'COMMUNITY',
     dataCenterId: host.dataCenterId,
     cudaVersion: pod.computeType === 'CPU' ? null : host.cudaVersion,
@@ -104,7 +104,7 @@ interface CreatePodBody extends ContainerFields {
   name: string;
   templateId?: string;
   cloud?: 'SECURE' | 'COMMUNITY';
-  gpu?: { id: string; count?: number; allowedCudaVersions?: string[]; minCudaVersion?: string };
+  gpu?: { id: string; count?: number; allowedCudaVersions?: string[]; minCudaVersion?: string; minRamPerGpu?: number; minVcpuCountPerGpu?: number };
   cpu?: { id: string; vcpuCount: number };
   dataCenterIds?: string[];
   globalNetworking?: boolean;
@@ -169,6 +169,8 @@ export function createPod(deps: RestV2Deps, c: V2Context, body: CreatePodBody, e
     cloudType: body.cloud ?? 'SECURE',
     dataCenterIds,
     allowedCudaVersions: body.gpu ? cudaVersionsFor(platform, body.gpu) : undefined,
+    minVcpuPerGpu: body.gpu?.minVcpuCountPerGpu,
+    minMemoryPerGpuInGb: body.gpu?.minRamPerGpu,
     containerDiskInGb: body.disk,
     // No default volume and no default ports in v2; a template still brings its own.
     volumeInGb: body.mounts?.persistent?.size ?? (template ? undefined : 0),
