@@ -5,7 +5,7 @@
 // of the figure: what is left is graphql-js's execution and the resolvers against the direct path.
 import { createEmulator } from '../../src/emulator/index.js';
 import { createRunpodClient, PodDocument } from '../../src/index.js';
-import { spread, type Spread } from './stats.js';
+import { pairedCpu, type Spread } from './stats.js';
 
 export interface InProcessFigures {
   /** CPU per call, the document / rp.pods.get, per round. */
@@ -42,32 +42,11 @@ export async function measureInProcessGraphQL(quick: boolean): Promise<InProcess
   const direct = async () => {
     if ((await rp.pods.get(podId))?.id !== podId) throw new Error('rp.pods.get did not read the pod');
   };
-  const perRound = quick ? 500 : 2_000;
-  const rounds = quick ? 8 : 15;
-  const cpu = async (fn: () => Promise<void>) => {
-    const start = process.cpuUsage();
-    for (let i = 0; i < perRound; i++) await fn();
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / perRound;
-  };
-  // Warm both (the lazily loaded executor and REST path, the JIT) before any round counts.
-  await cpu(document);
-  await cpu(direct);
+  // Checked first: the document makes the one read the direct call makes, nothing more.
+  await document();
   sent = 0;
   await document();
   if (sent !== 1) throw new Error(`the document sent ${sent} requests, not 1`);
-  const ratios: number[] = [];
-  const d: number[] = [];
-  const r: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    // Alternating order, so drift on the machine falls on both.
-    const [first, second] = round % 2 === 0 ? [document, direct] : [direct, document];
-    const a = await cpu(first);
-    const b = await cpu(second);
-    const [docUs, directUs] = round % 2 === 0 ? [a, b] : [b, a];
-    d.push(docUs);
-    r.push(directUs);
-    ratios.push(docUs / directUs);
-  }
-  return { ratio: spread(ratios), documentUs: spread(d), directUs: spread(r) };
+  const { ratio, a, b } = await pairedCpu(document, direct, quick ? 500 : 2_000, quick ? 8 : 15);
+  return { ratio, documentUs: a, directUs: b };
 }
