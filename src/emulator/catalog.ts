@@ -19,7 +19,15 @@ export interface HostSpec {
   secureCloud: boolean;
   /** Hosts are tried in this order; lower first. */
   priority?: number;
+  /** The vCPUs each GPU brings a pod (default 8). */
+  vcpuPerGpu?: number;
+  /** The RAM in GB each GPU brings a pod (default 62). */
+  memoryPerGpuInGb?: number;
 }
+
+/** The machine share one GPU of `host` brings a pod: what REST v2's per-GPU minimums filter on. */
+export const vcpuPerGpu = (host: Pick<HostSpec, 'vcpuPerGpu'> | undefined): number => host?.vcpuPerGpu ?? 8;
+export const memoryPerGpuInGb = (host: Pick<HostSpec, 'memoryPerGpuInGb'> | undefined): number => host?.memoryPerGpuInGb ?? 62;
 
 export const DEFAULT_GPU_TYPES: GpuTypeSpec[] = [
   { id: 'NVIDIA RTX A4000', displayName: 'RTX A4000', manufacturer: 'Nvidia', memoryInGb: 16, securePrice: 0.25, communityPrice: 0.17 },

@@ -23,6 +23,8 @@ interface DeployInput {
   volumeInGb?: number;
   volumeMountPath?: string;
   allowedCudaVersions?: Array<string | null>;
+  minVcpuCount?: number;
+  minMemoryInGb?: number;
 }
 
 /** `deployCpuPodInput` as the shared schema coerces it (src/graphql/executable-schema.ts). */
@@ -102,6 +104,9 @@ function rootValue(platform: Platform) {
         cloudType: i.cloudType,
         dataCenterIds: i.dataCenterId ? [i.dataCenterId] : undefined,
         allowedCudaVersions: i.allowedCudaVersions ? compact(i.allowedCudaVersions) : undefined,
+        // Per-pod totals, as the share per GPU they ask of a pod of gpuCount GPUs (fractions allowed).
+        minVcpuPerGpu: i.minVcpuCount ? i.minVcpuCount / Math.max(1, i.gpuCount ?? 1) : undefined,
+        minMemoryPerGpuInGb: i.minMemoryInGb ? i.minMemoryInGb / Math.max(1, i.gpuCount ?? 1) : undefined,
         containerDiskInGb: i.containerDiskInGb,
         volumeInGb: i.volumeInGb,
         volumeMountPath: i.volumeMountPath,

@@ -1,6 +1,8 @@
 import {
   compareCuda,
   DEFAULT_GPU_TYPES,
+  memoryPerGpuInGb,
+  vcpuPerGpu,
   DEFAULT_HOSTS,
   MS_PER_HOUR,
   MS_PER_MONTH,
@@ -180,6 +182,9 @@ export interface DeployRequest {
   cloudType?: string | undefined;
   dataCenterIds?: string[] | undefined;
   allowedCudaVersions?: string[] | undefined;
+  /** Placement filters on the share each GPU brings (REST v2's per-GPU minimums; GraphQL's totals over the count). */
+  minVcpuPerGpu?: number | undefined;
+  minMemoryPerGpuInGb?: number | undefined;
   containerDiskInGb?: number | null | undefined;
   volumeInGb?: number | null | undefined;
   volumeMountPath?: string | undefined;
@@ -325,6 +330,7 @@ export class Platform {
         .filter((h) => wantSecure === undefined || h.secureCloud === wantSecure)
         .filter((h) => !request.dataCenterIds?.length || request.dataCenterIds.includes(h.dataCenterId))
         .filter((h) => !request.allowedCudaVersions?.length || request.allowedCudaVersions.includes(h.cudaVersion))
+        .filter((h) => vcpuPerGpu(h) >= (request.minVcpuPerGpu ?? 0) && memoryPerGpuInGb(h) >= (request.minMemoryPerGpuInGb ?? 0))
         .filter((h) => this.freeGpus(h.id) >= gpuCount)
         .sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0));
       if (candidates[0]) return candidates[0];

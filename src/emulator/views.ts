@@ -1,9 +1,10 @@
+import { memoryPerGpuInGb, vcpuPerGpu, type HostSpec } from './catalog.js';
 import type { EmulatedPod, Platform } from './platform.js';
 
 /** The vCPUs a GPU pod's machine share gives it (GraphQL `vcpuCount`, REST v2 `gpu.vcpuCount`). */
-export const podVcpuCount = (pod: { gpuCount: number }): number => Math.max(2, pod.gpuCount * 8);
+export const podVcpuCount = (pod: { gpuCount: number }, host?: HostSpec): number => Math.max(2, pod.gpuCount * vcpuPerGpu(host));
 /** The RAM in GB a GPU pod's machine share gives it (GraphQL `memoryInGb`, REST v2 `gpu.memory`). */
-export const podMemoryInGb = (pod: { gpuCount: number }): number => Math.max(8, pod.gpuCount * 62);
+export const podMemoryInGb = (pod: { gpuCount: number }, host?: HostSpec): number => Math.max(8, pod.gpuCount * memoryPerGpuInGb(host));
 
 export function hash(text: string): number {
   let h = 2166136261;
@@ -49,8 +50,8 @@ export function graphqlPod(platform: Platform, pod: EmulatedPod): Record<string,
     costPerHr: platform.podCostPerHr(pod),
     adjustedCostPerHr: platform.podCostPerHr(pod),
     gpuCount: pod.gpuCount,
-    vcpuCount: podVcpuCount(pod),
-    memoryInGb: podMemoryInGb(pod),
+    vcpuCount: podVcpuCount(pod, host),
+    memoryInGb: podMemoryInGb(pod, host),
     containerDiskInGb: pod.containerDiskInGb,
     volumeInGb: pod.volumeInGb,
     volumeMountPath: pod.volumeMountPath,
@@ -97,8 +98,8 @@ export function restPod(platform: Platform, pod: EmulatedPod): Record<string, un
     gpu: type ? { id: type.id, count: pod.gpuCount, displayName: type.displayName, securePrice: type.securePrice, communityPrice: type.communityPrice } : undefined,
     machineId: host.id,
     machine: { gpuTypeId: host.gpuTypeId, dataCenterId: host.dataCenterId, location: host.dataCenterId, secureCloud: host.secureCloud, gpuDisplayName: type?.displayName, costPerHr: String(platform.pricePerGpu(host)) },
-    memoryInGb: podMemoryInGb(pod),
-    vcpuCount: podVcpuCount(pod),
+    memoryInGb: podMemoryInGb(pod, host),
+    vcpuCount: podVcpuCount(pod, host),
     containerDiskInGb: pod.containerDiskInGb,
     volumeInGb: pod.volumeInGb,
     volumeMountPath: pod.volumeMountPath,

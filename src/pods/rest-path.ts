@@ -131,8 +131,8 @@ function toGraphQLPod(pod: RestPod): Pod {
 /** Set in a way that asks for something (`false`, `0` and `''` ask for nothing). */
 const given = (value: unknown) => value !== undefined && value !== null && value !== false && value !== 0 && value !== '';
 
-/** GraphQL deploy inputs with no REST v2 counterpart. */
-const PLACEMENT_ONLY = ['minVcpuCount', 'minMemoryInGb', 'minDisk', 'minDownload', 'minUpload', 'supportPublicIp', 'port', 'volumeKey', 'stopAfter', 'terminateAfter'] as const;
+/** GraphQL deploy inputs with no REST v2 counterpart (the vCPU and RAM minimums map per GPU: see perGpuMinimums). */
+const PLACEMENT_ONLY = ['minDisk', 'minDownload', 'minUpload', 'supportPublicIp', 'port', 'volumeKey', 'stopAfter', 'terminateAfter'] as const;
 
 function refuseWith(Unsupported: typeof TransportUnsupportedError, fields: string[], operation: string, why: string): void {
   if (fields.length) {
@@ -150,9 +150,40 @@ function checkContainer(input: DeployPodInput | DeployCpuPodInput, fields: strin
   if (input.containerDiskInGb === 0) fields.push('containerDiskInGb');
 }
 
+type PerGpuMinimums = Pick<NonNullable<CreatePodInput['gpu']>, 'minRamPerGpu' | 'minVcpuCountPerGpu'>;
+
+/** GraphQL's per-pod minimum, and the REST v2 per-GPU filter it becomes. */
+const PER_GPU = [
+  ['minMemoryInGb', 'minRamPerGpu'],
+  ['minVcpuCount', 'minVcpuCountPerGpu'],
+] as const;
+
+/**
+ * GraphQL's `minMemoryInGb` and `minVcpuCount` are per-pod totals; REST v2's `gpu.minRamPerGpu` and
+ * `gpu.minVcpuCountPerGpu` filter machines on the share each GPU brings, which a pod of `gpuCount`
+ * GPUs gets `gpuCount` times. So "total ≥ T" is "per GPU ≥ T / gpuCount", and REST v2 takes whole
+ * numbers only: the mapping is exact when T divides by the count. When it does not, no whole number
+ * says the same: a machine's share per GPU may be fractional (`Pod.gpu.memory` and `vcpuCount` are
+ * doubles), so rounding up would refuse machines GraphQL accepts and rounding down would accept
+ * machines it refuses. Those are listed in `fields` and refused, never approximated.
+ */
+function perGpuMinimums(input: DeployPodInput, fields: string[]): PerGpuMinimums {
+  const count = input.gpuCount ?? 1;
+  const minimums: PerGpuMinimums = {};
+  for (const [total, perGpu] of PER_GPU) {
+    const value = input[total];
+    if (!given(value)) continue;
+    const share = (value as number) / count;
+    if (Number.isInteger(share)) minimums[perGpu] = share;
+    else fields.push(total);
+  }
+  return minimums;
+}
+
 /** Every field of a GPU deploy that REST v2 would drop or change. */
 function unsupportedDeployFields(input: DeployPodInput): string[] {
   const fields: string[] = PLACEMENT_ONLY.filter((f) => given(input[f]));
+  perGpuMinimums(input, fields);
   checkContainer(input, fields);
   if (given(input.cudaVersion) && (input.allowedCudaVersions ?? []).some((v) => v != null)) fields.push('cudaVersion', 'allowedCudaVersions');
   return [...new Set(fields)];
@@ -288,7 +319,8 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
   }
 
   async function deploy(input: DeployPodInput, env: EnvironmentVariableInput[], options: GraphQLCallOptions | undefined, sending: () => void): Promise<Pod> {
-    refuse(unsupportedDeployFields(input), 'deploy', 'these inputs');
+    refuse(unsupportedDeployFields(input), 'deploy', 'these inputs (minMemoryInGb and minVcpuCount map only when they divide by gpuCount)');
+    const minimums = perGpuMinimums(input, []);
     const offers = await candidates(input, options);
     const base = containerFields(input, env);
     if (input.containerRegistryAuthId) base.registry = input.containerRegistryAuthId;
@@ -301,7 +333,13 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
         ...base,
         name: podName(input),
         cloud: offer.cloud,
-        gpu: { id: offer.gpuTypeId, count: input.gpuCount ?? 1, ...(allowed.length && { allowedCudaVersions: allowed }), ...(input.cudaVersion && { minCudaVersion: input.cudaVersion }) },
+        gpu: {
+          id: offer.gpuTypeId,
+          count: input.gpuCount ?? 1,
+          ...(allowed.length && { allowedCudaVersions: allowed }),
+          ...(input.cudaVersion && { minCudaVersion: input.cudaVersion }),
+          ...minimums,
+        },
       };
       if (offer.dataCenterIds) body.dataCenterIds = offer.dataCenterIds;
       try {

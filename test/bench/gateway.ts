@@ -5,7 +5,7 @@
 import { createEmulator } from '../../src/emulator/index.js';
 import { createGateway } from '../../src/gateway/index.js';
 import { createRunpodClient } from '../../src/index.js';
-import { spread, type Spread } from './stats.js';
+import { pairedCpu, type Spread } from './stats.js';
 
 const TOKEN = 'bench-gateway-read-token-0123456789';
 
@@ -31,30 +31,7 @@ export async function measureGateway(quick: boolean): Promise<GatewayFigures> {
   const direct = async () => {
     if ((await rp.rest.pods.get(podId)).id !== podId) throw new Error('direct read failed');
   };
-  const perRound = quick ? 200 : 1000;
-  const rounds = quick ? 6 : 15;
-  const cpu = async (fn: () => Promise<void>) => {
-    const start = process.cpuUsage();
-    for (let i = 0; i < perRound; i++) await fn();
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / perRound;
-  };
-  // Warm both paths (lazy modules, JIT, caches) before any round counts.
-  await cpu(viaGateway);
-  await cpu(direct);
-  const ratios: number[] = [];
-  const g: number[] = [];
-  const d: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    // Alternating order, so drift on the machine falls on both.
-    const [first, second] = round % 2 === 0 ? [viaGateway, direct] : [direct, viaGateway];
-    const a = await cpu(first);
-    const b = await cpu(second);
-    const [gUs, dUs] = round % 2 === 0 ? [a, b] : [b, a];
-    g.push(gUs);
-    d.push(dUs);
-    ratios.push(gUs / dUs);
-  }
+  const { ratio, a, b } = await pairedCpu(viaGateway, direct, quick ? 200 : 1000, quick ? 6 : 15);
   emulator.dispose();
-  return { ratio: spread(ratios), gatewayUs: spread(g), directUs: spread(d) };
+  return { ratio, gatewayUs: a, directUs: b };
 }

@@ -495,11 +495,22 @@ async function gatewayRoundTrip(): Promise<void> {
   row('  ratio', fmtSpread(figures.ratio, 3), '≤ 1.25', figures.ratio.median <= 1.25);
 }
 
+// ---- 7. in-process GraphQL ---------------------------------------------------------------------------
+
+/** Issue 32: a document executed in process over REST v2 against the REST path of rp.pods.get (own JS, on a fetch double). */
+async function inProcessGraphQL(): Promise<void> {
+  const { measureInProcessGraphQL } = await import('./in-process-graphql.js');
+  const figures = await measureInProcessGraphQL(quick);
+  results.inProcessGraphQL = figures;
+  row('in-process GraphQL: PodDocument over REST v2 vs rp.pods.get (REST path)', `${fmtSpread(figures.documentUs, 1)} µs vs ${fmtSpread(figures.directUs, 1)} µs CPU per call (own JS, fetch double)`, '', undefined);
+  row('  ratio', fmtSpread(figures.ratio, 3), '≤ 1.10', figures.ratio.median <= 1.1);
+}
+
 // ---- main -----------------------------------------------------------------------------------------
 
 // `--only=per-call,fan-out-processes` runs some sections (for trying a change); the default runs all.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, gateway: gatewayRoundTrip };
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, gateway: gatewayRoundTrip, 'in-process-graphql': inProcessGraphQL };
 const started = performance.now();
 const sectionSeconds: Record<string, number> = {};
 for (const [name, section] of Object.entries(sections)) {

@@ -27,3 +27,32 @@ export const fmt = (n: number, digits = 2): string => (Number.isFinite(n) ? n.to
 
 /** `1.04 [1.03–1.05]`: the median and the interquartile range. */
 export const fmtSpread = (s: Spread, digits = 2): string => `${fmt(s.median, digits)} [${fmt(s.p25, digits)}–${fmt(s.p75, digits)}]`;
+
+/**
+ * CPU µs per call of `a` and `b`, in `rounds` pairs of `perRound` calls each, after one warm-up
+ * round of each; the order alternates, so drift on the machine falls on both. `ratio` is `a / b`
+ * per pair.
+ */
+export async function pairedCpu(a: () => Promise<void>, b: () => Promise<void>, perRound: number, rounds: number): Promise<{ ratio: Spread; a: Spread; b: Spread }> {
+  const cpu = async (fn: () => Promise<void>) => {
+    const start = process.cpuUsage();
+    for (let i = 0; i < perRound; i++) await fn();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / perRound;
+  };
+  await cpu(a);
+  await cpu(b);
+  const ratios: number[] = [];
+  const as: number[] = [];
+  const bs: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const aFirst = round % 2 === 0;
+    const x = await cpu(aFirst ? a : b);
+    const y = await cpu(aFirst ? b : a);
+    const [aUs, bUs] = aFirst ? [x, y] : [y, x];
+    as.push(aUs);
+    bs.push(bUs);
+    ratios.push(aUs / bUs);
+  }
+  return { ratio: spread(ratios), a: spread(as), b: spread(bs) };
+}

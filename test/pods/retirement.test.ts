@@ -217,8 +217,12 @@ const UNSUPPORTED: Array<[string, () => [method: 'deploy' | 'deployCpu' | 'resum
   ['resume with gpuCount 0', () => ['resume', { podId: 'p1', gpuCount: 0 }], ['input.gpuCount']],
   ['resume with syncMachine', () => ['resume', { podId: 'p1', syncMachine: true }], ['input.syncMachine']],
   ['resume with computeType', () => ['resume', { podId: 'p1', computeType: 'CPU' }], ['input.computeType']],
-  ...(['minVcpuCount', 'minMemoryInGb', 'minDisk', 'minDownload', 'minUpload', 'port'] as const).map(
+  ...(['minDisk', 'minDownload', 'minUpload', 'port'] as const).map(
     (f): [string, () => ['deploy', object], string[]] => [`deploy with ${f}`, () => ['deploy', { ...gpu, [f]: 8 }], [`input.${f}`]],
+  ),
+  // These map per GPU only when they divide by the count (test/pods/per-gpu-minimums.test.ts).
+  ...(['minVcpuCount', 'minMemoryInGb'] as const).map(
+    (f): [string, () => ['deploy', object], string[]] => [`deploy with ${f} 9 over 2 GPUs`, () => ['deploy', { ...gpu, gpuCount: 2, [f]: 9 }], [`input.${f}`]],
   ),
   ['deploy with supportPublicIp', () => ['deploy', { ...gpu, supportPublicIp: true }], ['input.supportPublicIp']],
   ['deploy with volumeKey', () => ['deploy', { ...gpu, volumeKey: 'k' }], ['input.volumeKey']],
@@ -228,7 +232,7 @@ const UNSUPPORTED: Array<[string, () => [method: 'deploy' | 'deployCpu' | 'resum
   ['deploy with a network volume and a volume', () => ['deploy', { ...gpu, networkVolumeId: 'nv1', volumeInGb: 20 }], ['input.networkVolumeId', 'input.volumeInGb']],
   ['deploy with containerDiskInGb 0', () => ['deploy', { ...gpu, containerDiskInGb: 0 }], ['input.containerDiskInGb']],
   ['deploy with cudaVersion and allowedCudaVersions', () => ['deploy', { ...gpu, cudaVersion: '12.4', allowedCudaVersions: ['12.8'] }], ['input.cudaVersion', 'input.allowedCudaVersions']],
-  ['deploy with several at once', () => ['deploy', { ...gpu, minVcpuCount: 4, minDisk: 10, volumeInGb: 3 }], ['input.minVcpuCount', 'input.minDisk', 'input.volumeInGb']],
+  ['deploy with several at once', () => ['deploy', { ...gpu, gpuCount: 2, minVcpuCount: 5, minDisk: 10, volumeInGb: 3 }], ['input.minVcpuCount', 'input.minDisk', 'input.volumeInGb']],
   ['deployCpu with a volume', () => ['deployCpu', { instanceId: 'cpu3c-2-4', imageName: 'ubuntu', volumeInGb: 20 }], ['input.volumeInGb']],
   ['deployCpu with an instanceId REST cannot split', () => ['deployCpu', { instanceId: 'cpu3c', imageName: 'ubuntu' }], ['input.instanceId']],
 ];

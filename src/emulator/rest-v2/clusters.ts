@@ -15,6 +15,8 @@ interface CreateClusterBody {
   compute: { gpuTypeId: string; gpuCountPerPod: number; podCount: number };
   image?: string;
   args?: string;
+  cmd?: string[];
+  entrypoint?: string[];
   disk?: number;
   env?: Record<string, string>;
   ports?: string[];
@@ -68,6 +70,8 @@ export function clusterRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
             name: `${body.name}-${rank}`,
             image: body.image ?? DEFAULT_CLUSTER_IMAGE,
             args: body.args,
+            ...(body.cmd && { cmd: body.cmd }),
+            ...(body.entrypoint && { entrypoint: body.entrypoint }),
             disk: body.disk,
             env: body.env,
             ports: body.ports,

@@ -56,6 +56,8 @@ export function podView(platform: Platform, pod: EmulatedPod): Record<string, un
     actions: ACTIONS[status],
     image: pod.imageName,
     args: extras.args ?? pod.dockerArgs ?? '',
+    entrypoint: pod.dockerEntrypoint ?? [],
+    cmd: pod.dockerStartCmd ?? [],
     disk: pod.containerDiskInGb,
     mounts: mountsOf(pod),
     ports: pod.ports,
@@ -63,7 +65,7 @@ export function podView(platform: Platform, pod: EmulatedPod): Record<string, un
     registry: pod.containerRegistryAuthId ?? null,
     ...(pod.computeType === 'CPU'
       ? { cpu: extras.cpu ?? { id: 'cpu3c', vcpuCount: 2, memory: 4 } }
-      : { gpu: { id: pod.gpuTypeId, count: pod.requestedGpuCount, vcpuCount: podVcpuCount({ gpuCount: pod.requestedGpuCount }), memory: podMemoryInGb({ gpuCount: pod.requestedGpuCount }) } }),
+      : { gpu: { id: pod.gpuTypeId, count: pod.requestedGpuCount, vcpuCount: podVcpuCount({ gpuCount: pod.requestedGpuCount }, host), memory: podMemoryInGb({ gpuCount: pod.requestedGpuCount }, host) } }),
     cloud: host.secureCloud ? 'SECURE' : 'COMMUNITY',
     dataCenterId: host.dataCenterId,
     cudaVersion: pod.computeType === 'CPU' ? null : host.cudaVersion,
@@ -98,13 +100,35 @@ export interface ContainerFields {
   env?: Record<string, string>;
   ports?: string[];
   registry?: string | null;
+  cmd?: string[];
+  entrypoint?: string[];
+}
+
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+
+/**
+ * The entrypoint and command a body sets: its own `entrypoint` and `cmd`, else those of an `args`
+ * given as `{"entrypoint":[..],"cmd":[..]}` JSON (the contract's stored raw command). A shell-string
+ * `args` sets neither: it stays the raw command, as given.
+ */
+export function commandOf(body: ContainerFields): { entrypoint?: string[] | undefined; cmd?: string[] | undefined } {
+  let raw: Record<string, unknown> = {};
+  if (body.args?.trimStart().startsWith('{')) {
+    try {
+      const parsed: unknown = JSON.parse(body.args);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) raw = parsed as Record<string, unknown>;
+    } catch {
+      /* a shell string that starts with a brace */
+    }
+  }
+  return { entrypoint: body.entrypoint ?? (isStrings(raw.entrypoint) ? raw.entrypoint : undefined), cmd: body.cmd ?? (isStrings(raw.cmd) ? raw.cmd : undefined) };
 }
 
 interface CreatePodBody extends ContainerFields {
   name: string;
   templateId?: string;
   cloud?: 'SECURE' | 'COMMUNITY';
-  gpu?: { id: string; count?: number; allowedCudaVersions?: string[]; minCudaVersion?: string };
+  gpu?: { id: string; count?: number; allowedCudaVersions?: string[]; minCudaVersion?: string; minRamPerGpu?: number; minVcpuCountPerGpu?: number };
   cpu?: { id: string; vcpuCount: number };
   dataCenterIds?: string[];
   globalNetworking?: boolean;
@@ -159,6 +183,7 @@ export function createPod(deps: RestV2Deps, c: V2Context, body: CreatePodBody, e
     if (dataCenterIds?.length && !dataCenterIds.includes(volume.dataCenterId)) throw problem(400, `Network volume ${volume.id} is in ${volume.dataCenterId}, outside dataCenterIds.`);
     dataCenterIds = [volume.dataCenterId];
   }
+  const command = commandOf(body);
   const request: DeployRequest = {
     name: body.name,
     imageName: body.image,
@@ -169,6 +194,8 @@ export function createPod(deps: RestV2Deps, c: V2Context, body: CreatePodBody, e
     cloudType: body.cloud ?? 'SECURE',
     dataCenterIds,
     allowedCudaVersions: body.gpu ? cudaVersionsFor(platform, body.gpu) : undefined,
+    minVcpuPerGpu: body.gpu?.minVcpuCountPerGpu,
+    minMemoryPerGpuInGb: body.gpu?.minRamPerGpu,
     containerDiskInGb: body.disk,
     // No default volume and no default ports in v2; a template still brings its own.
     volumeInGb: body.mounts?.persistent?.size ?? (template ? undefined : 0),
@@ -177,6 +204,8 @@ export function createPod(deps: RestV2Deps, c: V2Context, body: CreatePodBody, e
     env: body.env,
     ports: body.ports ?? (template ? undefined : []),
     dockerArgs: body.args,
+    dockerEntrypoint: command.entrypoint,
+    dockerStartCmd: command.cmd,
     containerRegistryAuthId: body.registry ?? undefined,
   };
   const pod = platform.deploy(account, request);
@@ -255,6 +284,7 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
       env: body.env,
       ports: body.ports,
       containerRegistryAuthId: body.registry ?? undefined,
+      ...(({ entrypoint, cmd }) => ({ dockerEntrypoint: entrypoint, dockerStartCmd: cmd }))(commandOf(body)),
     };
     const touchesContainer = Object.values(edit).some((v) => v !== undefined) || body.args !== undefined;
     if (touchesContainer) platform.updatePod(accountOf(c), pod.id, edit);

@@ -5,7 +5,7 @@ import type { EmulatedTemplate } from '../platform.js';
 import type { EmulatorEnv } from '../rest-routes.js';
 import { readContractBody } from './contract.js';
 import { accountOf, idParam, type RestV2Deps } from './context.js';
-import type { ContainerFields } from './pods.js';
+import { commandOf, type ContainerFields } from './pods.js';
 import { cutPage, newestFirst } from './pages.js';
 import { problem } from './problem.js';
 
@@ -27,6 +27,8 @@ export function templateView(t: EmulatedTemplate): Record<string, unknown> {
     name: t.name,
     image: t.imageName,
     args: extras?.args ?? '',
+    entrypoint: t.dockerEntrypoint,
+    cmd: t.dockerStartCmd,
     disk: t.containerDiskInGb,
     mounts: t.volumeInGb > 0 ? { persistent: { size: Math.max(10, t.volumeInGb), path: t.volumeMountPath } } : {},
     ports: t.ports,
@@ -79,6 +81,9 @@ function applyBody(t: EmulatedTemplate, extras: TemplateExtras, body: TemplateBo
   if (body.public !== undefined) t.isPublic = body.public;
   if (body.serverless !== undefined) t.isServerless = body.serverless;
   if (body.args !== undefined) extras.args = body.args;
+  const { entrypoint, cmd } = commandOf(body);
+  if (entrypoint !== undefined) t.dockerEntrypoint = entrypoint;
+  if (cmd !== undefined) t.dockerStartCmd = cmd;
   if (body.startSsh !== undefined) extras.startSsh = body.startSsh;
   if (body.startJupyter !== undefined) extras.startJupyter = body.startJupyter;
   if (body.allowedCudaVersions !== undefined) extras.allowedCudaVersions = body.allowedCudaVersions;
