@@ -8,6 +8,7 @@ import type { RequestSchemaName } from './__generated__/request-rules.js';
 import type { CreateOptions, MarkerList } from './create-once.js';
 import { PAGE_LIMIT, pagedList } from './pager.js';
 import type { RestCall, RestRequester } from './rest-request.js';
+import type { CreatePodInput } from './types.js';
 import type { CallOptions } from '../transport/options.js';
 
 // The contract's request rules, the create-once lookup and the gpu.id check are only needed once a
@@ -29,6 +30,13 @@ let checks: Promise<typeof import('./request-problems.js')> | undefined;
 export async function checkBody(schema: RequestSchemaName, body: unknown, path?: string): Promise<void> {
   const problem = (await (checks ??= import('./request-problems.js'))).problemOfBody(schema, body, path);
   if (problem) throw new ValidationError(problem[0], problem[1]);
+}
+
+/** A pod create's rules beyond the schema and its size (see request-problems.ts): the body to send, or a rejected `ValidationError`. */
+export async function checkPodCreateRules(body: CreatePodInput, markerBytes: number, maxBytes: number): Promise<CreatePodInput> {
+  const checked = (await (checks ??= import('./request-problems.js'))).podCreateProblem(body, markerBytes, maxBytes);
+  if (Array.isArray(checked)) throw new ValidationError(checked[0], checked[1]);
+  return checked;
 }
 
 /** The pod actions the contract names. */

@@ -65,8 +65,10 @@ export const PAGE_LIMIT = 1000;
 /** The largest page of a build list (`PaginationLimitBuilds`), also its default. */
 export const BUILDS_PAGE_LIMIT = 100;
 
-/** What an exhausted list says; a server from before pagination (Frontdoor v2.9.0) sends no block and the whole list. */
-const LAST_PAGE: Pagination = { nextCursor: null, hasNextPage: false };
+let walker: Promise<typeof import('./page-walk.js')> | undefined;
+/** Start-up helpers handed to the lazy walk (see lazy.ts: a lazy chunk importing them would split them off). */
+const walkKit = { ValidationError, isRecord };
+export type PageWalkKit = typeof walkKit;
 
 /**
  * A list that pages with `rest`: lazy, and each of its walks stays on `route`'s query. A `route`
@@ -81,40 +83,13 @@ export function pagedList<T>(rest: RestRequester, where: PagedRoute | (() => Pag
     if (cursor !== undefined && (typeof cursor !== 'string' || cursor === '')) throw new ValidationError('cursor', `must be a non-empty string (a nextCursor passed back verbatim), got ${shown(cursor)}`);
   };
 
-  const request = (at: string | undefined) => rest.http({ method: 'GET', path: route.path, route: route.route, query: { ...route.query, cursor: at, limit }, idempotent: true }, callOptions);
-
-  async function read(at: string | undefined): Promise<Page<T>> {
-    const req = request(at);
-    let body: unknown;
-    try {
-      body = await rest.core.requestJson<unknown>(req);
-    } catch (err) {
-      // The only part of the query the caller cannot check before sending: it came from a server.
-      if (at !== undefined && err instanceof ValidationError && err.status === 422) {
-        throw new ValidationError('cursor', `${route.route} refused the cursor (HTTP 422): a cursor is only valid for the list and query that issued it`, { status: 422, errors: err.errors, body: err.body, request: err.request, cause: err });
-      }
-      throw err;
-    }
-    const items = isRecord(body) ? body[route.key] : undefined;
-    const pagination = isRecord(body) ? (body.pagination === undefined ? LAST_PAGE : body.pagination) : undefined;
-    if (!Array.isArray(items) || !items.every((item) => isRecord(item) && typeof item.id === 'string') || !isPagination(pagination)) {
-      throw rest.core.wrongShape(req, `an object with an array ${route.key} of objects with a string id and pagination { nextCursor, hasNextPage }`, body);
-    }
-    return { items: items as T[], pagination: { nextCursor: pagination.nextCursor, hasNextPage: pagination.hasNextPage } };
-  }
+  // The walk (reading a page, checking its shape, following cursors) loads with the first use: a
+  // list is handed back at once, but nothing of it is needed before a page is asked for.
+  const walk = async () => (await (walker ??= import('./page-walk.js'))).pageWalk<T>(rest, route, cursor, limit, callOptions, walkKit);
 
   async function* pages(): AsyncGenerator<Page<T>, void, undefined> {
     check();
-    // Every cursor of this walk: one handed back twice would read the same pages for ever.
-    const given = new Set(cursor === undefined ? [] : [cursor]);
-    for (let at = cursor; ; ) {
-      const page = await read(at);
-      yield page;
-      const { hasNextPage, nextCursor } = page.pagination;
-      if (!hasNextPage) return;
-      if (given.has(nextCursor!)) throw rest.core.wrongShape(request(at), 'a nextCursor not given before in this walk', page.pagination);
-      given.add((at = nextCursor!));
-    }
+    yield* (await walk()).pages();
   }
 
   let all: Promise<T[]> | undefined;
@@ -136,18 +111,11 @@ export function pagedList<T>(rest: RestRequester, where: PagedRoute | (() => Pag
     [Symbol.toStringTag]: 'PagedList',
     async page() {
       check();
-      return read(cursor);
+      return (await walk()).read(cursor);
     },
     pages,
     async *[Symbol.asyncIterator]() {
       for await (const page of pages()) yield* page.items;
     },
   };
-}
-
-/** `{ nextCursor: string | null, hasNextPage: boolean }`, with a cursor to follow whenever there is a next page. */
-function isPagination(value: unknown): value is Pagination {
-  if (!isRecord(value) || typeof value.hasNextPage !== 'boolean') return false;
-  const next = value.nextCursor;
-  return value.hasNextPage ? typeof next === 'string' && next !== '' : next === null || typeof next === 'string';
 }

@@ -6,7 +6,7 @@ import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
 import { validateCallOptions, type CallOptions } from '../transport/options.js';
 import { isRecord, isString } from '../transport/shape.js';
 import { logStream, type LogLine, type LogOptions } from './logs.js';
-import { checkBody, createOnceLazy, podActions } from './lazy.js';
+import { checkBody, checkPodCreateRules, createOnceLazy, podActions } from './lazy.js';
 import { PAGE_LIMIT, pagedList, type PageOptions, type PagedList } from './pager.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 import { checkEnvName, shown } from '../validation.js';
@@ -78,17 +78,7 @@ async function checkPodCreate(body: CreatePodInput, markerBytes: number): Promis
   // The env names rule of every path first, so the same env gives the same answer as rp.pods.deploy.
   if (isRecord(body) && isRecord(body.env)) for (const key of Object.keys(body.env)) checkEnvName('body.env', key);
   await checkBody('CreatePodRequest', body);
-  if ((body.gpu === undefined) === (body.cpu === undefined)) throw new ValidationError('body.gpu', 'give exactly one of gpu and cpu');
-  const vcpus = body.cpu?.vcpuCount;
-  if (vcpus !== undefined && (vcpus < 2 || (vcpus & (vcpus - 1)) !== 0)) {
-    throw new ValidationError('body.cpu.vcpuCount', `must be a power of 2, at least 2; got ${vcpus}`);
-  }
-  const sent = body.gpu && body.gpu.count === undefined ? { ...body, gpu: { ...body.gpu, count: 1 } } : body;
-  const size = new TextEncoder().encode(JSON.stringify(sent)).byteLength + markerBytes;
-  if (size > POD_CREATE_MAX_BYTES) {
-    throw new ValidationError('body', `is ${size} bytes as sent (with the create marker); the platform refuses pod create bodies over ${POD_CREATE_MAX_BYTES} bytes (413)`);
-  }
-  return sent;
+  return checkPodCreateRules(body, markerBytes, POD_CREATE_MAX_BYTES);
 }
 
 /**

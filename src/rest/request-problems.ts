@@ -2,6 +2,7 @@
 // Free of the client's error classes, so that the chunk it loads in shares no start-up module.
 import { requestRules, type RequestSchemaName } from './__generated__/request-rules.js';
 import type { FieldRule, ObjectRule } from './request-check.js';
+import type { CreatePodInput } from './types.js';
 
 function typeOf(value: unknown): string {
   if (value === null) return 'null';
@@ -105,4 +106,18 @@ export function problemOfBody(schema: RequestSchemaName, body: unknown, path = '
 /** The pod actions the contract names. */
 export function podActions(): readonly unknown[] {
   return requestRules.PodActionRequest.k.action?.e ?? [];
+}
+
+/**
+ * The rules of a pod create the contract's schema does not express, and its size as sent (with
+ * `markerBytes` for the create marker): the body to send (gpu.count defaults to 1), or what is wrong.
+ */
+export function podCreateProblem(body: CreatePodInput, markerBytes: number, maxBytes: number): CreatePodInput | [string, string] {
+  if ((body.gpu === undefined) === (body.cpu === undefined)) return ['body.gpu', 'give exactly one of gpu and cpu'];
+  const vcpus = body.cpu?.vcpuCount;
+  if (vcpus !== undefined && (vcpus < 2 || (vcpus & (vcpus - 1)) !== 0)) return ['body.cpu.vcpuCount', `must be a power of 2, at least 2; got ${vcpus}`];
+  const sent = body.gpu && body.gpu.count === undefined ? { ...body, gpu: { ...body.gpu, count: 1 } } : body;
+  const size = new TextEncoder().encode(JSON.stringify(sent)).byteLength + markerBytes;
+  if (size > maxBytes) return ['body', `is ${size} bytes as sent (with the create marker); the platform refuses pod create bodies over ${maxBytes} bytes (413)`];
+  return sent;
 }

@@ -1,0 +1,56 @@
+// The page walk of every paginated list (pager.ts), loaded with a list's first use. It imports no
+// start-up module: what it needs of them comes in the kit (see lazy.ts).
+import type { CallOptions } from '../transport/options.js';
+import type { Page, PagedRoute, PageWalkKit, Pagination } from './pager.js';
+import type { RestRequester } from './rest-request.js';
+
+/** What an exhausted list says; a server from before pagination (Frontdoor v2.9.0) sends no block and the whole list. */
+const LAST_PAGE: Pagination = { nextCursor: null, hasNextPage: false };
+
+/** Reads pages of `route` from `cursor` on, `limit` items each, with the call's options. */
+export function pageWalk<T>(rest: RestRequester, route: PagedRoute, cursor: string | undefined, limit: number | undefined, callOptions: CallOptions, kit: PageWalkKit) {
+  const { ValidationError, isRecord } = kit;
+  const request = (at: string | undefined) => rest.http({ method: 'GET', path: route.path, route: route.route, query: { ...route.query, cursor: at, limit }, idempotent: true }, callOptions);
+
+  async function read(at: string | undefined): Promise<Page<T>> {
+    const req = request(at);
+    let body: unknown;
+    try {
+      body = await rest.core.requestJson<unknown>(req);
+    } catch (err) {
+      // The only part of the query the caller cannot check before sending: it came from a server.
+      if (at !== undefined && err instanceof ValidationError && err.status === 422) {
+        throw new ValidationError('cursor', `${route.route} refused the cursor (HTTP 422): a cursor is only valid for the list and query that issued it`, { status: 422, errors: err.errors, body: err.body, request: err.request, cause: err });
+      }
+      throw err;
+    }
+    const items = isRecord(body) ? body[route.key] : undefined;
+    const pagination = isRecord(body) ? (body.pagination === undefined ? LAST_PAGE : body.pagination) : undefined;
+    if (!Array.isArray(items) || !items.every((item) => isRecord(item) && typeof item.id === 'string') || !isPagination(pagination, isRecord)) {
+      throw rest.core.wrongShape(req, `an object with an array ${route.key} of objects with a string id and pagination { nextCursor, hasNextPage }`, body);
+    }
+    return { items: items as T[], pagination: { nextCursor: pagination.nextCursor, hasNextPage: pagination.hasNextPage } };
+  }
+
+  async function* pages(): AsyncGenerator<Page<T>, void, undefined> {
+    // Every cursor of this walk: one handed back twice would read the same pages for ever.
+    const given = new Set(cursor === undefined ? [] : [cursor]);
+    for (let at = cursor; ; ) {
+      const page = await read(at);
+      yield page;
+      const { hasNextPage, nextCursor } = page.pagination;
+      if (!hasNextPage) return;
+      if (given.has(nextCursor!)) throw rest.core.wrongShape(request(at), 'a nextCursor not given before in this walk', page.pagination);
+      given.add((at = nextCursor!));
+    }
+  }
+
+  return { read, pages };
+}
+
+/** `{ nextCursor: string | null, hasNextPage: boolean }`, with a cursor to follow whenever there is a next page. */
+function isPagination(value: unknown, isRecord: PageWalkKit['isRecord']): value is Pagination {
+  if (!isRecord(value) || typeof value.hasNextPage !== 'boolean') return false;
+  const next = value.nextCursor;
+  return value.hasNextPage ? typeof next === 'string' && next !== '' : next === null || typeof next === 'string';
+}
