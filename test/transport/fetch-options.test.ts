@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
 import { ProxyAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type ListeningEmulator } from '../../src/emulator/index.js';
@@ -7,6 +5,7 @@ import { listen } from '../../src/emulator/node.js';
 import { createRunpodClient, ValidationError, type FetchOptions } from '../../src/index.js';
 import { createRunpodRestClient } from '../../src/rest/index.js';
 import { captureError, json, TEST_API_KEY } from '../helpers.js';
+import { startLoggingProxy, type LoggingProxy } from '../logging-proxy.js';
 
 const restPod = { id: 'pod-1', name: 'p', desiredStatus: 'RUNNING', imageName: 'img' };
 
@@ -66,64 +65,42 @@ describe('fetchOptions at the fetch seam', () => {
 describe('through a logging proxy on 127.0.0.1 (undici ProxyAgent), to the emulator on 127.0.0.1', () => {
   const KEY = 'rpa_proxy_test_key';
   let server: ListeningEmulator;
-  let proxy: Server;
-  let proxyUrl: string;
-  const tunnels: string[] = [];
+  let proxy: LoggingProxy;
 
   beforeAll(async () => {
     server = await listen(createEmulator({ apiKeys: [KEY] }), { port: 0, host: '127.0.0.1' });
-    proxy = createServer((_req, res) => res.writeHead(405).end());
-    // An HTTP CONNECT proxy that logs each tunnel, and opens tunnels to loopback only.
-    proxy.on('connect', (req, client, head) => {
-      const [host, port] = (req.url ?? '').split(':');
-      tunnels.push(req.url ?? '');
-      if (host !== '127.0.0.1') {
-        client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-        return;
-      }
-      const upstream = connect(Number(port), '127.0.0.1', () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    proxy = await startLoggingProxy();
   });
   afterAll(async () => {
-    proxy?.closeAllConnections();
-    await new Promise((resolve) => proxy?.close(resolve));
+    await proxy?.close();
     await server?.close();
   });
 
   it("the README's example: every surface goes through the proxy with fetchOptions: { dispatcher }", async () => {
-    const dispatcher = new ProxyAgent(proxyUrl);
+    const dispatcher = new ProxyAgent(proxy.url);
     try {
-      tunnels.length = 0;
+      proxy.seen.length = 0;
       const rp = createRunpodClient({ ...server.clientOptions(KEY), fetch: undefined, fetchOptions: { dispatcher } });
       expect(Array.isArray(await rp.pods.list())).toBe(true);
       expect(Array.isArray(await rp.rest.pods.list())).toBe(true);
       expect(await rp.endpoint('echo').runSync({ via: 'proxy' })).toMatchObject({ status: 'COMPLETED', output: { via: 'proxy' } });
       const emulatorHost = new URL(server.url).host;
-      expect(tunnels.length).toBeGreaterThanOrEqual(1);
-      expect(new Set(tunnels)).toEqual(new Set([emulatorHost]));
+      expect(proxy.seen.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(proxy.seen)).toEqual(new Set([`CONNECT ${emulatorHost}`]));
     } finally {
       await dispatcher.close();
     }
   });
 
   it('per call: only the call that names the dispatcher goes through the proxy', async () => {
-    const dispatcher = new ProxyAgent(proxyUrl);
+    const dispatcher = new ProxyAgent(proxy.url);
     try {
-      tunnels.length = 0;
+      proxy.seen.length = 0;
       const rest = createRunpodRestClient({ apiKey: KEY, restUrl: server.restV2Url });
       await rest.pods.list();
-      expect(tunnels).toEqual([]);
+      expect(proxy.seen).toEqual([]);
       await rest.pods.list(undefined, { fetchOptions: { dispatcher } });
-      expect(tunnels).toEqual([new URL(server.url).host]);
+      expect(proxy.seen).toEqual([`CONNECT ${new URL(server.url).host}`]);
     } finally {
       await dispatcher.close();
     }
