@@ -1,5 +1,8 @@
 import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import { createEmulator, type ListeningEmulator } from '../src/emulator/index.js';
+import { listen } from '../src/emulator/node.js';
 
 /** A forward proxy on 127.0.0.1 that logs what it is asked, for the proxy tests. */
 export interface LoggingProxy {
@@ -39,4 +42,18 @@ export async function startLoggingProxy(): Promise<LoggingProxy> {
       await new Promise((resolve) => proxy.close(resolve));
     },
   };
+}
+
+/** The emulator (accepting `key`) and a logging proxy, both on 127.0.0.1, for one test file or block: read after beforeAll. */
+export function emulatorBehindProxy(key: string): { server: ListeningEmulator; proxy: LoggingProxy } {
+  const rig = {} as { server: ListeningEmulator; proxy: LoggingProxy };
+  beforeAll(async () => {
+    rig.server = await listen(createEmulator({ apiKeys: [key] }), { port: 0, host: '127.0.0.1' });
+    rig.proxy = await startLoggingProxy();
+  });
+  afterAll(async () => {
+    await rig.proxy?.close();
+    await rig.server?.close();
+  });
+  return rig;
 }

@@ -1,11 +1,9 @@
 import { ProxyAgent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, type ListeningEmulator } from '../../src/emulator/index.js';
-import { listen } from '../../src/emulator/node.js';
+import { describe, expect, it } from 'vitest';
 import { createRunpodClient, ValidationError, type FetchOptions } from '../../src/index.js';
 import { createRunpodRestClient } from '../../src/rest/index.js';
 import { captureError, json, TEST_API_KEY } from '../helpers.js';
-import { startLoggingProxy, type LoggingProxy } from '../logging-proxy.js';
+import { emulatorBehindProxy } from '../logging-proxy.js';
 
 const restPod = { id: 'pod-1', name: 'p', desiredStatus: 'RUNNING', imageName: 'img' };
 
@@ -64,43 +62,33 @@ describe('fetchOptions at the fetch seam', () => {
 
 describe('through a logging proxy on 127.0.0.1 (undici ProxyAgent), to the emulator on 127.0.0.1', () => {
   const KEY = 'rpa_proxy_test_key';
-  let server: ListeningEmulator;
-  let proxy: LoggingProxy;
-
-  beforeAll(async () => {
-    server = await listen(createEmulator({ apiKeys: [KEY] }), { port: 0, host: '127.0.0.1' });
-    proxy = await startLoggingProxy();
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await server?.close();
-  });
+  const rig = emulatorBehindProxy(KEY);
 
   it("the README's example: every surface goes through the proxy with fetchOptions: { dispatcher }", async () => {
-    const dispatcher = new ProxyAgent(proxy.url);
+    const dispatcher = new ProxyAgent(rig.proxy.url);
     try {
-      proxy.seen.length = 0;
-      const rp = createRunpodClient({ ...server.clientOptions(KEY), fetch: undefined, fetchOptions: { dispatcher } });
+      rig.proxy.seen.length = 0;
+      const rp = createRunpodClient({ ...rig.server.clientOptions(KEY), fetch: undefined, fetchOptions: { dispatcher } });
       expect(Array.isArray(await rp.pods.list())).toBe(true);
       expect(Array.isArray(await rp.rest.pods.list())).toBe(true);
       expect(await rp.endpoint('echo').runSync({ via: 'proxy' })).toMatchObject({ status: 'COMPLETED', output: { via: 'proxy' } });
-      const emulatorHost = new URL(server.url).host;
-      expect(proxy.seen.length).toBeGreaterThanOrEqual(1);
-      expect(new Set(proxy.seen)).toEqual(new Set([`CONNECT ${emulatorHost}`]));
+      const emulatorHost = new URL(rig.server.url).host;
+      expect(rig.proxy.seen.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(rig.proxy.seen)).toEqual(new Set([`CONNECT ${emulatorHost}`]));
     } finally {
       await dispatcher.close();
     }
   });
 
   it('per call: only the call that names the dispatcher goes through the proxy', async () => {
-    const dispatcher = new ProxyAgent(proxy.url);
+    const dispatcher = new ProxyAgent(rig.proxy.url);
     try {
-      proxy.seen.length = 0;
-      const rest = createRunpodRestClient({ apiKey: KEY, restUrl: server.restV2Url });
+      rig.proxy.seen.length = 0;
+      const rest = createRunpodRestClient({ apiKey: KEY, restUrl: rig.server.restV2Url });
       await rest.pods.list();
-      expect(proxy.seen).toEqual([]);
+      expect(rig.proxy.seen).toEqual([]);
       await rest.pods.list(undefined, { fetchOptions: { dispatcher } });
-      expect(proxy.seen).toEqual([`CONNECT ${new URL(server.url).host}`]);
+      expect(rig.proxy.seen).toEqual([`CONNECT ${new URL(rig.server.url).host}`]);
     } finally {
       await dispatcher.close();
     }
