@@ -10,6 +10,7 @@ import type { CommandOptions, GlobalOptions } from './options.js';
 import { whereOf } from './program.js';
 import { whileRunning } from './signals.js';
 import { keyFromProfile, PROFILE_FILE, trimKey, type KeyFrom } from './profile.js';
+import { proxyFromEnv } from './proxy.js';
 
 /** What an action works with. */
 export interface Session {
@@ -18,6 +19,8 @@ export interface Session {
   emulator?: Emulator;
   /** The command and the ids the user typed (`runpod-gql pods wait abc`), for messages. */
   where: string;
+  /** Lets go of what the session holds beyond the client (the proxy agent's sockets). */
+  close?: () => Promise<void>;
 }
 
 const URL_VARIABLES = { RUNPOD_GRAPHQL_URL: 'graphqlUrl', RUNPOD_REST_URL: 'restUrl', RUNPOD_SERVERLESS_URL: 'serverlessUrl' } as const;
@@ -55,7 +58,10 @@ async function openSession(options: GlobalOptions, where: string): Promise<Sessi
     if (problem) throw new UsageError(`configuration error: ${name} (${option}) ${problem}`);
     urls[option] = value;
   }
-  return { rp: clientFor(from, { ...urls, ...logOptions(options), podsTransport: options.transport, onTransportChange: transportNote }), where };
+  // HTTP_PROXY, HTTPS_PROXY and NO_PROXY, as gh and npm honour them (not for --emulator: it is in process).
+  const proxy = await proxyFromEnv();
+  const rp = clientFor(from, { ...urls, ...logOptions(options), podsTransport: options.transport, onTransportChange: transportNote, fetchOptions: proxy?.fetchOptions });
+  return { rp, where, close: proxy?.close };
 }
 
 /** The key and its source: `--api-key` (or `-`, stdin), then `--profile`, then RUNPOD_API_KEY, then the default profile. */
@@ -111,6 +117,7 @@ export function withClient<Args extends unknown[]>(run: (session: Session, optio
         await run(session, options, ...(operands as Args));
       } finally {
         session.emulator?.dispose();
+        await session.close?.();
       }
     } finally {
       offSignal();

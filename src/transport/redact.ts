@@ -63,10 +63,19 @@ function percentAt(t: string, i: number): [number, number] | undefined {
   return hi >= 0 && lo >= 0 ? [hi * 16 + lo, j + 2] : undefined;
 }
 
-/** The code point spelled at `i` and where its spelling ends; `escaped` when it was not written raw. */
-function unitAt(t: string, i: number): { cp: number; end: number; escaped: boolean } {
+/** The escapes the scrubber reads: percent (`%XX`), JSON (`\uXXXX`, `\"`), HTML numeric entities (`&#65;`). */
+const PERCENT = 1;
+const JSON_ESCAPE = 2;
+const ENTITY = 4;
+const EVERY_ESCAPE = PERCENT | JSON_ESCAPE | ENTITY;
+
+/**
+ * The code point spelled at `i` and where its spelling ends; `escaped` when it was not written raw.
+ * Only the escapes in `kinds` are read (text is always read with every kind; see `patternsOf`).
+ */
+function unitAt(t: string, i: number, kinds = EVERY_ESCAPE): { cp: number; end: number; escaped: boolean } {
   const c = t.charCodeAt(i);
-  if (c === 37) {
+  if (c === 37 && kinds & PERCENT) {
     const first = percentAt(t, i);
     if (first) {
       const [byte, end] = first;
@@ -84,7 +93,7 @@ function unitAt(t: string, i: number): { cp: number; end: number; escaped: boole
       }
       return { cp: byte, end, escaped: true };
     }
-  } else if (c === 92) {
+  } else if (c === 92 && kinds & JSON_ESCAPE) {
     const n = t.charCodeAt(i + 1);
     if (n === 117) {
       let cu = 0;
@@ -100,7 +109,7 @@ function unitAt(t: string, i: number): { cp: number; end: number; escaped: boole
         return { cp: cu, end: i + 6, escaped: true };
       }
     } else if (n === 47 || n === 34 || n === 92) return { cp: n, end: i + 2, escaped: true };
-  } else if (c === 38 && t.charCodeAt(i + 1) === 35) {
+  } else if (c === 38 && kinds & ENTITY && t.charCodeAt(i + 1) === 35) {
     const isHex = (t.charCodeAt(i + 2) | 32) === 120;
     let j = i + (isHex ? 3 : 2);
     let cp = 0;
@@ -117,7 +126,7 @@ function unitAt(t: string, i: number): { cp: number; end: number; escaped: boole
 }
 
 /** `text` decoded into folded units: `cps[u]`, spelled from `starts[u]` to `starts[u + 1]`. */
-function decode(text: string): { cps: Int32Array; starts: Int32Array; escaped: Uint8Array; count: number } {
+function decode(text: string, kinds = EVERY_ESCAPE): { cps: Int32Array; starts: Int32Array; escaped: Uint8Array; count: number } {
   const cps = new Int32Array(text.length);
   const starts = new Int32Array(text.length + 1);
   const escaped = new Uint8Array(text.length);
@@ -130,7 +139,7 @@ function decode(text: string): { cps: Int32Array; starts: Int32Array; escaped: U
       starts[count] = i++;
       continue;
     }
-    const unit = unitAt(text, i);
+    const unit = unitAt(text, i, kinds);
     cps[count] = fold(unit.cp);
     starts[count] = i;
     escaped[count] = unit.escaped ? 1 : 0;
@@ -151,6 +160,34 @@ function base64Spellings(secret: string): string[] {
     const text = btoa(String.fromCharCode(...bytes.subarray(skip, skip + whole)));
     return [text, text.replace(/\+/g, '-').replace(/\//g, '_')];
   });
+}
+
+/**
+ * The folded units of every spelling of `secret` to look for: as written, its base64 forms, and,
+ * when the key itself holds escapes (`%41`, `\"`, `&#65;`), as the text decoder reads its echoes.
+ * The text is decoded before matching, so a key holding `%41` reads as `A` wherever it is written
+ * raw, and its once-URL-encoded `%2541` reads as `A` escaped twice. Which of the key's own escapes
+ * are read depends on how the echo was encoded: URL-encoding keeps its percent escapes readable
+ * (`%25XX`) but not its `\` or `&#` ones (`%5C`, `%26%23`); JSON keeps percent and entity escapes
+ * but not `\` (`\\`); `\uXXXX` for every character keeps none. So the key is decoded once per
+ * subset of the three kinds (at most 8 forms, only for a key that holds an escape).
+ */
+function patternsOf(secret: string): Array<{ units: Int32Array; short: boolean }> {
+  const out: Array<{ units: Int32Array; short: boolean }> = [];
+  const push = (units: Int32Array, short: boolean) => {
+    if (units.length > 0 && !out.some((o) => o.units.length === units.length && sameUnits(o.units, units, 0))) out.push({ units, short });
+  };
+  const short = secret.length < SHORT_KEY;
+  for (const spelled of [secret, ...(short ? [] : base64Spellings(secret))]) {
+    push(Int32Array.from([...spelled], (ch) => fold(ch.codePointAt(0)!)), short);
+  }
+  if (!/[%\\&]/.test(secret)) return out;
+  for (let kinds = 1; kinds <= EVERY_ESCAPE; kinds++) {
+    // `%41%42%43%44` decodes to four letters: scrubbed only as a whole token, like any short key.
+    const decoded = decode(secret, kinds);
+    push(decoded.cps.slice(0, decoded.count), short || decoded.count < SHORT_KEY);
+  }
+  return out;
 }
 
 interface Pattern {
@@ -187,16 +224,14 @@ class SecretIndex {
     const held = this.secrets.get(secret) ?? 0;
     this.secrets.set(secret, held + 1);
     if (held > 0) return;
-    for (const spelled of [secret, ...(secret.length >= SHORT_KEY ? base64Spellings(secret) : [])]) {
-      const units = Int32Array.from([...spelled], (ch) => fold(ch.codePointAt(0)!));
-      if (units.length === 0) continue;
+    for (const { units, short } of patternsOf(secret)) {
       let slot = this.byLength.get(units.length);
       if (!slot) this.byLength.set(units.length, (slot = { pow: powBase(units.length), patterns: new Map() }));
       const hash = hashUnits(units, 0, units.length);
       const bucket = slot.patterns.get(hash) ?? [];
       const same = bucket.find((p) => sameUnits(p.units, units, 0));
       if (same) same.refs++;
-      else bucket.push({ units, short: secret.length < SHORT_KEY, refs: 1 });
+      else bucket.push({ units, short, refs: 1 });
       slot.patterns.set(hash, bucket);
     }
   }
@@ -209,8 +244,7 @@ class SecretIndex {
       return;
     }
     this.secrets.delete(secret);
-    for (const spelled of [secret, ...(secret.length >= SHORT_KEY ? base64Spellings(secret) : [])]) {
-      const units = Int32Array.from([...spelled], (ch) => fold(ch.codePointAt(0)!));
+    for (const { units } of patternsOf(secret)) {
       const slot = this.byLength.get(units.length);
       const hash = hashUnits(units, 0, units.length);
       const bucket = slot?.patterns.get(hash);

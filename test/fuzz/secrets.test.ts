@@ -26,6 +26,22 @@ const keyArb = fc
     return `k${key}z`;
   });
 
+/**
+ * Keys holding `%XX` escapes (the `%25XX` of an escaped `%` among them): once URL-encoded, `%41`
+ * becomes `%2541`, which also reads as `A` escaped twice. Hex digits in either case.
+ */
+const percentKeyArb = fc
+  .tuple(keyArb, fc.array(fc.tuple(fc.nat(), fc.oneof(fc.constantFrom('25', '41', '2f', '2F', 'c3', 'C3%A9', 'e9', '00', '7e', '2525'), fc.stringMatching(/^[0-9a-fA-F]{2}$/))), { minLength: 1, maxLength: 4 }))
+  .map(([key, escapes]) => {
+    let out = key;
+    for (const [at, hex] of escapes) {
+      // Inside the key: its first and last characters stay as keyArb made them.
+      const i = 1 + (at % (out.length - 1));
+      out = `${out.slice(0, i)}%${hex}${out.slice(i)}`;
+    }
+    return out;
+  });
+
 type Echo = (key: string, spelled: string) => Response | Promise<Response> | 'throw';
 
 /** The ways a server, a proxy or the network can hand the key back. */
@@ -63,42 +79,51 @@ afterAll(() => {
   });
 });
 
+/** One case of the key property: `method` meets `echoName`, the key spelled its `spelling`th way; errors and debug logs are read. */
+async function keyEchoCase(key: string, method: (typeof METHODS)[number], echoName: string, spelling: number): Promise<void> {
+  keysSeen.add(key);
+  const spelled = echoSpelling(key, spelling);
+  const echo = ECHOES[echoName]!;
+  // Every line the client logs at its most talkative, with its fields, is read for the key too.
+  const logged: unknown[][] = [];
+  const keep = (...line: unknown[]) => void logged.push(line);
+  const { client } = fuzzClient(async (url) => {
+    const answer = await echo(key, spelled);
+    if (answer === 'throw') {
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
+    }
+    return answer;
+  }, { apiKey: key, logLevel: 'debug', logger: { error: keep, warn: keep, info: keep, debug: keep } });
+  const settled = await settleWithin(() => method.call(client, 'p1'));
+  logLines += logged.length;
+  const logViews = logged.flatMap((line) => viewsOf(line)).join('\n');
+  const inLogs = spellingsOf(key).filter((s) => logViews.includes(s));
+  if (inLogs.length) logLeaks++;
+  expect(inLogs, `log lines of ${method.name} × ${echoName}`).toEqual([]);
+  if (settled.kind !== 'rejected') return;
+  errorObjects++;
+  const { error } = settled;
+  if (!(error instanceof RunpodError)) return; // counted by the malformed-answer tests
+  const views = viewsOf(error).join('\n');
+  const found = spellingsOf(key).filter((s) => views.includes(s));
+  if (found.length) leaks++;
+  expect(found, `${method.name} × ${echoName}`).toEqual([]);
+}
+
 describe('no spelling of the key survives in any field of any error', () => {
   it('property: any key, any method, any echo, any spelling', async () => {
     await fc.assert(
-      fc.asyncProperty(keyArb, fc.constantFrom(...METHODS), fc.constantFrom(...Object.keys(ECHOES)), fc.nat(), async (key, method, echoName, spelling) => {
-        keysSeen.add(key);
-        const spelled = echoSpelling(key, spelling);
-        const echo = ECHOES[echoName]!;
-        // Every line the client logs at its most talkative, with its fields, is read for the key too.
-        const logged: unknown[][] = [];
-        const keep = (...line: unknown[]) => void logged.push(line);
-        const { client } = fuzzClient(async (url) => {
-          const answer = await echo(key, spelled);
-          if (answer === 'throw') {
-            throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
-          }
-          return answer;
-        }, { apiKey: key, logLevel: 'debug', logger: { error: keep, warn: keep, info: keep, debug: keep } });
-        const settled = await settleWithin(() => method.call(client, 'p1'));
-        logLines += logged.length;
-        const logViews = logged.flatMap((line) => viewsOf(line)).join('\n');
-        const inLogs = spellingsOf(key).filter((s) => logViews.includes(s));
-        if (inLogs.length) logLeaks++;
-        expect(inLogs, `log lines of ${method.name} × ${echoName}`).toEqual([]);
-        if (settled.kind !== 'rejected') return;
-        errorObjects++;
-        const { error } = settled;
-        if (!(error instanceof RunpodError)) return; // counted by the malformed-answer tests
-        const views = viewsOf(error).join('\n');
-        const found = spellingsOf(key).filter((s) => views.includes(s));
-        if (found.length) leaks++;
-        expect(found, `${method.name} × ${echoName}`).toEqual([]);
-      }),
+      fc.asyncProperty(keyArb, fc.constantFrom(...METHODS), fc.constantFrom(...Object.keys(ECHOES)), fc.nat(), keyEchoCase),
       params(400),
     );
     // The log half of the property read real lines, not an empty log.
     expect(logLines).toBeGreaterThan(400);
+  }, FUZZ_TIMEOUT_MS);
+});
+
+describe('a key holding %XX escapes: no spelling survives in errors or logs', () => {
+  it('property: any such key, any method, any echo, any spelling', async () => {
+    await fc.assert(fc.asyncProperty(percentKeyArb, fc.constantFrom(...METHODS), fc.constantFrom(...Object.keys(ECHOES)), fc.nat(), keyEchoCase), params(200));
   }, FUZZ_TIMEOUT_MS);
 });
 
@@ -139,27 +164,38 @@ describe('the account digest a shared pacing store sees', () => {
   }, FUZZ_TIMEOUT_MS);
 });
 
+const SECRET_ECHOES = ['error body', 'problem 422', 'html page', 'headers echo URL', 'rate limited', 'connection failure', 'wrong shape 200'];
+
+/** One case of the secret value property: the value sent by create or update, echoed back spelled its `spelling`th way. */
+async function secretValueCase(value: string, echoName: string, spelling: number, update: boolean): Promise<void> {
+  const spelled = echoSpelling(value, spelling);
+  const { client } = fuzzClient(async (url) => {
+    const answer = await ECHOES[echoName]!(value, spelled);
+    if (answer === 'throw') throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
+    return answer;
+  });
+  const call = update ? () => client.rest.secrets.update('s1', { value }) : () => client.rest.secrets.create({ name: 'TOKEN', value });
+  const settled = await settleWithin(call);
+  if (settled.kind !== 'rejected' || !(settled.error instanceof RunpodError)) return;
+  errorObjects++;
+  const views = viewsOf(settled.error).join('\n');
+  const found = spellingsOf(value).filter((s) => views.includes(s));
+  if (found.length) leaks++;
+  expect(found, echoName).toEqual([]);
+}
+
 describe('no spelling of an account secret value survives in any error', () => {
   it('property: any value, any echo, any spelling (rp.rest.secrets.create and update)', async () => {
     await fc.assert(
-      fc.asyncProperty(keyArb, fc.constantFrom('error body', 'problem 422', 'html page', 'headers echo URL', 'rate limited', 'connection failure', 'wrong shape 200'), fc.nat(), fc.boolean(), async (value, echoName, spelling, update) => {
-        const spelled = echoSpelling(value, spelling);
-        const { client } = fuzzClient(async (url) => {
-          const answer = await ECHOES[echoName]!(value, spelled);
-          if (answer === 'throw') throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
-          return answer;
-        });
-        const call = update ? () => client.rest.secrets.update('s1', { value }) : () => client.rest.secrets.create({ name: 'TOKEN', value });
-        const settled = await settleWithin(call);
-        if (settled.kind !== 'rejected' || !(settled.error instanceof RunpodError)) return;
-        errorObjects++;
-        const views = viewsOf(settled.error).join('\n');
-        const found = spellingsOf(value).filter((s) => views.includes(s));
-        if (found.length) leaks++;
-        expect(found, echoName).toEqual([]);
-      }),
+      fc.asyncProperty(keyArb, fc.constantFrom(...SECRET_ECHOES), fc.nat(), fc.boolean(), secretValueCase),
       params(200),
     );
+  }, FUZZ_TIMEOUT_MS);
+});
+
+describe('an account secret value holding %XX escapes: no spelling survives in any error', () => {
+  it('property: any such value, any echo, any spelling', async () => {
+    await fc.assert(fc.asyncProperty(percentKeyArb, fc.constantFrom(...SECRET_ECHOES), fc.nat(), fc.boolean(), secretValueCase), params(150));
   }, FUZZ_TIMEOUT_MS);
 });
 

@@ -1,12 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
 import { ProxyAgent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, type ListeningEmulator } from '../../src/emulator/index.js';
-import { listen } from '../../src/emulator/node.js';
+import { describe, expect, it } from 'vitest';
 import { createRunpodClient, ValidationError, type FetchOptions } from '../../src/index.js';
 import { createRunpodRestClient } from '../../src/rest/index.js';
 import { captureError, json, TEST_API_KEY } from '../helpers.js';
+import { emulatorBehindProxy } from '../logging-proxy.js';
 
 const restPod = { id: 'pod-1', name: 'p', desiredStatus: 'RUNNING', imageName: 'img' };
 
@@ -65,65 +62,33 @@ describe('fetchOptions at the fetch seam', () => {
 
 describe('through a logging proxy on 127.0.0.1 (undici ProxyAgent), to the emulator on 127.0.0.1', () => {
   const KEY = 'rpa_proxy_test_key';
-  let server: ListeningEmulator;
-  let proxy: Server;
-  let proxyUrl: string;
-  const tunnels: string[] = [];
-
-  beforeAll(async () => {
-    server = await listen(createEmulator({ apiKeys: [KEY] }), { port: 0, host: '127.0.0.1' });
-    proxy = createServer((_req, res) => res.writeHead(405).end());
-    // An HTTP CONNECT proxy that logs each tunnel, and opens tunnels to loopback only.
-    proxy.on('connect', (req, client, head) => {
-      const [host, port] = (req.url ?? '').split(':');
-      tunnels.push(req.url ?? '');
-      if (host !== '127.0.0.1') {
-        client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-        return;
-      }
-      const upstream = connect(Number(port), '127.0.0.1', () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    proxy?.closeAllConnections();
-    await new Promise((resolve) => proxy?.close(resolve));
-    await server?.close();
-  });
+  const rig = emulatorBehindProxy(KEY);
 
   it("the README's example: every surface goes through the proxy with fetchOptions: { dispatcher }", async () => {
-    const dispatcher = new ProxyAgent(proxyUrl);
+    const dispatcher = new ProxyAgent(rig.proxy.url);
     try {
-      tunnels.length = 0;
-      const rp = createRunpodClient({ ...server.clientOptions(KEY), fetch: undefined, fetchOptions: { dispatcher } });
+      rig.proxy.seen.length = 0;
+      const rp = createRunpodClient({ ...rig.server.clientOptions(KEY), fetch: undefined, fetchOptions: { dispatcher } });
       expect(Array.isArray(await rp.pods.list())).toBe(true);
       expect(Array.isArray(await rp.rest.pods.list())).toBe(true);
       expect(await rp.endpoint('echo').runSync({ via: 'proxy' })).toMatchObject({ status: 'COMPLETED', output: { via: 'proxy' } });
-      const emulatorHost = new URL(server.url).host;
-      expect(tunnels.length).toBeGreaterThanOrEqual(1);
-      expect(new Set(tunnels)).toEqual(new Set([emulatorHost]));
+      const emulatorHost = new URL(rig.server.url).host;
+      expect(rig.proxy.seen.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(rig.proxy.seen)).toEqual(new Set([`CONNECT ${emulatorHost}`]));
     } finally {
       await dispatcher.close();
     }
   });
 
   it('per call: only the call that names the dispatcher goes through the proxy', async () => {
-    const dispatcher = new ProxyAgent(proxyUrl);
+    const dispatcher = new ProxyAgent(rig.proxy.url);
     try {
-      tunnels.length = 0;
-      const rest = createRunpodRestClient({ apiKey: KEY, restUrl: server.restV2Url });
+      rig.proxy.seen.length = 0;
+      const rest = createRunpodRestClient({ apiKey: KEY, restUrl: rig.server.restV2Url });
       await rest.pods.list();
-      expect(tunnels).toEqual([]);
+      expect(rig.proxy.seen).toEqual([]);
       await rest.pods.list(undefined, { fetchOptions: { dispatcher } });
-      expect(tunnels).toEqual([new URL(server.url).host]);
+      expect(rig.proxy.seen).toEqual([`CONNECT ${new URL(rig.server.url).host}`]);
     } finally {
       await dispatcher.close();
     }
