@@ -31,7 +31,7 @@ const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql', 'dist/index.js', 88.5 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 25.5 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 17 * 1024],
-  ['runpod-gql/serverless', 'dist/serverless/index.js', 20 * 1024],
+  ['runpod-gql/serverless', 'dist/serverless/index.js', 20.5 * 1024], // 20,482 B with the redactor's fix for keys holding %XX
 ];
 
 
@@ -72,7 +72,9 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
     // its first request, which has to go out in the same tick (test/serverless): lazy loading them would
     // change when requests and log lines happen. 25 KB means moving option checks or log lines to after an
     // await, a behaviour change for issue 30's features, so the budget holds the measured figure instead.
-    expect(bytes).toBeLessThanOrEqual(28 * 1024);
+    // The redactor's decoded spellings of a key that holds `%`, `\` or `&` (such a key escaped scrubbing in
+    // its URL-encoded form) then added 160 B: 28,790 B.
+    expect(bytes).toBeLessThanOrEqual(28.5 * 1024);
   });
 
   it.each([
