@@ -1,8 +1,7 @@
 // The `runpod-gql/emulator/node` entry: serves an emulator over HTTP. The only part of the emulator
 // that needs Node, kept apart so that `runpod-gql/emulator` bundles for browsers and Workers as-is.
-import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
 import type { Emulator, EmulatorClientOptions, ListeningEmulator } from './create-emulator.js';
+import { serveFetch } from './serve-fetch.js';
 
 export type { ListeningEmulator } from './create-emulator.js';
 
@@ -40,24 +39,3 @@ export async function listen(emulator: Emulator, { port = 0, host = '127.0.0.1' 
   };
 }
 
-/**
- * Serves a fetch handler on `host:port` (0 picks a free port) and resolves once it listens; rejects
- * when the port is taken or invalid. Shared by the emulator's and the gateway's listeners.
- */
-export async function serveFetch(fetch: (request: Request, env: unknown) => Response | Promise<Response>, port: number, host: string): Promise<{ server: ReturnType<typeof createAdaptorServer>; url: string }> {
-  const server = createAdaptorServer({ fetch, hostname: host });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    try {
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    } catch (err) {
-      // An out-of-range port throws synchronously.
-      reject(err);
-    }
-  });
-  const { port: boundPort } = server.address() as AddressInfo;
-  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}` };
-}

@@ -2,7 +2,7 @@
 // `runpod-gql gateway`. The only part of the gateway that needs Node.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { serveFetch } from '../emulator/node.js';
+import { serveFetch } from '../emulator/serve-fetch.js';
 import { RunpodError, ValidationError } from '../errors.js';
 import type { PacingStore } from '../transport/pacing.js';
 import { redactText } from '../transport/redact.js';
