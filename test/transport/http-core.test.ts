@@ -49,8 +49,11 @@ async function settle<T>(promise: Promise<T>): Promise<T> {
 }
 
 
-// The GraphQL runtime loads on the first call, by real I/O that fake timers cannot advance.
-beforeAll(() => loadGraphQLRuntime());
+// Loading is real I/O, which fake timers would outrun: the GraphQL runtime and the create-once rule load first.
+beforeAll(async () => {
+  await loadGraphQLRuntime();
+  await import('../../src/transport/create-once.js');
+});
 describe('HTTP core: retries by idempotency', () => {
   beforeEach(() => {
     vi.useFakeTimers();
