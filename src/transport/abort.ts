@@ -31,74 +31,37 @@ export interface LinkedAbort {
   readonly stopTimer: () => void;
 }
 
-/** A timer's end: module-level, so arming one allocates no closure. */
-function expire(link: Link): void {
-  link.expired = true;
-  link.cancelTimer = undefined;
-  link.controller.abort(new TimerExpired(`timed out after ${link.timeoutMs} ms`));
-}
-
-/**
- * One attempt's (or call's) linked controller. A class with its methods on the prototype and the
- * caller's signals listened to through `handleEvent`: every request makes one, so it allocates no
- * closures (a per-attempt cost that showed in the per-call bench).
- */
-class Link implements LinkedAbort, EventListenerObject {
-  readonly controller = new AbortController();
-  expired = false;
-  cancelTimer: (() => void) | undefined = undefined;
-  timer: ReturnType<typeof setTimeout> | undefined = undefined;
-
-  constructor(
-    readonly parent: AbortSignal | undefined,
-    readonly other: AbortSignal | undefined,
-    readonly timeoutMs: number | undefined,
-  ) {}
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  handleEvent(event: Event): void {
-    this.controller.abort((event.target as AbortSignal).reason);
-  }
-
-  timedOut(): boolean {
-    return this.expired;
-  }
-
-  stopTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.cancelTimer?.();
-    this.cancelTimer = undefined;
-  }
-
-  dispose(): void {
-    this.stopTimer();
-    this.parent?.removeEventListener('abort', this);
-    this.other?.removeEventListener('abort', this);
-  }
-}
-
 /**
  * An AbortController that fires when the caller's signal (or `other`) fires or after `timeoutMs`,
  * whichever comes first. `dispose` clears the timer and the listener, so nothing outlives the attempt.
  */
 export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | undefined, other?: AbortSignal): LinkedAbort {
-  const link = new Link(parent, other, timeoutMs);
-  const { controller } = link;
+  const controller = new AbortController();
+  let timedOut = false;
+  let cancelTimer: (() => void) | undefined;
+  const onParentAbort = () => controller.abort(parent?.reason);
+  const onOtherAbort = () => controller.abort(other?.reason);
   if (parent?.aborted) controller.abort(parent.reason);
-  else parent?.addEventListener('abort', link, { once: true });
+  else parent?.addEventListener('abort', onParentAbort, { once: true });
   // A second signal (a gate's), followed the same way and let go of by `dispose` too.
   if (other?.aborted) controller.abort(other.reason);
-  else other?.addEventListener('abort', link, { once: true });
+  else other?.addEventListener('abort', onOtherAbort, { once: true });
   if (timeoutMs !== undefined && timeoutMs > 0 && timeoutMs !== Infinity && !controller.signal.aborted) {
-    // The common case is one plain timer; only waits past setTimeout's longest re-arm.
-    if (timeoutMs <= MAX_TIMER_MS) link.timer = setTimeout(expire, timeoutMs, link);
-    else link.cancelTimer = startTimer(() => expire(link), timeoutMs);
+    cancelTimer = startTimer(() => {
+      timedOut = true;
+      controller.abort(new TimerExpired(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
   }
-  return link;
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    dispose: () => {
+      cancelTimer?.();
+      parent?.removeEventListener('abort', onParentAbort);
+      other?.removeEventListener('abort', onOtherAbort);
+    },
+    stopTimer: () => cancelTimer?.(),
+  };
 }
 
 /** A call's deadline as its signal carries it: when it passes (monotonic clock) and how long it was. */

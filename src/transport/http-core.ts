@@ -352,9 +352,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       try {
         state.fetched = true;
         let res = await send(req, link.signal);
-        // Status 0 only for a redirect this runtime hides (or an error answer): `type` is read then only.
-        const first = res.status;
-        if (first === 0 ? res.type === 'opaqueredirect' : REDIRECT_STATUSES.has(first)) res = await followRedirects(req, res, link.signal);
+        if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await followRedirects(req, res, link.signal);
         answerStatus = res.status;
         // A 410 closes the gate before its body is read: a turn freed meanwhile sends nothing.
         if (answerStatus === 410) gate?.retired(errorFromResponse(410, '', res.headers, { request: summarise(req) }) as ApiRetiredError, true);

@@ -38,13 +38,10 @@ export abstract class QueuedCall implements EventListenerObject {
     if (!pump) return;
     this.waitingFor = undefined;
     unlisten(this);
-    this.abandon(aborted(event.target === this.also ? this.also : this.signal));
+    this.abandon(aborted(event.target as AbortSignal));
     pump();
   }
 }
-
-/** The signal of `call` (or its second one) that has already fired, if any. */
-const firedSignal = (call: QueuedCall): AbortSignal | undefined => (call.signal?.aborted ? call.signal : call.also?.aborted ? call.also : undefined);
 
 function unlisten(call: QueuedCall): void {
   call.signal?.removeEventListener('abort', call);
@@ -318,11 +315,8 @@ function createBucket(state: PacingBucket): Bucket {
     // Abandoned calls stay in place until the queue reaches them.
     while (head < queue.length && !queue[head]!.waitingFor) queue[head++] = undefined;
     if (head < queue.length) return true;
-    // Emptied in place when something was queued: no new array on every release.
-    if (head > 0) {
-      queue = [];
-      head = 0;
-    }
+    queue = [];
+    head = 0;
     return false;
   }
 
@@ -376,27 +370,23 @@ function createBucket(state: PacingBucket): Bucket {
     }
   }
 
+  /** A turn now, in the caller's tick, when nobody waits and the store grants one at once. */
+  function takeNow(): PaceRelease | undefined {
+    if (head !== queue.length || asking) return undefined;
+    const answer = state.take(1);
+    if (isThenable(answer)) await_(answer);
+    else if (answer.granted > 0) return releaseFor(answer.lease);
+    else if (answer.retryInMs > 0) schedule(monotonicNow() + answer.retryInMs);
+    return undefined;
+  }
+
   return {
-    tryTake() {
-      if (head !== queue.length || asking) return undefined;
-      const answer = state.take(1);
-      if (isThenable(answer)) {
-        // Not expected of a bucket asked here (see the pacer's tryTake), but never dropped.
-        await_(answer);
-        return undefined;
-      }
-      return answer.granted > 0 ? releaseFor(answer.lease) : undefined;
-    },
+    tryTake: takeNow,
     enqueue(call) {
       // The common case, in the caller's tick: an empty queue and a store that says yes at once.
-      if (head === queue.length && !asking) {
-        const answer = state.take(1);
-        if (!isThenable(answer)) {
-          if (answer.granted > 0) return call.start(releaseFor(answer.lease));
-          if (answer.retryInMs > 0) schedule(monotonicNow() + answer.retryInMs);
-        } else await_(answer);
-      }
-      const fired = firedSignal(call);
+      const release = takeNow();
+      if (release) return call.start(release);
+      const fired = call.signal?.aborted ? call.signal : call.also?.aborted && call.also;
       if (fired) {
         call.abandon(aborted(fired));
         // A turn already asked for is served to the next caller, or given back.
