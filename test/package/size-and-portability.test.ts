@@ -29,7 +29,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
   ['runpod-gql', 'dist/index.js', 88.5 * 1024],
-  ['runpod-gql/rest', 'dist/rest/index.js', 25.5 * 1024],
+  // 26,160 B: the per-call hot path of issue 32 item 1 (the retirement gate's listener only while a call waits for its pacing turn, a turn granted at once taken without a promise) added 79 B to every entry.
+  ['runpod-gql/rest', 'dist/rest/index.js', 26 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 17 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 20.5 * 1024], // 20,482 B with the redactor's fix for keys holding %XX
 ];
