@@ -220,9 +220,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       if (origin !== null && allowedOrigin === undefined) throw new Refusal(403, 'this origin may not call the gateway (see --cors-origin)', 'ORIGIN_DENIED');
       if (request.method !== 'GET' && request.method !== 'POST') throw new Refusal(405, 'the gateway accepts GET and POST', 'METHOD_NOT_ALLOWED', { allow: 'GET, POST, OPTIONS' });
       if (!media) throw new Refusal(406, `the gateway answers ${GRAPHQL_RESPONSE} or application/json`, 'NOT_ACCEPTABLE');
-      await gateway.ready;
+      if (!isReady) await gateway.ready;
       const caller = authenticate(request, url);
-      const release = await takeTurn(caller.credential);
+      const turn = takeTurn(caller.credential);
+      const release = typeof turn === 'function' ? turn : await turn;
       try {
         return await run(request, url, caller, media, allowedOrigin);
       } finally {

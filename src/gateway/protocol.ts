@@ -94,6 +94,9 @@ export function paramsFromSearch(search: URLSearchParams): GraphQLParams {
   });
 }
 
+// One decoder for every request: a whole-buffer decode (no `stream`) keeps no state between calls.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Reads at most `maxBytes` of the body (more is a 413 without reading the rest), as UTF-8. */
 export async function readBody(request: Request, maxBytes: number): Promise<string> {
   const tooLarge = () => new Refusal(413, `the request body is over the gateway's limit of ${maxBytes} bytes`, 'BODY_TOO_LARGE');
@@ -103,7 +106,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<stri
   const bytes = await readWithin(request.body, maxBytes);
   if (!bytes) throw tooLarge();
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return utf8.decode(bytes);
   } catch {
     throw new Refusal(400, 'the request body is not UTF-8', 'BAD_REQUEST');
   }

@@ -253,3 +253,36 @@ describe('no spelling of a gateway token or the upstream key survives in any byt
     );
   }, FUZZ_TIMEOUT_MS);
 });
+
+describe("the gateway's per-caller rate: what its store sees", () => {
+  it('property: one bucket per caller, named by a digest with no spelling of the token, however many requests and in any order', async () => {
+    const { createGateway } = await import('../../src/gateway/index.js');
+    const { memoryPacingStore, pacingScope } = await import('../../src/transport/pacing.js');
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(tokenArb, { minLength: 1, maxLength: 3, selector: (t) => t.token }), fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), async (tokens, order) => {
+        const asked: string[] = [];
+        const gateway = createGateway({
+          tokens,
+          limits: { rate: { requests: 1_000, intervalMs: 60_000 } },
+          rateStore: { bucket: (scope, key, limit) => (asked.push(`${scope} ${key}`), memoryPacingStore.bucket(scope, key, limit)) },
+          // Nothing reaches the upstream: every document here fails validation in the gateway.
+          client: { apiKey: 'rpa_rate_store_key_0123456789', restUrl: 'http://127.0.0.1:9/v2', graphqlUrl: 'http://127.0.0.1:9/graphql', fetch: () => Promise.reject(new Error('no upstream here')) },
+        });
+        const callers = order.map((n) => tokens[n % tokens.length]!.token);
+        // At once: the first requests of a caller race for its bucket.
+        const statuses = await Promise.all(
+          callers.map(async (token) => {
+            const response = await gateway.fetch(new Request('http://127.0.0.1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{"query":"{ nope }"}' }));
+            await response.text();
+            return response.status;
+          }),
+        );
+        expect(statuses.every((s) => s === 200)).toBe(true);
+        const used = [...new Set(callers)];
+        expect(asked.sort()).toEqual((await Promise.all(used.map(async (t) => `${await pacingScope(t)} gateway:caller`))).sort());
+        for (const token of used) for (const spelling of spellingsOf(token)) if (spelling.length >= 8) expect(asked.join('\n')).not.toContain(spelling);
+      }),
+      params(60),
+    );
+  }, FUZZ_TIMEOUT_MS);
+});

@@ -134,6 +134,18 @@ describe('the gateway over loopback, against the emulator', () => {
     }
   });
 
+  it("holds a caller's rate for a first burst that arrives at once (one bucket per caller, whatever the order)", async () => {
+    const limited = await startRig({ limits: { rate: { requests: 3, intervalMs: 60_000 } } });
+    try {
+      const burst = await Promise.all(Array.from({ length: 6 }, () => keep(limited.post({ query: '{ gpuTypes { id } }' }, bearer(READ_TOKEN)))));
+      expect(burst.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429, 429]);
+      const again = await Promise.all(Array.from({ length: 2 }, () => keep(limited.post({ query: '{ gpuTypes { id } }' }, bearer(READ_TOKEN)))));
+      expect(again.map((r) => r.status)).toEqual([429, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('/healthz and /readyz answer 200', async () => {
     expect((await fetch(`${rig.gateway.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${rig.gateway.url}/readyz`)).status).toBe(200);

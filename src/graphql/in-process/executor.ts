@@ -39,13 +39,15 @@ export interface InProcessExecutor {
   run(request: InProcessRequest): Promise<ExecutionResult>;
 }
 
-/** Per-document reads: each distinct read once, whichever fields ask for it. */
+/**
+ * Per-document reads: each distinct read once, whichever fields ask for it. The GPU side is made
+ * on the first GPU field: most documents read pods only, and pay nothing for it.
+ */
 interface DocumentContext {
   readonly options: CallOptions;
-  readonly gpuKit: GpuRestPathKit;
   podList?: Promise<Pod[]>;
   readonly pods: Map<string, Promise<Pod | null>>;
-  readonly gpuTypes: Map<string, Promise<GpuType[]>>;
+  gpu?: { readonly kit: GpuRestPathKit; readonly lists: Map<string, Promise<GpuType[]>> };
 }
 
 type Resolver = (args: Record<string, unknown>, ctx: DocumentContext, info: GraphQLResolveInfo, source: unknown) => unknown;
@@ -96,10 +98,11 @@ export function createInProcessExecutor(kit: InProcessKit): InProcessExecutor {
 
   const gpuList = (ctx: DocumentContext, input: GpuTypesListInput, gpuCount: number): Promise<GpuType[]> => {
     const key = JSON.stringify([input, gpuCount]);
-    let hit = ctx.gpuTypes.get(key);
+    const gpu = (ctx.gpu ??= { kit: { ...kit.gpuTypes, catalog: memoCatalog(kit.gpuTypes.catalog) }, lists: new Map() });
+    let hit = gpu.lists.get(key);
     if (!hit) {
-      hit = listOverRest(ctx.gpuKit, input, gpuCount, ctx.options);
-      ctx.gpuTypes.set(key, hit);
+      hit = listOverRest(gpu.kit, input, gpuCount, ctx.options);
+      gpu.lists.set(key, hit);
     }
     return hit;
   };
@@ -172,12 +175,7 @@ export function createInProcessExecutor(kit: InProcessKit): InProcessExecutor {
     operation: (document, operationName) => getOperationAST(document, operationName),
     async run({ document, variables, operationName, options = {} }) {
       const { idempotent: _idempotent, ...callOptions } = options as CallOptions & { idempotent?: unknown };
-      const ctx: DocumentContext = {
-        options: callOptions,
-        gpuKit: { ...kit.gpuTypes, catalog: memoCatalog(kit.gpuTypes.catalog) },
-        pods: new Map(),
-        gpuTypes: new Map(),
-      };
+      const ctx: DocumentContext = { options: callOptions, pods: new Map() };
       const result = await execute({ schema, document, rootValue: {}, contextValue: ctx, variableValues: variables, operationName, fieldResolver });
       if (!result.errors) return result;
       // A RunpodError keeps its class and is named in `extensions.code`; its message is already scrubbed.
