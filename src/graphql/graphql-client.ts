@@ -3,7 +3,7 @@ import type { GraphQLClient } from 'graphql-request';
 import type { DocumentNode, ExecutionResult, OperationDefinitionNode } from 'graphql';
 import { ApiRetiredError, RunpodError, ServerError, ValidationError, type GraphQLErrorEntry } from '../errors.js';
 import { errorFromGraphQLErrors } from './graphql-errors.js';
-import { withRequestId } from '../transport/error-mapping.js';
+import { withRequestId } from '../transport/answer-facts.js';
 import type { HttpCore, HttpRequest, HttpResult } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { redactUrl, redactValue } from '../transport/redact.js';

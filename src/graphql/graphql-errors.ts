@@ -8,7 +8,7 @@ import {
   type RequestSummary,
   type RunpodError,
 } from '../errors.js';
-import { isCapacityMessage } from '../transport/error-mapping.js';
+import { isCapacityMessage } from '../transport/answer-facts.js';
 
 export interface GraphQLErrorContext {
   readonly operationName: string | undefined;
