@@ -1,7 +1,6 @@
 import { GraphQLResponseError, RunpodError, TransportUnsupportedError, ValidationError } from './errors.js';
 import { createDeployCatalog, createGpuTypesApi, restPathKit, type GpuTypesApi } from './gpu-types/index.js';
-import { createGraphQLClient, documentFacts, makeFacts, rawOptions, routeGraphQL, type RunpodGraphQL } from './graphql/graphql-client.js';
-import { errorFromGraphQLErrors } from './graphql/graphql-errors.js';
+import { createGraphQLClient, documentFacts, graphqlErrorsKit, makeFacts, rawOptions, routeGraphQL, type RunpodGraphQL } from './graphql/graphql-client.js';
 import { createPodsApi, type PodsApi } from './pods/index.js';
 import { createRestClient, type RunpodRest } from './rest/rest-client.js';
 import { createRestRequester } from './rest/rest-request.js';
@@ -58,7 +57,7 @@ export function createRunpodClient(options: RunpodClientOptions = {}): RunpodCli
         rawOptions,
         toJsonBody,
         validateCallOptions,
-        errorFromGraphQLErrors,
+        graphqlErrorsKit,
         errors: { RunpodError, GraphQLResponseError, TransportUnsupportedError, ValidationError },
       }),
     );

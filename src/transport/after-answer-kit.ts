@@ -28,18 +28,18 @@ import type { AfterAnswer, AnswerContext } from './after-answer.js';
 /** Answers that redirect: the core sends the first hop, after-answer.ts follows it. */
 export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-const kit = {
+export const afterAnswerKit = {
   errors: {
     ...{ AbortError, ApiError, ApiRetiredError, AuthenticationError, BadRequestError, CapacityUnavailableError, ConflictError, ConnectionError },
     ...{ GraphQLResponseError, InsufficientBalanceError, NotFoundError, PermissionDeniedError, RateLimitError, ServerError, ValidationError },
   },
   ...{ clip, isCapacityMessage, MAX_ERROR_BODY_CHARS, requestIdOf, withRequestId, monotonicNow, redactText, redactUrl, redactValue, MAX_RETRY_AFTER_MS, REDIRECT_STATUSES },
 };
-export type AfterAnswerKit = typeof kit;
+export type AfterAnswerKit = typeof afterAnswerKit;
 
 let loading: Promise<typeof import('./after-answer.js')> | undefined;
 
 /** The after-answer steps for one core, loading the module on first use (tests that fake timers load it first: loading is real I/O). */
 export async function loadAfterAnswer(context: Omit<AnswerContext, 'kit'>): Promise<AfterAnswer> {
-  return (await (loading ??= import('./after-answer.js'))).createAfterAnswer({ kit, ...context });
+  return (await (loading ??= import('./after-answer.js'))).createAfterAnswer({ kit: afterAnswerKit, ...context });
 }

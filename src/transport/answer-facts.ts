@@ -1,7 +1,7 @@
-// What the start-up modules read from answers: request ids, the platform's no-capacity wording, the
+// What the start-up modules read from answers: request ids, the platform's no-capacity and generic-failure wordings, the
 // bound on an error body. The mapping of an error answer to its class (error-mapping.ts) loads with
 // the first answer that needs it and takes these through its kit (after-answer-kit.ts).
-import type { RunpodError } from '../errors.js';
+import type { GraphQLErrorEntry, RunpodError } from '../errors.js';
 import { redactText } from './redact.js';
 
 /** Longest error answer parsed as JSON; a longer one is kept as a snippet of its text. */
@@ -13,6 +13,16 @@ const CAPACITY_PATTERN =
 /** True for the platform's no-capacity messages (GraphQL and REST word them differently). */
 export function isCapacityMessage(message: string): boolean {
   return CAPACITY_PATTERN.test(message);
+}
+
+const GENERIC_FAILURE = /^\s*something went wrong\b/i;
+
+/**
+ * True when the errors are the platform's generic "Something went wrong…", which it also sends
+ * after a mutation took effect: the outcome is unknown.
+ */
+export function isGenericFailure(errors: readonly GraphQLErrorEntry[]): boolean {
+  return errors.length > 0 && errors.some((e) => GENERIC_FAILURE.test(e.message));
 }
 
 /** `text` cut to `max` characters, saying so. */
