@@ -267,16 +267,14 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw stopped();
       let release: PaceRelease;
-      // The wait for a turn also ends when the gate's reason arises.
-      const waiting = gate && linkAbort(signal, undefined, gate.signal);
       const queuedAt = debug ? monotonicNow() : 0;
       try {
         // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
-        release = attempt === 0 && req.paceTurn ? req.paceTurn : await pacer.acquire(req.rateLimitKey, waiting?.signal ?? signal);
+        // The wait for a turn also ends when the gate's reason arises.
+        // A turn granted at once is taken without a promise (one less await on every call).
+        release = attempt === 0 && req.paceTurn ? req.paceTurn : (pacer.tryTake(req.rateLimitKey) ?? (await pacer.acquire(req.rateLimitKey, signal, gate?.signal)));
       } catch (err) {
         throw gate?.check() ?? (err instanceof AbortError ? stopped() : err);
-      } finally {
-        waiting?.dispose();
       }
       const refused = gate?.check();
       if (refused) {

@@ -18,30 +18,45 @@ export abstract class QueuedCall implements EventListenerObject {
   /** Set by the pacer while the call waits: its bucket's pump, run when the call leaves by abort. */
   waitingFor: (() => void) | undefined = undefined;
 
-  constructor(readonly signal: AbortSignal | undefined) {}
+  /**
+   * `also`: a second signal that ends the wait too (a retirement gate's). The pacer listens to
+   * both only while the call is queued, so a call served at once pays for no listener and no
+   * linked controller.
+   */
+  constructor(
+    readonly signal: AbortSignal | undefined,
+    readonly also?: AbortSignal | undefined,
+  ) {}
 
   /** Its turn has come: send now, and free the slot with `release` once the attempt is over. Never throws. */
   abstract start(release: PaceRelease): void;
   /** Its signal fired while it waited: it has left the queue and will not start. */
   abstract abandon(error: AbortError): void;
 
-  handleEvent(): void {
+  handleEvent(event: Event): void {
     const pump = this.waitingFor;
     if (!pump) return;
     this.waitingFor = undefined;
-    this.abandon(aborted(this.signal));
+    unlisten(this);
+    this.abandon(aborted(event.target as AbortSignal));
     pump();
   }
+}
+
+function unlisten(call: QueuedCall): void {
+  call.signal?.removeEventListener('abort', call);
+  call.also?.removeEventListener('abort', call);
 }
 
 /** `acquire`'s queued call: the turn resolves a promise. */
 class PromisedTurn extends QueuedCall {
   constructor(
     signal: AbortSignal | undefined,
+    also: AbortSignal | undefined,
     readonly start: (release: PaceRelease) => void,
     readonly abandon: (error: AbortError) => void,
   ) {
-    super(signal);
+    super(signal, also);
   }
 }
 
@@ -49,14 +64,20 @@ export interface Pacer {
   /**
    * Waits until the bucket for `key` allows one more request (rate and concurrency), then takes
    * it. Undefined key, or a bucket without limits: resolves at once. Rejects with AbortError when
-   * `signal` fires while waiting.
+   * `signal` (or `also`) fires while waiting.
    */
-  acquire(key: string | undefined, signal?: AbortSignal): Promise<PaceRelease>;
+  acquire(key: string | undefined, signal?: AbortSignal, also?: AbortSignal): Promise<PaceRelease>;
   /**
    * `acquire` for a caller that holds its call as a record: `call.start` runs once the bucket for
    * `key` allows it (synchronously when it allows it now), or `call.abandon` when its signal fires first.
    */
   enqueue(key: string | undefined, call: QueuedCall): void;
+  /**
+   * `acquire` without the promise, for the common case: a turn now when the bucket for `key`
+   * grants one at once and nobody waits before it (always undefined with a shared store, whose
+   * answers may come later). Undefined: ask `acquire`.
+   */
+  tryTake(key: string | undefined): PaceRelease | undefined;
   /** The server refused for rate (429): nobody draws from `key` for `ms`. */
   pause(key: string | undefined, ms: number): void;
 }
@@ -246,6 +267,8 @@ const MAX_BATCH = 256;
 
 interface Bucket {
   enqueue(call: QueuedCall): void;
+  /** A turn now, in the caller's tick, when nobody waits and the store grants one at once; else undefined. */
+  tryTake(): PaceRelease | undefined;
   pause(ms: number): void;
   /** Nothing waiting or in flight, and nothing it remembers still limits a send. */
   idle(): boolean;
@@ -318,7 +341,7 @@ function createBucket(state: PacingBucket): Bucket {
     // Cleared at once, so a long queue does not keep served calls alive until it is compacted.
     queue[head++] = undefined;
     call.waitingFor = undefined;
-    call.signal?.removeEventListener('abort', call);
+    unlisten(call);
     call.start(release);
   }
 
@@ -347,23 +370,31 @@ function createBucket(state: PacingBucket): Bucket {
     }
   }
 
+  /** A turn now, in the caller's tick, when nobody waits and the store grants one at once. */
+  function takeNow(): PaceRelease | undefined {
+    if (head !== queue.length || asking) return undefined;
+    const answer = state.take(1);
+    if (isThenable(answer)) await_(answer);
+    else if (answer.granted > 0) return releaseFor(answer.lease);
+    else if (answer.retryInMs > 0) schedule(monotonicNow() + answer.retryInMs);
+    return undefined;
+  }
+
   return {
+    tryTake: takeNow,
     enqueue(call) {
       // The common case, in the caller's tick: an empty queue and a store that says yes at once.
-      if (head === queue.length && !asking) {
-        const answer = state.take(1);
-        if (!isThenable(answer)) {
-          if (answer.granted > 0) return call.start(releaseFor(answer.lease));
-          if (answer.retryInMs > 0) schedule(monotonicNow() + answer.retryInMs);
-        } else await_(answer);
-      }
-      if (call.signal?.aborted) {
-        call.abandon(aborted(call.signal));
+      const release = takeNow();
+      if (release) return call.start(release);
+      const fired = call.signal?.aborted ? call.signal : call.also?.aborted && call.also;
+      if (fired) {
+        call.abandon(aborted(fired));
         // A turn already asked for is served to the next caller, or given back.
         return pump();
       }
       call.waitingFor = pump;
       call.signal?.addEventListener('abort', call, { once: true });
+      call.also?.addEventListener('abort', call, { once: true });
       queue.push(call);
       pump();
     },
@@ -434,7 +465,8 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
   };
   return {
     enqueue,
-    acquire: (key, signal) => new Promise((resolve, reject) => enqueue(key, new PromisedTurn(signal, resolve, reject))),
+    tryTake: (key) => (key === undefined || settings === false ? noRelease : shared ? undefined : bucketFor(key).tryTake()),
+    acquire: (key, signal, also) => new Promise((resolve, reject) => enqueue(key, new PromisedTurn(signal, also, resolve, reject))),
     pause(key, ms) {
       if (key === undefined || settings === false || !(ms > 0)) return;
       if (shared && scope === undefined) void shared.scope.then(() => this.pause(key, ms), noRelease);

@@ -82,7 +82,25 @@ function gatedRatio(ratios: Record<string, Figure>): [string, Figure] {
   return graphql ? ['graphql-request alone', graphql] : ['the reference client', ratios['runpod-gql / reference client']!];
 }
 
+/**
+ * How long the per-call section waits for the machine to quiet down before it starts: the build
+ * that `npm run bench` runs first lifts the one-minute load average for about a minute, which alone
+ * would leave a run on an idle machine unjudged. `--settle=SECONDS` changes it (0: no wait).
+ */
+const SETTLE_MS = 1000 * Number(process.argv.find((a) => a.startsWith('--settle='))?.slice('--settle='.length) ?? 150);
+
+/** Waits until the one-minute load average is under QUIET_LOAD, or SETTLE_MS has passed; returns the seconds waited. */
+async function settle(): Promise<number> {
+  const started = Date.now();
+  while (loadavg()[0]! >= QUIET_LOAD && Date.now() - started < SETTLE_MS) {
+    process.stderr.write(`per-call: waiting for the load average (${loadavg()[0]!.toFixed(2)}) to fall under ${QUIET_LOAD}…\n`);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+  }
+  return Math.round((Date.now() - started) / 1000);
+}
+
 async function perCall(): Promise<void> {
+  const settledS = await settle();
   const loadAtSection = loadavg()[0]!;
   const gate: Array<{ label: string; against: string; value: number }> = [];
   const { info, child } = await startServer(['stub']);
@@ -117,7 +135,9 @@ async function perCall(): Promise<void> {
       row(`  of which an AbortSignal handed to fetch`, fmtFigure(ratios['bare fetch + signal / bare fetch']!), '', undefined);
       if (ratios['graphql-request / bare fetch']) {
         row(`  graphql-request alone / reference client`, fmtFigure(ratios['graphql-request / reference client']!), '', undefined);
-        row(`  runpod-gql / graphql-request alone`, fmtFigure(ratios['runpod-gql / graphql-request']!), '', undefined);
+        // Issue 32's goal for GraphQL: graphql-request alone is the reference it is held to.
+        const vsGraphqlRequest = ratios['runpod-gql / graphql-request']!;
+        row(`  runpod-gql / graphql-request alone`, fmtFigure(vsGraphqlRequest), '≤ 1.03', vsGraphqlRequest.value <= 1.03);
       }
       const own = fetchDouble.cpuUs;
       const ownUs = (v: string) => own[v]!.value;
@@ -132,12 +152,12 @@ async function perCall(): Promise<void> {
     const over = gate.filter((g) => g.value > GATE_RATIO);
     const figures = gate.map((g) => `${g.label} ${fmt(g.value, 3)} (vs ${g.against})`).join('; ');
     if (quiet) {
-      row(`bench check: per-call ratios ≤ ${GATE_RATIO} (quiet run, load ${fmt(loadAtSection, 2)})`, figures, `≤ ${GATE_RATIO}`, over.length === 0);
+      row(`bench check: per-call ratios ≤ ${GATE_RATIO} (quiet run, load ${fmt(loadAtSection, 2)}${settledS ? ` after waiting ${settledS} s` : ''})`, figures, `≤ ${GATE_RATIO}`, over.length === 0);
       if (over.length > 0) process.exitCode = 1;
     } else {
-      row(`bench check: not judged, load ${fmt(loadAtSection, 2)} ≥ ${QUIET_LOAD} at the start of the section`, figures, `≤ ${GATE_RATIO} when quiet`, undefined);
+      row(`bench check: not judged, load ${fmt(loadAtSection, 2)} ≥ ${QUIET_LOAD} at the start of the section${settledS ? ` (after waiting ${settledS} s)` : ''}`, figures, `≤ ${GATE_RATIO} when quiet`, undefined);
     }
-    results.benchCheck = { quiet, loadAverage: loadAtSection, gate: GATE_RATIO, ratios: gate, passed: quiet ? over.length === 0 : null };
+    results.benchCheck = { quiet, loadAverage: loadAtSection, settledSeconds: settledS, gate: GATE_RATIO, ratios: gate, passed: quiet ? over.length === 0 : null };
     row('per-call: blocks', `${rounds} rounds of one block of ${blockSize} calls (fetch double: ${blockSize * 20}) per variant, each variant in its own process, rotating order; ratio of total CPU [IQR over 8 slices of the rounds]`, '', undefined);
     results.perCall = { rounds, blockSize, calls: out };
   } finally {

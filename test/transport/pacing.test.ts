@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -81,6 +82,42 @@ describe('the bucket', () => {
     await expect(waiting).rejects.toBeInstanceOf(AbortError);
     first();
     await expect(after).resolves.toBeTypeOf('function');
+  });
+
+  it('a second signal (a gate\'s) ends the wait too, and both are let go of whichever fires', async () => {
+    const pacer = createPacer({ k: { concurrency: 1 } });
+    const first = await pacer.acquire('k');
+    const caller = new AbortController();
+    const gate = new AbortController();
+    const listening = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
+    const waiting = pacer.acquire('k', caller.signal, gate.signal);
+    expect([listening(caller.signal), listening(gate.signal)]).toEqual([1, 1]);
+    gate.abort(new Error('retired'));
+    await expect(waiting).rejects.toMatchObject({ name: 'AbortError', cause: new Error('retired') });
+    // The caller's signal outlives the wait: its listener must not.
+    expect([listening(caller.signal), listening(gate.signal)]).toEqual([0, 0]);
+    first();
+  });
+
+  it('a turn granted at once costs no listener; tryTake takes it without a promise, and only when nobody waits', async () => {
+    const pacer = createPacer({ k: { concurrency: 1 } });
+    const caller = new AbortController();
+    const gate = new AbortController();
+    const release = await pacer.acquire('k', caller.signal, gate.signal);
+    expect([getEventListeners(caller.signal, 'abort').length, getEventListeners(gate.signal, 'abort').length]).toEqual([0, 0]);
+    expect(pacer.tryTake('k')).toBeUndefined();
+    const queued = pacer.acquire('k');
+    release();
+    // A freed turn goes to the one who waited, not to a later tryTake.
+    expect(pacer.tryTake('k')).toBeUndefined();
+    const next = await queued;
+    next();
+    const taken = pacer.tryTake('k');
+    expect(taken).toBeTypeOf('function');
+    expect(pacer.tryTake('k')).toBeUndefined();
+    taken!();
+    expect(createPacer(false).tryTake('k')).toBeTypeOf('function');
+    expect(createPacer({}, { store: memoryPacingStore, scope: Promise.resolve('s') }).tryTake('k')).toBeUndefined();
   });
 });
 
