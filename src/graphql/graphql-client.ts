@@ -65,12 +65,6 @@ export interface DocumentFacts {
   readonly bodyStart: string;
 }
 
-export function makeFacts(source: string, operationName: string | undefined, operationType: string): DocumentFacts {
-  if (operationType === 'subscription') throw new ValidationError('document', 'subscriptions are not supported');
-  const isMutation = operationType === 'mutation';
-  const bodyStart = `{"query":${JSON.stringify(source)}${operationName === undefined ? '' : `,"operationName":${JSON.stringify(operationName)}`}`;
-  return { source, operationName, isMutation, label: operationName ?? `anonymous ${operationType}`, bodyStart };
-}
 
 /**
  * graphql-request and graphql's parser are loaded on the first GraphQL call, not when the package
@@ -124,9 +118,9 @@ export const graphqlErrorsKit = { ...afterAnswerKit, isGenericFailure };
 export type GraphQLErrorsKit = typeof graphqlErrorsKit;
 
 /** What graphql-runtime.ts takes from the start-up modules (it imports none of them). */
-const runtimeKit = {
+export const runtimeKit = {
   errors: { ApiRetiredError, RunpodError, ValidationError },
-  ...{ makeFacts, toJsonBody, isRecord, redactValue, withRequestId, graphqlErrorsKit, RAW, DATA_CHECK },
+  ...{ toJsonBody, isRecord, redactValue, withRequestId, graphqlErrorsKit, RAW, DATA_CHECK },
 };
 export type GraphQLRuntimeKit = typeof runtimeKit;
 

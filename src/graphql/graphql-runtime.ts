@@ -13,6 +13,14 @@ import { errorFromGraphQLErrors } from './graphql-errors.js';
 
 export { parse, print };
 
+/** What `request` needs to know of a document, from its text, operation name and kind (the in-process route computes it too). */
+export function makeFacts(k: GraphQLRuntimeKit, source: string, operationName: string | undefined, operationType: string): DocumentFacts {
+  if (operationType === 'subscription') throw new k.errors.ValidationError('document', 'subscriptions are not supported');
+  const isMutation = operationType === 'mutation';
+  const bodyStart = `{"query":${JSON.stringify(source)}${operationName === undefined ? '' : `,"operationName":${JSON.stringify(operationName)}`}`;
+  return { source, operationName, isMutation, label: operationName ?? `anonymous ${operationType}`, bodyStart };
+}
+
 // graphql's `Kind` values, spelled out so that nothing here loads graphql eagerly.
 const OPERATION_DEFINITION = 'OperationDefinition';
 
@@ -20,7 +28,7 @@ function factsOfAst(k: GraphQLRuntimeKit, source: string, ast: DocumentNode): Do
   const operations = ast.definitions.filter((d): d is OperationDefinitionNode => d.kind === OPERATION_DEFINITION);
   if (operations.length !== 1) throw new k.errors.ValidationError('document', `expected exactly one operation, found ${operations.length}`);
   const [operation] = operations as [OperationDefinitionNode];
-  return k.makeFacts(source, operation.name?.value, operation.operation);
+  return makeFacts(k, source, operation.name?.value, operation.operation);
 }
 
 const MAX_CACHED_STRINGS = 500;
@@ -49,7 +57,7 @@ function factsFromMeta(k: GraphQLRuntimeKit, source: string, meta: unknown): Doc
   if (!k.isRecord(meta) || typeof meta.operationType !== 'string') return undefined;
   const name = meta.operationName;
   if (name !== undefined && typeof name !== 'string') return undefined;
-  return k.makeFacts(source, name, meta.operationType);
+  return makeFacts(k, source, name, meta.operationType);
 }
 
 /** The facts of any document the client takes. */

@@ -20,7 +20,6 @@ import {
   ValidationError,
 } from '../errors.js';
 import { clip, isCapacityMessage, MAX_ERROR_BODY_CHARS, requestIdOf, withRequestId } from './answer-facts.js';
-import { monotonicNow } from './clock.js';
 import { redactText, redactUrl, redactValue } from './redact.js';
 import { MAX_RETRY_AFTER_MS } from './retry.js';
 import type { AfterAnswer, AnswerContext } from './after-answer.js';
@@ -33,7 +32,7 @@ export const afterAnswerKit = {
     ...{ AbortError, ApiError, ApiRetiredError, AuthenticationError, BadRequestError, CapacityUnavailableError, ConflictError, ConnectionError },
     ...{ GraphQLResponseError, InsufficientBalanceError, NotFoundError, PermissionDeniedError, RateLimitError, ServerError, ValidationError },
   },
-  ...{ clip, isCapacityMessage, MAX_ERROR_BODY_CHARS, requestIdOf, withRequestId, monotonicNow, redactText, redactUrl, redactValue, MAX_RETRY_AFTER_MS, REDIRECT_STATUSES },
+  ...{ clip, isCapacityMessage, MAX_ERROR_BODY_CHARS, requestIdOf, withRequestId, redactText, redactUrl, redactValue, MAX_RETRY_AFTER_MS, REDIRECT_STATUSES },
 };
 export type AfterAnswerKit = typeof afterAnswerKit;
 

@@ -8,7 +8,8 @@ import type { PodsApi } from '../../pods/types.js';
 import type { CallOptions } from '../../transport/options.js';
 import type { TransportChoice } from '../../transport/transport-choice.js';
 import { isDocument } from '../executable-schema.js';
-import type { DocumentFacts, GraphQLCallOptions, GraphQLErrorsKit, GraphQLExecuteOptions, RunpodGraphQL } from '../graphql-client.js';
+import type { DocumentFacts, GraphQLCallOptions, GraphQLErrorsKit, GraphQLExecuteOptions, GraphQLRuntimeKit, RunpodGraphQL } from '../graphql-client.js';
+import { makeFacts } from '../graphql-runtime.js';
 import { errorFromGraphQLErrors } from '../graphql-errors.js';
 import { createInProcessExecutor, type InProcessExecutor } from './executor.js';
 
@@ -19,7 +20,8 @@ export interface RouteKit {
   readonly pods: PodsApi;
   readonly gpuTypes: GpuRestPathKit;
   readonly documentFacts: (document: unknown) => Promise<DocumentFacts>;
-  readonly makeFacts: (source: string, operationName: string | undefined, operationType: string) => DocumentFacts;
+  /** What graphql-runtime.ts takes (for `makeFacts`). */
+  readonly runtimeKit: GraphQLRuntimeKit;
   readonly rawOptions: (options: GraphQLCallOptions | undefined, facts: DocumentFacts) => GraphQLCallOptions;
   readonly toJsonBody: (field: string, value: unknown) => string;
   readonly validateCallOptions: (options: CallOptions) => void;
@@ -126,7 +128,7 @@ export function createRoutes(kit: RouteKit): Routes {
     return kit.choice.run('graphql', label, {
       graphql: async () => {
         try {
-          const answer = (await kit.upstream.request(source, vars, kit.rawOptions(callOptions, kit.makeFacts(source, operationName ?? name, operation.operation)))) as {
+          const answer = (await kit.upstream.request(source, vars, kit.rawOptions(callOptions, makeFacts(kit.runtimeKit, source, operationName ?? name, operation.operation)))) as {
             data?: Record<string, unknown> | null;
             errors?: GraphQLErrorEntry[] | null;
           };
