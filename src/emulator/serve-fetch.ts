@@ -12,7 +12,9 @@ export async function serveFetch(fetch: (request: Request, env: unknown) => Resp
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     try {
-      server.listen(port, host, () => {
+      // A client fan-out opens thousands of connections at once (undici's fetch does not cap them):
+      // with Node's default backlog of 511 the kernel reset some, which production never does.
+      server.listen({ port, host, backlog: 4096 }, () => {
         server.off('error', reject);
         resolve();
       });

@@ -74,12 +74,15 @@ export async function measureCall(options: {
   readonly input: Omit<WorkerInput, 'variant'>;
   readonly rounds: number;
   readonly blockSize: number;
+  /** Profile each worker with V8's sampler, into `<profileDir>/<variant>` (see cpu-profile.ts). */
+  readonly profileDir?: string | undefined;
 }): Promise<PerCallFigures> {
   const { variants } = CALLS[options.input.call];
   const workers = new Map<VariantName, Worker>();
   try {
     for (const variant of variants) {
-      const [file, argv] = options.command(['--import', 'tsx', new URL('./per-call-worker.ts', import.meta.url).pathname, JSON.stringify({ ...options.input, variant })]);
+      const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}/${variant}`] : [];
+      const [file, argv] = options.command([...profile, '--import', 'tsx', new URL('./per-call-worker.ts', import.meta.url).pathname, JSON.stringify({ ...options.input, variant })]);
       const child = spawn(file, argv, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'inherit'] });
       const reader = createInterface({ input: child.stdout! });
       const worker = { child, reader, lines: reader[Symbol.asyncIterator]() };
@@ -100,10 +103,15 @@ export async function measureCall(options: {
     }
     return summarise(variants, perRound, options.blockSize);
   } finally {
+    const exits: Array<Promise<unknown>> = [];
     for (const { child, reader } of workers.values()) {
       reader.close();
       child.stdin?.end('exit\n');
-      child.kill();
+      // A profiled worker writes its profile as it exits: it is given the time to.
+      if (options.profileDir && child.exitCode === null) exits.push(Promise.race([new Promise((resolve) => child.once('exit', resolve)), new Promise((resolve) => setTimeout(resolve, 10_000))]));
+      else child.kill();
     }
+    await Promise.all(exits);
+    for (const { child } of workers.values()) if (child.exitCode === null) child.kill();
   }
 }

@@ -3,14 +3,15 @@
 // separate processes, pinned to separate cores when `taskset` is there. Results are printed, and
 // written to bench-results.json (git-ignored); nothing tracked is touched.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { DEFAULT_SERVERLESS_LIMITS } from '../../src/emulator/serverless-limits.js';
+import { summariseProfiles } from './cpu-profile.js';
 import { CALLS, measureCall, type Figure, type PerCallFigures } from './per-call.js';
 import type { CallName } from './per-call-worker.js';
 import { fmt, fmtSpread, median, spread } from './stats.js';
@@ -99,6 +100,19 @@ async function settle(): Promise<number> {
   return Math.round((Date.now() - started) / 1000);
 }
 
+/** Where each variant's CPU went over the network: shares of its process's samples (see cpu-profile.ts). */
+function printProfiles(label: string, dir: string): void {
+  log(`\nper-call CPU profile, ${label}, over the network (share of each process's samples; profiles in ${dir}):`);
+  for (const variant of readdirSync(dir).sort()) {
+    log(`  ${variant}:`);
+    for (const { frame, share } of summariseProfiles(join(dir, variant), 12)) log(`    ${fmt(100 * share, 1).padStart(5)} %  ${frame}`);
+  }
+}
+
+/** `--cpu-prof[=DIR]`: the per-call workers run profiled, and the bench prints where their CPU went. */
+const cpuProfArg = process.argv.find((a) => a === '--cpu-prof' || a.startsWith('--cpu-prof='));
+const cpuProfDir = cpuProfArg === undefined ? undefined : cpuProfArg.includes('=') ? resolve(cpuProfArg.slice('--cpu-prof='.length)) : mkdtempSync(join(tmpdir(), 'runpod-gql-cpu-prof-'));
+
 async function perCall(): Promise<void> {
   const settledS = await settle();
   const loadAtSection = loadavg()[0]!;
@@ -109,6 +123,7 @@ async function perCall(): Promise<void> {
   const out: Record<string, { network: PerCallFigures; fetchDouble: PerCallFigures }> = {};
   try {
     for (const [call, { label }] of Object.entries(CALLS) as Array<[CallName, (typeof CALLS)[CallName]]>) {
+      const profileDir = (fetchDouble: boolean) => cpuProfDir && join(cpuProfDir, `${call}-${fetchDouble ? 'fetch-double' : 'network'}`);
       const measure = (fetchDouble: boolean) =>
         measureCall({
           command: (args) => command('client', args),
@@ -117,9 +132,11 @@ async function perCall(): Promise<void> {
           rounds,
           // The double is about 20 times faster per call: longer blocks keep them well above the clock's grain.
           blockSize: fetchDouble ? blockSize * 20 : blockSize,
+          profileDir: profileDir(fetchDouble),
         });
       const network = await measure(false);
       const fetchDouble = await measure(true);
+      if (cpuProfDir) printProfiles(label, profileDir(false)!);
       out[label] = { network, fetchDouble };
       const { cpuUs, ratios } = network;
       const us = (v: string) => `${fmt(cpuUs[v]!.value, 1)} µs`;
@@ -148,7 +165,8 @@ async function perCall(): Promise<void> {
         undefined,
       );
     }
-    const quiet = loadAtSection < QUIET_LOAD;
+    // The sampler costs CPU of its own: a profiled run is never judged.
+    const quiet = loadAtSection < QUIET_LOAD && !cpuProfDir;
     const over = gate.filter((g) => g.value > GATE_RATIO);
     const figures = gate.map((g) => `${g.label} ${fmt(g.value, 3)} (vs ${g.against})`).join('; ');
     if (quiet) {

@@ -6,8 +6,12 @@ import { KEY_A, useEmulator } from './harness.js';
 // emulator's latency fault, over loopback), ends at that deadline in the documented error.
 const ctx = useEmulator({ podStartupMs: 0 });
 const DEADLINE_MS = 600;
-/** What "at the deadline" allows: timers, the event loop of a loaded machine. */
-const WITHIN_MS = 100;
+/**
+ * What "at the deadline" allows: timers and the event loop of a loaded 2-core CI machine (100 ms
+ * was seen to be tight there). Still well under one more attempt, backoff or hold, which a call
+ * that let its deadline slip would add.
+ */
+const WITHIN_MS = 400;
 const HELD = { type: 'latency', ms: 60_000 } as const;
 
 afterEach(() => ctx.emulator.faults.clear());

@@ -55,7 +55,7 @@ describe(`${DEPLOYS} deploys under each ambiguous failure: pods existing afterwa
     ['the generic error on HTTP 200 after the pod was created', 'rpa_orphans_generic', { type: 'error-after-create' }, undefined],
     ['an HTTP 500 after the pod was created', 'rpa_orphans_500', { type: 'error-after-create', status: 500 }, undefined],
     ['the connection dropped after the pod was created', 'rpa_orphans_drop', { type: 'drop-after-create' }, undefined],
-    ['a time-out after the pod was created', 'rpa_orphans_timeout', { type: 'hang-after-create', ms: 400 }, 100],
+    ['a time-out after the pod was created', 'rpa_orphans_timeout', { type: 'hang-after-create', ms: 1_500 }, 500],
   ];
 
   it.each(scenarios)('%s', async (_name, apiKey, fault, timeoutMs) => {

@@ -14,7 +14,7 @@ describe(`${DEPLOYS} deploys through the gateway under each ambiguous failure: p
   const scenarios: Array<[string, Fault, number | undefined]> = [
     ['an HTTP 500 after the pod was created', { type: 'error-after-create', status: 500 }, undefined],
     ['the connection dropped after the pod was created', { type: 'drop-after-create' }, undefined],
-    ['a time-out after the pod was created', { type: 'hang-after-create', ms: 400 }, 100],
+    ['a time-out after the pod was created', { type: 'hang-after-create', ms: 1_500 }, 500],
   ];
 
   it.each(scenarios)('%s', async (_name, fault, timeoutMs) => {
