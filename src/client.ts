@@ -1,7 +1,6 @@
 import { GraphQLResponseError, RunpodError, TransportUnsupportedError, ValidationError } from './errors.js';
 import { createDeployCatalog, createGpuTypesApi, restPathKit, type GpuTypesApi } from './gpu-types/index.js';
-import { createGraphQLClient, documentFacts, makeFacts, rawOptions, routeGraphQL, type RunpodGraphQL } from './graphql/graphql-client.js';
-import { errorFromGraphQLErrors } from './graphql/graphql-errors.js';
+import { createGraphQLClient, documentFacts, graphqlErrorsKit, rawOptions, routeGraphQL, runtimeKit, type RunpodGraphQL } from './graphql/graphql-client.js';
 import { createPodsApi, type PodsApi } from './pods/index.js';
 import { createRestClient, type RunpodRest } from './rest/rest-client.js';
 import { createRestRequester } from './rest/rest-request.js';
@@ -54,11 +53,11 @@ export function createRunpodClient(options: RunpodClientOptions = {}): RunpodCli
         pods,
         gpuTypes: restPathKit(restRequester),
         documentFacts,
-        makeFacts,
+        runtimeKit,
         rawOptions,
         toJsonBody,
         validateCallOptions,
-        errorFromGraphQLErrors,
+        graphqlErrorsKit,
         errors: { RunpodError, GraphQLResponseError, TransportUnsupportedError, ValidationError },
       }),
     );

@@ -2,6 +2,10 @@ import { inspect } from 'node:util';
 import { expect, vi } from 'vitest';
 import { RunpodError } from '../src/errors.js';
 
+// The core loads what it runs after an answer (src/transport/after-answer.ts) with the first answer
+// that needs it. Loading is real I/O, which a test's fake timers would outrun: load it once here.
+await import('../src/transport/after-answer.js');
+
 /** The key every test uses; no error, log or inspected object may ever contain it. */
 export const TEST_API_KEY = 'rpa_TESTSECRET_0123456789abcdef';
 

@@ -1,14 +1,8 @@
-import {
-  CapacityUnavailableError,
-  GraphQLResponseError,
-  InsufficientBalanceError,
-  NotFoundError,
-  PermissionDeniedError,
-  type GraphQLErrorEntry,
-  type RequestSummary,
-  type RunpodError,
-} from '../errors.js';
-import { isCapacityMessage } from '../transport/error-mapping.js';
+// The typed error for GraphQL `errors` that came with an answer: loaded with the first such answer
+// (by graphql-client.ts, and by the in-process route), so it imports types only and takes the error
+// classes and the platform's wordings through a kit (graphql-client.ts).
+import type { GraphQLErrorEntry, RequestSummary, RunpodError } from '../errors.js';
+import type { GraphQLErrorsKit } from './graphql-client.js';
 
 export interface GraphQLErrorContext {
   readonly operationName: string | undefined;
@@ -23,37 +17,25 @@ const LOW_BALANCE = /account balance is too low/i;
 // A restricted or pod-scoped key gets a field error that says only this.
 const UNAUTHORIZED = /^\s*unauthori[sz]ed\b/i;
 const MISSING = /\bnot found\b|\bdoes not exist\b/i;
-const GENERIC_FAILURE = /^\s*something went wrong\b/i;
-
-/** True for the platform's refusals that mean "no machine can take this right now". */
-export function isCapacityRefusal(message: string): boolean {
-  return isCapacityMessage(message) || CAPACITY_FAMILY.test(message);
-}
-
-/**
- * True when the errors are the platform's generic "Something went wrong…", which it also sends
- * after a mutation took effect: the outcome is unknown.
- */
-export function isGenericFailure(errors: readonly GraphQLErrorEntry[]): boolean {
-  return errors.length > 0 && errors.some((e) => GENERIC_FAILURE.test(e.message));
-}
 
 /**
  * The typed error for GraphQL `errors` that arrived with an answer (usually on HTTP 200): the
  * platform's refusals become their own classes, anything else a GraphQLResponseError.
  * `errors` must already be scrubbed of secrets.
  */
-export function errorFromGraphQLErrors<TData>(errors: readonly GraphQLErrorEntry[], data: TData | null | undefined, ctx: GraphQLErrorContext): RunpodError {
+export function errorFromGraphQLErrors<TData>(k: GraphQLErrorsKit, errors: readonly GraphQLErrorEntry[], data: TData | null | undefined, ctx: GraphQLErrorContext): RunpodError {
+  const { CapacityUnavailableError, GraphQLResponseError, InsufficientBalanceError, NotFoundError, PermissionDeniedError } = k.errors;
   const message = `${ctx.request.operation}: ${errors.map((e) => e.message).join('; ')}`;
   const any = (pattern: RegExp | ((m: string) => boolean)) =>
     errors.some((e) => (typeof pattern === 'function' ? pattern(e.message) : pattern.test(e.message)));
   const body = { errors, data };
-  if (any(isCapacityRefusal)) {
+  // The platform's refusals that mean "no machine can take this right now".
+  if (any((m) => k.isCapacityMessage(m) || CAPACITY_FAMILY.test(m))) {
     return new CapacityUnavailableError(message, { status: ctx.status, operationName: ctx.operationName, request: ctx.request });
   }
   if (any(LOW_BALANCE)) return new InsufficientBalanceError(message, { status: ctx.status, request: ctx.request });
   if (any(UNAUTHORIZED)) return new PermissionDeniedError(message, { status: ctx.status, body, request: ctx.request });
-  if (!any(GENERIC_FAILURE) && any(MISSING)) return new NotFoundError(message, { status: ctx.status, body, request: ctx.request });
+  if (!k.isGenericFailure(errors) && any(MISSING)) return new NotFoundError(message, { status: ctx.status, body, request: ctx.request });
   return new GraphQLResponseError<TData>(message, {
     errors,
     data,

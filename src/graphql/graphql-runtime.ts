@@ -1,4 +1,188 @@
 // The GraphQL runtime, loaded by graphql-client.ts on the first GraphQL call (a dynamic import of
-// this module), so that importing the package does not load graphql-request and graphql.
-export { GraphQLClient } from 'graphql-request';
-export { parse, print } from 'graphql';
+// this module), so that importing the package does not load graphql-request and graphql. What runs
+// only once it has loaded lives here too: reading a document's facts, sending through
+// graphql-request, checking the answer. It imports types only from the start-up modules and takes
+// what it needs of them through a kit (graphql-client.ts), so no shared chunk splits at start-up.
+import type { DocumentNode, OperationDefinitionNode } from 'graphql';
+import { parse, print } from 'graphql';
+import { GraphQLClient } from 'graphql-request';
+import type { GraphQLErrorEntry } from '../errors.js';
+import type { HttpRequest, HttpResult } from '../transport/http-core.js';
+import type { DataCheck, DocumentFacts, GraphQLCallOptions, GraphQLClientState, GraphQLRuntimeKit } from './graphql-client.js';
+import { errorFromGraphQLErrors } from './graphql-errors.js';
+
+export { parse, print };
+
+/** What `request` needs to know of a document, from its text, operation name and kind (the in-process route computes it too). */
+export function makeFacts(k: GraphQLRuntimeKit, source: string, operationName: string | undefined, operationType: string): DocumentFacts {
+  if (operationType === 'subscription') throw new k.errors.ValidationError('document', 'subscriptions are not supported');
+  const isMutation = operationType === 'mutation';
+  const bodyStart = `{"query":${JSON.stringify(source)}${operationName === undefined ? '' : `,"operationName":${JSON.stringify(operationName)}`}`;
+  return { source, operationName, isMutation, label: operationName ?? `anonymous ${operationType}`, bodyStart };
+}
+
+// graphql's `Kind` values, spelled out so that nothing here loads graphql eagerly.
+const OPERATION_DEFINITION = 'OperationDefinition';
+
+function factsOfAst(k: GraphQLRuntimeKit, source: string, ast: DocumentNode): DocumentFacts {
+  const operations = ast.definitions.filter((d): d is OperationDefinitionNode => d.kind === OPERATION_DEFINITION);
+  if (operations.length !== 1) throw new k.errors.ValidationError('document', `expected exactly one operation, found ${operations.length}`);
+  const [operation] = operations as [OperationDefinitionNode];
+  return makeFacts(k, source, operation.name?.value, operation.operation);
+}
+
+const MAX_CACHED_STRINGS = 500;
+const stringFacts = new Map<string, DocumentFacts>();
+/** Generated documents (and users' DocumentNodes) are objects: their facts live as long as they do. */
+const objectFacts = new WeakMap<object, DocumentFacts>();
+
+/** The one place a user's plain-string document is parsed, once per distinct string. */
+function factsOfString(k: GraphQLRuntimeKit, source: string): DocumentFacts {
+  const cached = stringFacts.get(source);
+  if (cached) return cached;
+  let ast;
+  try {
+    ast = parse(source, { noLocation: true });
+  } catch (err) {
+    throw new k.errors.ValidationError('document', `not a valid GraphQL document: ${(err as Error).message}`);
+  }
+  const facts = factsOfAst(k, source, ast);
+  if (stringFacts.size >= MAX_CACHED_STRINGS) stringFacts.clear();
+  stringFacts.set(source, facts);
+  return facts;
+}
+
+/** Codegen's `__meta__` (see codegen.ts): `{ operationName, operationType }`. */
+function factsFromMeta(k: GraphQLRuntimeKit, source: string, meta: unknown): DocumentFacts | undefined {
+  if (!k.isRecord(meta) || typeof meta.operationType !== 'string') return undefined;
+  const name = meta.operationName;
+  if (name !== undefined && typeof name !== 'string') return undefined;
+  return makeFacts(k, source, name, meta.operationType);
+}
+
+/** The facts of any document the client takes. */
+export function factsOf(k: GraphQLRuntimeKit, document: unknown): DocumentFacts {
+  if (typeof document === 'string') return factsOfString(k, document);
+  if (document === null || typeof document !== 'object') throw new k.errors.ValidationError('document', 'expected a GraphQL document');
+  const cached = objectFacts.get(document);
+  if (cached) return cached;
+  let facts: DocumentFacts;
+  if ((document as { kind?: unknown }).kind === 'Document') {
+    facts = factsOfAst(k, print(document as DocumentNode), document as DocumentNode);
+  } else {
+    const source = String(document);
+    facts = factsFromMeta(k, source, (document as { __meta__?: unknown }).__meta__) ?? factsOfString(k, source);
+  }
+  objectFacts.set(document, facts);
+  return facts;
+}
+
+/**
+ * What graphql-request reads from a fetch answer (`ok`, `status`, `text()` and the content type);
+ * the core has already read the body and its content type, so nothing is read twice.
+ */
+class ReadAnswer {
+  readonly ok = true;
+  constructor(
+    readonly status: number,
+    private readonly contentType: string | null,
+    private readonly body: string,
+  ) {}
+  /** graphql-request only asks the headers for the content type. */
+  get headers(): Pick<Headers, 'get'> {
+    return this;
+  }
+  get(name: string): string | null {
+    return name.toLowerCase() === 'content-type' ? this.contentType : null;
+  }
+  text(): Promise<string> {
+    return Promise.resolve(this.body);
+  }
+}
+
+/**
+ * One call's state. graphql-request hands its `signal` option to `fetch` untouched, so the call
+ * travels in that slot to the client's one `fetch`, without ambient state or a client per call.
+ */
+interface GraphQLCall {
+  readonly request: HttpRequest;
+  result?: HttpResult;
+}
+
+function makeClient({ core, url }: GraphQLClientState): GraphQLClient {
+  return new GraphQLClient(url, {
+    excludeOperationName: true,
+    errorPolicy: 'all',
+    // The body is built in `fetch` from per-document text serialised once; graphql-request's
+    // own body is not used.
+    jsonSerializer: { parse: JSON.parse, stringify: () => '' },
+    fetch: async (_input: RequestInfo | URL, init?: RequestInit) => {
+      const call = init?.signal as unknown as GraphQLCall;
+      const result = await core.request(call.request);
+      call.result = result;
+      const contentType = result.headers.get('content-type');
+      if (!contentType?.includes('json')) throw core.notJson(call.request, result);
+      return new ReadAnswer(result.status, contentType, result.text) as unknown as Response;
+    },
+  });
+}
+
+/** `request` of graphql-client.ts, once the runtime has loaded: sends the document and checks the answer. */
+export async function request<TResult>(k: GraphQLRuntimeKit, state: GraphQLClientState, document: unknown, variables: unknown, options: GraphQLCallOptions): Promise<TResult> {
+  const { core, choice, url, auth } = state;
+  const client = (state.client ??= makeClient(state)) as GraphQLClient;
+  const raw = (options as { [k.RAW]?: DocumentFacts })[k.RAW];
+  const facts = raw ?? factsOf(k, document);
+  const variablesText = variables === undefined ? undefined : k.toJsonBody('variables', variables);
+  const httpRequest: HttpRequest = {
+    method: 'POST',
+    url,
+    auth,
+    body: variablesText === undefined ? `${facts.bodyStart}}` : `${facts.bodyStart},"variables":${variablesText}}`,
+    operation: facts.label,
+    idempotent: options.idempotent ?? !facts.isMutation,
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+    maxRetries: options.maxRetries,
+    deadlineMs: options.deadlineMs,
+    headers: options.headers,
+    onResponse: options.onResponse,
+    fetchOptions: options.fetchOptions,
+    rateLimitKey: 'graphql',
+    gate: choice?.gate,
+  };
+  const call: GraphQLCall = { request: httpRequest };
+
+  let response;
+  try {
+    response = await client.rawRequest<TResult>({ query: facts.source, signal: call as unknown as AbortSignal });
+  } catch (err) {
+    if (err instanceof k.errors.ApiRetiredError) choice?.retired(err);
+    if (err instanceof k.errors.RunpodError) throw err;
+    // graphql-request refused the answer's shape (not an object, `data` not an object, ...).
+    throw core.wrongShape(httpRequest, 'a GraphQL answer with `data` or `errors`', call.result?.text ?? String(err), call.result?.status);
+  }
+  const { errors, data, status } = response as { errors?: unknown; data?: unknown; status: number };
+  if (errors !== undefined && errors !== null) {
+    if (!Array.isArray(errors) || !errors.every((e): e is GraphQLErrorEntry => k.isRecord(e) && typeof e.message === 'string')) {
+      throw core.wrongShape(httpRequest, '`errors` as a list of objects with a message', call.result?.text ?? errors, status);
+    }
+    if (errors.length > 0 && !raw) {
+      throw k.withRequestId(
+        errorFromGraphQLErrors<TResult>(k.graphqlErrorsKit, k.redactValue(errors), data as TResult | null | undefined, {
+          operationName: facts.operationName,
+          status,
+          request: { method: 'POST', url: state.summaryUrl, operation: facts.label },
+        }),
+        call.result?.headers,
+      );
+    }
+  }
+  if (raw && data == null) return { data, errors } as TResult;
+  if (!k.isRecord(data)) {
+    throw core.wrongShape(httpRequest, 'an object in `data`', call.result?.text ?? data, status);
+  }
+  const dataCheck = (options as { [k.DATA_CHECK]?: DataCheck })[k.DATA_CHECK];
+  if (dataCheck && !dataCheck.check(data)) throw core.wrongShape(httpRequest, dataCheck.expected, data, status);
+  return (raw ? { data, errors } : data) as TResult;
+}

@@ -1,8 +1,8 @@
 // The input rules of rp.pods, the same on both APIs, checked before anything is sent.
 import { GraphQLResponseError, ValidationError } from '../errors.js';
 import type { EnvironmentVariableInput } from '../graphql/__generated__/operations.js';
-import { isGenericFailure } from '../graphql/graphql-errors.js';
 import { toEnvironmentInput } from '../graphql/pod-env.js';
+import { isGenericFailure } from '../transport/answer-facts.js';
 import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
 import { mayHaveActed } from '../transport/http-core.js';
 import { checkInteger, checkOneOf, checkPortsString, requireId, toJsonBody } from '../validation.js';

@@ -1,54 +1,23 @@
+// The typed error for an HTTP error answer: loaded with the first answer that needs it (see
+// after-answer-kit.ts), so it imports types only and takes the error classes and start-up helpers
+// through its kit.
+import type { ApiError, CapacityUnavailableError, GraphQLErrorEntry, GraphQLResponseError, InsufficientBalanceError, RequestSummary, ValidationError } from '../errors.js';
+import type { AfterAnswerKit } from './after-answer-kit.js';
 import { parseRateLimitHeaders } from './rate-limit-headers.js';
-import { redactText } from './redact.js';
-import {
-  ApiError,
-  ApiRetiredError,
-  AuthenticationError,
-  BadRequestError,
-  CapacityUnavailableError,
-  ConflictError,
-  GraphQLResponseError,
-  InsufficientBalanceError,
-  type GraphQLErrorEntry,
-  NotFoundError,
-  PermissionDeniedError,
-  RateLimitError,
-  type RequestSummary,
-  type RunpodError,
-  ServerError,
-  ValidationError,
-} from '../errors.js';
-
-const CAPACITY_PATTERN =
-  /no longer any instances available|no instances (?:are )?(?:currently )?available|(?:no|insufficient|not enough) (?:gpu |cpu )?capacity|could not be placed/i;
-
-/** True for the platform's no-capacity messages (GraphQL and REST word them differently). */
-export function isCapacityMessage(message: string): boolean {
-  return CAPACITY_PATTERN.test(message);
-}
 
 const BODY_SNIPPET_CHARS = 300;
-/** Longest error answer parsed as JSON; a longer one is kept as a snippet of its text. */
-export const MAX_ERROR_BODY_CHARS = 256 * 1024;
 /** Bounds of the body an error keeps: nesting, entries per object or list, characters per string, values in all. */
 export const ERROR_BODY_LIMITS = { depth: 16, entries: 100, stringChars: 4096, values: 5000 } as const;
 /** Longest server text quoted in an error's message. */
 export const MAX_DETAIL_CHARS = 1000;
 
-function parseJson(text: string): unknown {
-  if (text.length > MAX_ERROR_BODY_CHARS) return undefined;
+function parseJson(k: AfterAnswerKit, text: string): unknown {
+  if (text.length > k.MAX_ERROR_BODY_CHARS) return undefined;
   try {
-    return boundBody(JSON.parse(text));
+    return boundBody(k, JSON.parse(text));
   } catch {
     return undefined;
   }
-}
-
-const TRUNCATED = '…[truncated]';
-
-/** `text` cut to `max` characters, saying so. */
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}${TRUNCATED}`;
 }
 
 /**
@@ -57,7 +26,8 @@ export function clip(text: string, max: number): string {
  * assigned, so `__proto__` stays data. Nothing downstream (summaries, scrubbing) can then recurse
  * without end or copy megabytes.
  */
-export function boundBody(value: unknown): unknown {
+export function boundBody(k: AfterAnswerKit, value: unknown): unknown {
+  const { clip } = k;
   let budget: number = ERROR_BODY_LIMITS.values;
   const copy = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return clip(v, ERROR_BODY_LIMITS.stringChars);
@@ -86,13 +56,13 @@ function own(body: unknown, key: string): unknown {
   return body !== null && typeof body === 'object' && Object.hasOwn(body, key) ? (body as Record<string, unknown>)[key] : undefined;
 }
 
-function graphQLErrorsOf(body: unknown): GraphQLErrorEntry[] | undefined {
+function graphQLErrorsOf(k: AfterAnswerKit, body: unknown): GraphQLErrorEntry[] | undefined {
   const errors = own(body, 'errors');
   if (!Array.isArray(errors) || errors.length === 0) return undefined;
   return errors.map((e): GraphQLErrorEntry => {
     if (typeof own(e, 'message') === 'string') return e as GraphQLErrorEntry;
     // Not String(e): a list nested thousands deep would overflow the stack.
-    return { message: typeof e === 'string' ? e : clip(safeJson(e), 200) };
+    return { message: typeof e === 'string' ? e : k.clip(safeJson(e), 200) };
   });
 }
 
@@ -106,8 +76,9 @@ export function problemErrorsOf(body: unknown): string[] {
  * The human message inside a platform error body: GraphQL `errors`, REST v1 `{error}` or
  * `{message}`, or REST v2's problem `{detail}` followed by its `errors[]`.
  */
-export function messageOfBody(body: unknown): string | undefined {
-  const gqlErrors = graphQLErrorsOf(body);
+export function messageOfBody(k: AfterAnswerKit, body: unknown): string | undefined {
+  const { clip } = k;
+  const gqlErrors = graphQLErrorsOf(k, body);
   if (gqlErrors) return clip(gqlErrors.slice(0, 20).map((e) => clip(e.message, MAX_DETAIL_CHARS)).join('; '), MAX_DETAIL_CHARS);
   // OpenAI-compatible routes answer `{"error": {"message", "type", …}}`.
   const nested = own(own(body, 'error'), 'message');
@@ -144,18 +115,20 @@ export interface ErrorContext {
  * Works for the GraphQL (`{errors, data}`) and REST (`{error, status}`) body shapes alike.
  */
 export function errorFromResponse(
+  k: AfterAnswerKit,
   status: number,
   text: string,
   headers: Headers,
   ctx: ErrorContext,
 ): ApiError | GraphQLResponseError | CapacityUnavailableError | InsufficientBalanceError | ValidationError {
+  const { ApiError, BadRequestError, ConflictError, RateLimitError, ServerError, ValidationError } = k.errors;
   try {
-    return withRequestId(mapErrorResponse(status, text, headers, ctx), headers);
+    return k.withRequestId(mapErrorResponse(k, status, text, headers, ctx), headers);
   } catch {
     // Whatever the body holds, an HTTP error stays an HTTP error of its status: never a failure
     // of the attempt (which would be retried, or read as a lost answer after a create).
     const message = `${ctx.request.operation} failed with HTTP ${status}: the error answer could not be read`;
-    const options = { status, body: clip(text.slice(0, BODY_SNIPPET_CHARS), BODY_SNIPPET_CHARS), request: ctx.request, retryAfterMs: ctx.retryAfterMs, requestId: requestIdOf(headers) };
+    const options = { status, body: k.clip(text.slice(0, BODY_SNIPPET_CHARS), BODY_SNIPPET_CHARS), request: ctx.request, retryAfterMs: ctx.retryAfterMs, requestId: k.requestIdOf(headers) };
     if (status === 409) return new ConflictError(message, options);
     if (status === 422) return new ValidationError('body', `refused by the server (HTTP 422)`, options);
     if (status === 429) return new RateLimitError(message, options);
@@ -166,18 +139,21 @@ export function errorFromResponse(
 }
 
 function mapErrorResponse(
+  k: AfterAnswerKit,
   status: number,
   text: string,
   headers: Headers,
   ctx: ErrorContext,
 ): ApiError | GraphQLResponseError | CapacityUnavailableError | InsufficientBalanceError | ValidationError {
-  const json = parseJson(text);
+  const { ApiError, ApiRetiredError, AuthenticationError, BadRequestError, CapacityUnavailableError, ConflictError, GraphQLResponseError } = k.errors;
+  const { InsufficientBalanceError, NotFoundError, PermissionDeniedError, RateLimitError, ServerError, ValidationError } = k.errors;
+  const json = parseJson(k, text);
   const body = json === undefined ? text.slice(0, BODY_SNIPPET_CHARS) : json;
-  const bodyMessage = json === undefined ? undefined : messageOfBody(json);
+  const bodyMessage = json === undefined ? undefined : messageOfBody(k, json);
   const where = `${ctx.request.operation}`;
-  const options = { status, body, headers: headersToRecord(headers), request: ctx.request };
+  const options = { status, body, headers: headersToRecord(k, headers), request: ctx.request };
 
-  if (bodyMessage && isCapacityMessage(bodyMessage)) {
+  if (bodyMessage && k.isCapacityMessage(bodyMessage)) {
     return new CapacityUnavailableError(`${where}: ${bodyMessage}`, {
       status,
       request: ctx.request,
@@ -206,7 +182,7 @@ function mapErrorResponse(
     return new RateLimitError(message, { ...options, retryAfterMs: ctx.retryAfterMs, rateLimit: windows.length ? windows : undefined });
   }
   if (status >= 500) return new ServerError(message, options);
-  const gqlErrors = graphQLErrorsOf(json);
+  const gqlErrors = graphQLErrorsOf(k, json);
   if (gqlErrors) {
     return new GraphQLResponseError(message, {
       errors: gqlErrors,
@@ -234,28 +210,11 @@ function describeNonJson(headers: Headers, text: string): string {
   return snippet ? `non-JSON answer (${type}): ${snippet}` : `empty answer (${type})`;
 }
 
-/** The answer's request id: `x-request-id`, else `x-runpod-request-id`, else the serverless `x-runpod-worker-id`. */
-export function requestIdOf(headers: Headers | undefined): string | undefined {
-  const id = headers && (headers.get('x-request-id') ?? headers.get('x-runpod-request-id') ?? headers.get('x-runpod-worker-id'));
-  return id ? clip(id, 200) : undefined;
-}
-
-/**
- * `error` with the request id of the answer it comes from. Set after the error is built, so that
- * each place that turns an answer into an error (HTTP status, wrong shape, GraphQL `errors`) need
- * not thread it through every class; scrubbed as every other field.
- */
-export function withRequestId<E extends RunpodError>(error: E, headers: Headers | undefined): E {
-  const id = requestIdOf(headers);
-  if (id !== undefined && error.requestId === undefined) (error as { requestId: string | undefined }).requestId = redactText(id);
-  return error;
-}
-
 /** Response headers as a plain record, without `set-cookie`, each value bounded (scrub it before it leaves). */
-export function headersToRecord(headers: Headers): Record<string, string> {
+export function headersToRecord(k: AfterAnswerKit, headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    if (name !== 'set-cookie') out[name] = clip(value, ERROR_BODY_LIMITS.stringChars);
+    if (name !== 'set-cookie') out[name] = k.clip(value, ERROR_BODY_LIMITS.stringChars);
   });
   return out;
 }

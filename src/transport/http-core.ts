@@ -1,14 +1,15 @@
-import { AbortError, ApiError, ApiRetiredError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
+import { AbortError, ApiRetiredError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { deadlineOf, linkAbort, sleep, startDeadline, timerFired, type LinkedAbort } from './abort.js';
-import { errorFromResponse, headersToRecord, requestIdOf, withRequestId } from './error-mapping.js';
-import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type ResponseInfo, type RetryEvent, type RunpodClientOptions } from './options.js';
+import type { AfterAnswer } from './after-answer.js';
+import { loadAfterAnswer, REDIRECT_STATUSES } from './after-answer-kit.js';
+import { MAX_ERROR_BODY_CHARS, requestIdOf } from './answer-facts.js';
+import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
-import { parseRateLimitHeaders, type RateLimitInfo } from './rate-limit-headers.js';
-import { createScrubber, redactText, redactUrl, redactValue, registerSecret } from './redact.js';
-import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from './retry.js';
+import type { RateLimitInfo } from './rate-limit-headers.js';
+import { createScrubber, redactText, redactUrl, registerSecret } from './redact.js';
+import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from './retry.js';
 import { monotonicNow } from './clock.js';
 import { createLog, type Log } from './logger.js';
-import { MAX_ERROR_BODY_CHARS } from './error-mapping.js';
 
 /** Where the API key goes: GraphQL takes it as `?api_key=`, REST and serverless as a Bearer token. */
 export type AuthPlacement = 'api-key-query' | 'bearer' | 'none';
@@ -104,30 +105,6 @@ export interface HttpCore {
   abortedByCaller(req: HttpRequest): AbortError;
   /** This client's log (`logLevel`, `logger`): every line is scrubbed of the key. */
   readonly log: Log;
-}
-
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const MAX_REDIRECTS = 5;
-/** Failure codes that prove no byte of the request reached the server. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
-function errorCode(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function innermostMessage(err: unknown): string {
-  let message = String((err as { message?: unknown })?.message ?? err);
-  for (let e: unknown = (err as { cause?: unknown })?.cause, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
-    const inner = (e as { message?: unknown }).message;
-    if (typeof inner === 'string' && inner) message = `${message}: ${inner}`;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return message;
 }
 
 const afterLostAnswer = new WeakSet<object>();
@@ -227,44 +204,14 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     return resolved.fetch(sameOrigin ? withCredentials(url, req) : url, extra ? { ...extra, ...init } : init);
   }
 
-  /** After a redirect answer to the first hop: follows it, stripping the key off other origins. */
-  async function followRedirects(req: HttpRequest, first: Response, signal: AbortSignal): Promise<Response> {
-    // Strings on the common path; URLs are parsed only when the server redirects.
-    let url = req.url;
-    let sameOrigin = true;
-    let method = req.method;
-    let body: string | null | undefined = req.body;
-    let res = first;
-    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      if (hop > 0) res = await send(req, signal, url, method, body, sameOrigin);
-      if (res.type === 'opaqueredirect') {
-        throw new ConnectionError(`${req.operation}: the server redirected, and this runtime hides where to; not followed`, {
-          notSent: false,
-          request: summarise(req),
-        });
-      }
-      const location = REDIRECT_STATUSES.has(res.status) ? res.headers.get('location') : null;
-      if (!location) return res;
-      await res.body?.cancel().catch(() => undefined);
-      const next = new URL(location, url);
-      next.searchParams.delete('api_key');
-      sameOrigin = next.origin === new URL(req.url).origin;
-      // A login wall or SSO page often embeds the original URL (`?redirect_url=…api_key%3D…`):
-      // another origin gets the URL with every spelling of the key, in any query value, replaced.
-      url = sameOrigin ? next.toString() : redactText(scrub(next.toString()));
-      // As the Fetch standard says: 303 turns anything but GET and HEAD into a GET, 301 and 302
-      // turn a POST into a GET, both without a body; 307 and 308 keep method and body.
-      if ((res.status === 303 && method !== 'GET' && method !== 'HEAD') || ((res.status === 301 || res.status === 302) && method === 'POST')) {
-        method = 'GET';
-        body = null;
-      }
-    }
-    throw new ConnectionError(`${req.operation}: more than ${MAX_REDIRECTS} redirects`, { notSent: false, request: summarise(req) });
-  }
-
   function summarise(req: HttpRequest): RequestSummary {
     return { method: req.method, url: redactUrl(req.url), operation: req.operation };
   }
+
+  // What runs only once an answer (or a failure) has arrived: loaded by the first that needs it,
+  // after an await that call makes anyway; later calls find it here and do not await.
+  let afterAnswer: AfterAnswer | undefined;
+  const loadAfter = async (): Promise<AfterAnswer> => (afterAnswer = await loadAfterAnswer({ options: resolved, pacer, log, scrub, summarise, send }));
 
   function abortedByCaller(req: HttpRequest): AbortError {
     return new AbortError(`${req.operation} aborted by the caller`, { request: summarise(req), cause: req.signal?.reason });
@@ -352,20 +299,23 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       try {
         state.fetched = true;
         let res = await send(req, link.signal);
-        if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await followRedirects(req, res, link.signal);
+        if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await (afterAnswer ?? (await loadAfter())).followRedirects(req, res, link.signal);
         answerStatus = res.status;
         // A 410 closes the gate before its body is read: a turn freed meanwhile sends nothing.
-        if (answerStatus === 410) gate?.retired(errorFromResponse(410, '', res.headers, { request: summarise(req) }) as ApiRetiredError, true);
-        if (debug) logAttempt(req, attempt, sentAt, res.status);
+        if (answerStatus === 410 && gate) gate.retired((afterAnswer ?? (await loadAfter())).errorFromResponse(410, '', res.headers, { request: summarise(req) }) as ApiRetiredError, true);
+        if (debug) {
+          const tookMs = monotonicNow() - sentAt;
+          (afterAnswer ?? (await loadAfter())).logAttempt(req, attempt, tookMs, res.status);
+        }
         answerHeaders.set(req, res.headers);
-        if (req.onResponse) callHook(req.onResponse, responseInfo(req, res));
-        quota = rateLimitFeedback(req, res.headers);
+        if (req.onResponse) callHook(req.onResponse, (afterAnswer ?? (await loadAfter())).responseInfo(req, res));
+        if (res.headers.has('ratelimit') || res.headers.has('ratelimit-policy')) quota = (afterAnswer ?? (await loadAfter())).rateLimitFeedback(req, res.headers);
         if (res.ok) {
           const value = await read(res);
           if (raw && req.signal) {
             keepLink = state.handed = true;
             own?.stopTimer();
-            return followCallerSignal(value as Response, link, own) as T;
+            return (afterAnswer ?? (await loadAfter())).followCallerSignal(value as Response, link, own) as T;
           }
           return value;
         }
@@ -377,7 +327,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         const full = await res.text();
         answered = true;
         const text = scrub(full.length > MAX_ERROR_BODY_CHARS ? full.slice(0, MAX_ERROR_BODY_CHARS) : full);
-        const retryAfterMs = parseRetryAfterMs(res.headers);
+        const after = afterAnswer ?? (await loadAfter());
+        const retryAfterMs = after.parseRetryAfterMs(res.headers);
         if (res.status === 429) pacer.pause(req.rateLimitKey, Math.min(retryAfterMs ?? backoffMs(attempt, () => 0), MAX_RETRY_AFTER_MS));
         const extra = req.retryWhen?.(res.status, text) ?? false;
         const retryable = (req.idempotent ? isRetryableStatus(res.status) : res.status === 429) || extra;
@@ -388,7 +339,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         const canRetry = (extended ? monotonicNow() + delayMs < req.retryUntil! : counted < maxRetries) && !pastDeadline(delayMs);
         // A wait the server asks for past the cap (or the deadline) ends the call now, with its hint.
         if (!retryable || !canRetry || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS)) {
-          const error = errorFromResponse(res.status, text, res.headers, { request: summarise(req), retryAfterMs });
+          const error = after.errorFromResponse(res.status, text, res.headers, { request: summarise(req), retryAfterMs });
           if (earlierMayHaveActed) afterLostAnswer.add(error);
           if (error instanceof ApiRetiredError) gate?.retired(error);
           throw error;
@@ -400,8 +351,12 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         if (err instanceof RunpodError) throw err;
         // The server answered with an error status and something failed while reading what it
         // meant: that is still an HTTP error of that status, never a lost answer to resend.
-        if (answered) throw unreadableAnswer(req, answerStatus, err);
-        if (debug && !answerStatus) logAttempt(req, attempt, sentAt, signal?.aborted ? 'aborted' : link.timedOut() ? 'timeout' : `connection failure (${innermostMessage(err)})`);
+        if (answered) throw (afterAnswer ?? (await loadAfter())).unreadableAnswer(req, answerStatus, err, answerHeaders.get(req));
+        if (debug && !answerStatus) {
+          const tookMs = monotonicNow() - sentAt;
+          const after = afterAnswer ?? (await loadAfter());
+          after.logAttempt(req, attempt, tookMs, after.failureOutcome(err, !!signal?.aborted, link.timedOut()));
+        }
         if (signal?.aborted) throw stopped();
         delayMs = backoffMs(attempt);
         const canRetry = counted < maxRetries && !pastDeadline(delayMs);
@@ -412,16 +367,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
           reason = 'timeout';
           earlierMayHaveActed = true;
         } else {
-          const code = errorCode(err);
-          const notSent = NOT_SENT_CODES.has(code ?? '');
-          if (!(req.idempotent || notSent) || !canRetry) {
-            const message = scrub(innermostMessage(err));
-            throw new ConnectionError(`${req.operation}: ${message}`, {
-              notSent,
-              request: summarise(req),
-              cause: Object.assign(new Error(message), code ? { code } : {}),
-            });
-          }
+          const after = afterAnswer ?? (await loadAfter());
+          const notSent = after.wasNotSent(err);
+          if (!(req.idempotent || notSent) || !canRetry) throw after.connectionError(req, err, notSent);
           reason = 'connection';
           if (!notSent) earlierMayHaveActed = true;
         }
@@ -434,114 +382,12 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         // turns an answer into a network failure or a resend.
         if (quota) callHook(resolved.onRateLimit, quota);
       }
-      if (log.enabled('info')) {
-        // Retries up to a deadline (`retryUntil`) are not counted against maxRetries.
-        const limit = req.retryUntil !== undefined ? '' : ` of ${maxRetries}`;
-        log.info(`retrying ${req.operation} in ${Math.round(delayMs)} ms after ${typeof reason === 'number' ? `HTTP ${reason}` : reason} (retry ${attempt + 1}${limit})`, {
-          operation: req.operation,
-          method: req.method,
-          url: redactUrl(req.url),
-          attempt: attempt + 2,
-          reason,
-          delayMs: Math.round(delayMs),
-        });
-      }
+      if (log.enabled('info')) (afterAnswer ?? (await loadAfter())).logRetry(req, attempt, maxRetries, delayMs, reason);
       callHook(resolved.onRetry, { operation: req.operation, retry: attempt + 1, delayMs, reason });
       await sleep(delayMs, signal).catch(() => {
         throw stopped();
       });
     }
-  }
-
-  /** One debug line per attempt: what was sent, where (redacted), what came back and how fast. */
-  function logAttempt(req: HttpRequest, attempt: number, sentAt: number, outcome: number | string): void {
-    const durationMs = Math.round(monotonicNow() - sentAt);
-    const url = redactUrl(req.url);
-    const result = typeof outcome === 'number' ? `HTTP ${outcome}` : outcome;
-    log.debug(`${req.method} ${url} (${req.operation}, attempt ${attempt + 1}) → ${result} in ${durationMs} ms`, {
-      operation: req.operation,
-      method: req.method,
-      url,
-      attempt: attempt + 1,
-      durationMs,
-      ...(typeof outcome === 'number' ? { status: outcome } : { reason: outcome }),
-    });
-  }
-
-  /**
-   * REST v2 announces its quota: the caller hears of it through `onRateLimit`, and an exhausted
-   * window pauses the bucket until it resets.
-   */
-  function rateLimitFeedback(req: HttpRequest, headers: Headers): RateLimitInfo | undefined {
-    if (!headers.has('ratelimit') && !headers.has('ratelimit-policy')) return undefined;
-    const windows = parseRateLimitHeaders(headers);
-    if (req.rateLimitKey !== undefined) {
-      for (const window of windows) {
-        // Capped: a longer pause would hold calls silently; past it the server's 429 says why.
-        if (window.remaining === 0 && window.resetSeconds !== undefined) pacer.pause(req.rateLimitKey, Math.min(window.resetSeconds * 1000, MAX_RETRY_AFTER_MS));
-      }
-    }
-    return windows.length && resolved.onRateLimit ? { operation: req.operation, windows } : undefined;
-  }
-
-  /** What `onResponse` is told of one answer; the headers are scrubbed of the key like an error's. */
-  function responseInfo(req: HttpRequest, res: Response): ResponseInfo {
-    // Everything is read from the scrubbed copy: a server may echo the key in any header.
-    const headers = redactValue(Object.fromEntries(Object.entries(headersToRecord(res.headers)).map(([name, value]) => [name, scrub(value)])));
-    const scrubbed = new Headers(headers);
-    return {
-      operation: req.operation,
-      status: res.status,
-      requestId: requestIdOf(scrubbed),
-      workerId: scrubbed.get('x-runpod-worker-id') ?? undefined,
-      rateLimit: parseRateLimitHeaders(scrubbed),
-      headers,
-    };
-  }
-
-  function unreadableAnswer(req: HttpRequest, status: number, err: unknown): ApiError {
-    const message = `${req.operation} failed with HTTP ${status}: the error answer could not be read`;
-    const options = { status, request: summarise(req), cause: err, requestId: requestIdOf(answerHeaders.get(req)) };
-    return status >= 500 ? new ServerError(message, options) : new ApiError(message, options);
-  }
-
-  /**
-   * A raw answer's body is read after the attempt: the attempt's timer stops, but the caller's
-   * signal keeps aborting the body until it has been read, cancelled or has failed.
-   */
-  function followCallerSignal(res: Response, link: LinkedAbort, own: LinkedAbort | undefined): Response {
-    if (!res.body) {
-      link.dispose();
-      own?.dispose();
-      return res;
-    }
-    const reader = res.body.getReader();
-    let finished = false;
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      link.dispose();
-      own?.dispose();
-    };
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const { done, value } = await reader.read();
-          if (done) {
-            finish();
-            controller.close();
-          } else controller.enqueue(value);
-        } catch (err) {
-          finish();
-          controller.error(link.signal.aborted ? new AbortError('response body aborted by the caller', { cause: link.signal.reason }) : err);
-        }
-      },
-      cancel(reason) {
-        finish();
-        return reader.cancel(reason);
-      },
-    });
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   }
 
   function notJson(req: HttpRequest, { status, headers, text }: HttpResult): ServerError {

@@ -12,7 +12,8 @@ import {
   ValidationError,
   type RetryEvent,
 } from '../../src/index.js';
-import { backoffMs, parseRetryAfterMs } from '../../src/transport/retry.js';
+import { backoffMs } from '../../src/transport/retry.js';
+import { parseRetryAfterMs } from '../../src/transport/retry-after.js';
 import { podFixture } from '../fixtures.js';
 import { assertNoSecret, captureError, json, recordingFetch, TEST_API_KEY, type RecordedCall } from '../helpers.js';
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRunpodClient } from '../../src/client.js';
 import { ConflictError, PossiblyCreatedError, ServerError, ValidationError } from '../../src/errors.js';
 import { CREATE_MARKER_ENV } from '../../src/transport/create-marker.js';
-import { parseRetryAfterMs } from '../../src/transport/retry.js';
+import { parseRetryAfterMs } from '../../src/transport/retry-after.js';
 import { captureError, json, recordingFetch, TEST_API_KEY } from '../helpers.js';
 
 const RATE_HEADERS = { ratelimit: '"minute";r=10;t=1', 'ratelimit-policy': '"minute";q=200;w=60' };

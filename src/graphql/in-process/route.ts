@@ -8,8 +8,9 @@ import type { PodsApi } from '../../pods/types.js';
 import type { CallOptions } from '../../transport/options.js';
 import type { TransportChoice } from '../../transport/transport-choice.js';
 import { isDocument } from '../executable-schema.js';
-import type { DocumentFacts, GraphQLCallOptions, GraphQLExecuteOptions, RunpodGraphQL } from '../graphql-client.js';
-import type { GraphQLErrorContext } from '../graphql-errors.js';
+import type { DocumentFacts, GraphQLCallOptions, GraphQLErrorsKit, GraphQLExecuteOptions, GraphQLRuntimeKit, RunpodGraphQL } from '../graphql-client.js';
+import { makeFacts } from '../graphql-runtime.js';
+import { errorFromGraphQLErrors } from '../graphql-errors.js';
 import { createInProcessExecutor, type InProcessExecutor } from './executor.js';
 
 export interface RouteKit {
@@ -19,11 +20,13 @@ export interface RouteKit {
   readonly pods: PodsApi;
   readonly gpuTypes: GpuRestPathKit;
   readonly documentFacts: (document: unknown) => Promise<DocumentFacts>;
-  readonly makeFacts: (source: string, operationName: string | undefined, operationType: string) => DocumentFacts;
+  /** What graphql-runtime.ts takes (for `makeFacts`). */
+  readonly runtimeKit: GraphQLRuntimeKit;
   readonly rawOptions: (options: GraphQLCallOptions | undefined, facts: DocumentFacts) => GraphQLCallOptions;
   readonly toJsonBody: (field: string, value: unknown) => string;
   readonly validateCallOptions: (options: CallOptions) => void;
-  readonly errorFromGraphQLErrors: (errors: readonly GraphQLErrorEntry[], data: unknown, ctx: GraphQLErrorContext) => RunpodError;
+  /** What graphql-errors.ts takes to map GraphQL `errors` to a typed error. */
+  readonly graphqlErrorsKit: GraphQLErrorsKit;
   readonly errors: {
     readonly RunpodError: typeof RunpodError;
     readonly GraphQLResponseError: typeof GraphQLResponseError;
@@ -96,7 +99,7 @@ export function createRoutes(kit: RouteKit): Routes {
       // A resolver's typed error is the error of the call, as the same call on rp.pods throws it.
       const typed = result.errors.find((e) => e.originalError instanceof E.RunpodError)?.originalError;
       if (typed) throw typed;
-      throw kit.errorFromGraphQLErrors(result.errors.map(toEntry), result.data, { ...ctx, status: 200 });
+      throw errorFromGraphQLErrors(kit.graphqlErrorsKit, result.errors.map(toEntry), result.data, { ...ctx, status: 200 });
     }
     return result.data;
   }
@@ -125,7 +128,7 @@ export function createRoutes(kit: RouteKit): Routes {
     return kit.choice.run('graphql', label, {
       graphql: async () => {
         try {
-          const answer = (await kit.upstream.request(source, vars, kit.rawOptions(callOptions, kit.makeFacts(source, operationName ?? name, operation.operation)))) as {
+          const answer = (await kit.upstream.request(source, vars, kit.rawOptions(callOptions, makeFacts(kit.runtimeKit, source, operationName ?? name, operation.operation)))) as {
             data?: Record<string, unknown> | null;
             errors?: GraphQLErrorEntry[] | null;
           };
