@@ -302,7 +302,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await (afterAnswer ?? (await loadAfter())).followRedirects(req, res, link.signal);
         answerStatus = res.status;
         // A 410 closes the gate before its body is read: a turn freed meanwhile sends nothing.
-        if (answerStatus === 410 && gate) gate.retired((afterAnswer ?? (await loadAfter())).errorFromResponse(410, '', res.headers, { request: summarise(req) }) as ApiRetiredError, true);
+        // Built here, not by the lazily loaded error mapping: the gate must close in this tick, even
+        // on the first 410 a process sees (the error read from the whole answer replaces this one).
+        if (answerStatus === 410 && gate) gate.retired(new ApiRetiredError(`${req.operation}: HTTP 410 Gone`, { status: 410, request: summarise(req), requestId: requestIdOf(res.headers) }), true);
         if (debug) {
           const tookMs = monotonicNow() - sentAt;
           (afterAnswer ?? (await loadAfter())).logAttempt(req, attempt, tookMs, res.status);
