@@ -1,5 +1,6 @@
 // The one Node listener for fetch handlers (the emulator's and the gateway's). Internal: no entry
 // re-exports it, so no published declaration names @hono/node-server's (and so Node's) types.
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 
@@ -9,6 +10,11 @@ import { createAdaptorServer } from '@hono/node-server';
  */
 export async function serveFetch(fetch: (request: Request, env: unknown) => Response | Promise<Response>, port: number, host: string): Promise<{ server: ReturnType<typeof createAdaptorServer>; url: string }> {
   const server = createAdaptorServer({ fetch, hostname: host });
+  // Idle connections are kept 65 s, as production's front ends keep them for a minute or more, not
+  // Node's 5 s: a client whose timers run late on a busy machine (a fan-out pausing for a 429)
+  // reused sockets the server had just closed, and a POST it wrote there failed with "other side
+  // closed" (108 of 10,000 /run in the bench's four-process fan-out).
+  Object.assign(server as Server, { keepAliveTimeout: 65_000, headersTimeout: 66_000 });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     try {
