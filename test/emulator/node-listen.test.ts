@@ -22,6 +22,17 @@ describe('listen() from runpod-gql/emulator/node', () => {
     }
   });
 
+  it('keeps idle connections 65 s, as production\'s front ends do, and says so (Node\'s 5 s had clients reuse sockets it had just closed)', async () => {
+    const server = await listen(createEmulator(), { port: 0 });
+    try {
+      const res = await fetch(`${server.url}/healthz`);
+      await res.body?.cancel();
+      expect(res.headers.get('keep-alive')).toBe('timeout=65');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('rejects on a busy port, and on an invalid one', async () => {
     const first = await listen(createEmulator());
     try {

@@ -76,4 +76,23 @@ describe('after-answer.ts, loaded by the first answer that needs it', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^runpod-gql: GET https:\/\/rest\.runpod\.io\/v1\/old \(GET \/pods\/\{podId\}, attempt 1\) → HTTP 200 in \d+ ms$/);
   });
+
+  it('the first 410 closes a request gate before anything of after-answer.ts is needed (even when it never loads)', async () => {
+    vi.resetModules();
+    // An import that never settles: the gate must not wait for it.
+    vi.doMock('../../src/transport/after-answer.js', () => new Promise(() => {}));
+    try {
+      const { createHttpCoreFromOptions } = await import('../../src/transport/http-core.js');
+      const core = createHttpCoreFromOptions({ apiKey: TEST_API_KEY, maxRetries: 0, fetch: async () => json({ error: 'gone' }, { status: 410, headers: { 'x-request-id': 'req-410' } }) });
+      const heard: Array<{ error: { name: string; status: number; requestId?: string }; early: boolean | undefined }> = [];
+      const gate = { signal: new AbortController().signal, check: () => undefined, retired: (error: never, early?: boolean) => heard.push({ error, early }) };
+      void core.request(request({ gate } as never)).catch(() => undefined);
+      for (let i = 0; i < 20 && heard.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(heard).toHaveLength(1);
+      expect(heard[0]).toMatchObject({ early: true, error: { name: 'ApiRetiredError', status: 410, requestId: 'req-410' } });
+    } finally {
+      vi.doUnmock('../../src/transport/after-answer.js');
+      vi.resetModules();
+    }
+  });
 });
