@@ -46,6 +46,9 @@ const UNSUPPORTED: Record<keyof GpuTypesListInput, boolean> = {
   minUpload: true,
   supportPublicIp: true,
   includeAiApi: true,
+  isCluster: true,
+  podCount: true,
+  throughput: true,
 };
 
 const COMPLIANCE: readonly Compliance[] = ['FISMA_HIGH', 'GDPR', 'HITRUST', 'ISO_14001', 'ISO_IEC_27001', 'ITAR', 'PCI_DSS', 'SOC_1_TYPE_2', 'SOC_2_TYPE_2', 'SOC_3_TYPE_2'];

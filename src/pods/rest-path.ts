@@ -132,7 +132,10 @@ function toGraphQLPod(pod: RestPod): Pod {
 const given = (value: unknown) => value !== undefined && value !== null && value !== false && value !== 0 && value !== '';
 
 /** GraphQL deploy inputs with no REST v2 counterpart (the vCPU and RAM minimums map per GPU: see perGpuMinimums). */
-const PLACEMENT_ONLY = ['minDisk', 'minDownload', 'minUpload', 'supportPublicIp', 'port', 'volumeKey', 'stopAfter', 'terminateAfter'] as const;
+const PLACEMENT_ONLY = [
+  'minDisk', 'minDownload', 'minUpload', 'supportPublicIp', 'port', 'volumeKey', 'stopAfter', 'terminateAfter',
+  'aiApiId', 'ideAiApiId', 'deployCost', 'instanceIds', 'savingsPlan',
+] as const;
 
 function refuseWith(Unsupported: typeof TransportUnsupportedError, fields: string[], operation: string, why: string): void {
   if (fields.length) {

@@ -27,10 +27,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  *   fetchOptions, the redactor's decoded spellings of a key) and round 3's per-call hot path (79 B:
  *   the gate's listener only while a call waits, a turn granted at once taken without a promise);
  *   rest also the pager and secrets.
+ * Round 4 (2026-11-28): full 98,672 B. The executors now carry the platform's whole schema (the
+ * part Query and Mutation reach, without ignored characters): 6,660 B more than the subset the
+ * package's own operations needed (the whole file, as text, would have cost 13,400 B).
  */
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 90 * 1024],
+  ['runpod-gql', 'dist/index.js', 97 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 27 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 18 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 21 * 1024],

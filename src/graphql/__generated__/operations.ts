@@ -42,13 +42,16 @@ export type GpuLowestPriceInput = {
   globalNetwork?: boolean | null | undefined;
   gpuCount: number;
   includeAiApi?: boolean | null | undefined;
+  isCluster?: boolean | null | undefined;
   minDisk?: number | null | undefined;
   minDownload?: number | null | undefined;
   minMemoryInGb?: number | null | undefined;
   minUpload?: number | null | undefined;
   minVcpuCount?: number | null | undefined;
+  podCount?: number | null | undefined;
   secureCloud?: boolean | null | undefined;
   supportPublicIp?: boolean | null | undefined;
+  throughput?: number | null | undefined;
   totalDisk?: number | null | undefined;
 };
 
@@ -63,6 +66,7 @@ export type PodFilter = {
 };
 
 export type PodFindAndDeployOnDemandInput = {
+  aiApiId?: string | null | undefined;
   allowedCudaVersions?: Array<string | null | undefined> | null | undefined;
   cloudType?: CloudTypeEnum | null | undefined;
   computeType?: ComputeType | null | undefined;
@@ -71,13 +75,16 @@ export type PodFindAndDeployOnDemandInput = {
   countryCode?: string | null | undefined;
   cudaVersion?: string | null | undefined;
   dataCenterId?: string | null | undefined;
+  deployCost?: number | null | undefined;
   dockerArgs?: string | null | undefined;
   env?: Array<EnvironmentVariableInput | null | undefined> | null | undefined;
   globalNetwork?: boolean | null | undefined;
   gpuCount?: number | null | undefined;
   gpuTypeId?: string | null | undefined;
   gpuTypeIdList?: Array<string | null | undefined> | null | undefined;
+  ideAiApiId?: string | null | undefined;
   imageName?: string | null | undefined;
+  instanceIds?: Array<string | null | undefined> | null | undefined;
   minDisk?: number | null | undefined;
   minDownload?: number | null | undefined;
   minMemoryInGb?: number | null | undefined;
@@ -87,6 +94,7 @@ export type PodFindAndDeployOnDemandInput = {
   networkVolumeId?: string | null | undefined;
   port?: number | null | undefined;
   ports?: string | null | undefined;
+  savingsPlan?: SavingsPlanInput | null | undefined;
   startJupyter?: boolean | null | undefined;
   startSsh?: boolean | null | undefined;
   stopAfter?: string | null | undefined;
@@ -121,6 +129,11 @@ export type PodStopInput = {
 
 export type PodTerminateInput = {
   podId: string;
+};
+
+export type SavingsPlanInput = {
+  planLength?: string | null | undefined;
+  upfrontCost?: number | null | undefined;
 };
 
 export type DeployPodMutationVariables = Exact<{
