@@ -1,5 +1,6 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { readFileSync } from 'node:fs';
+import { persistedText, sha256Hex } from './src/codegen/document-hash.js';
 import { buildSchema, GraphQLSchema, Kind, printSchema, stripIgnoredCharacters, type DocumentNode } from 'graphql';
 
 const banner = [
@@ -27,13 +28,17 @@ const schemaSdl = runtimeSdl(readFileSync(new URL('./schema.graphql', import.met
  * Operation facts stored on each generated document (`__meta__`), so the client knows an
  * operation's name and kind without parsing the document at run time.
  */
-function operationFacts(document: DocumentNode): { operationName: string | undefined; operationType: string } | undefined {
+function operationFacts(document: DocumentNode): { operationName: string | undefined; operationType: string; hash: string } | undefined {
   const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
-  return operation ? { operationName: operation.name?.value, operationType: operation.operation } : undefined;
+  // `hash` is the document's id in persisted-documents.json (below): rp.graphql.request sends it
+  // as `documentId` to a gateway, which holds the text.
+  return operation ? { operationName: operation.name?.value, operationType: operation.operation, hash: sha256Hex(persistedText(operation, document.definitions)) } : undefined;
 }
 
 const config: CodegenConfig = {
   overwrite: true,
+  // The one local plugin is TypeScript, which codegen's own loader does not read: handed over here.
+  pluginLoader: (name: string) => (name === 'runpod-gql-persisted-documents' ? import('./src/codegen/persisted-documents.js') : import(name)),
   schema: 'schema.graphql',
   documents: 'operations/*.graphql',
   emitLegacyCommonJSImports: false,
@@ -54,6 +59,11 @@ const config: CodegenConfig = {
           deployCpuPodInput: '{ instanceId: string; [field: string]: unknown }',
         },
       },
+    },
+    // The package's own operations as persisted documents (hash → text): a `--persisted` gateway
+    // takes this file as it is, and the package ships it.
+    'persisted-documents.json': {
+      plugins: ['runpod-gql-persisted-documents'],
     },
     // The executors run against this same schema (its reachable part) at run time; shipping it as
     // a module keeps them working from the installed package and in a browser bundle.

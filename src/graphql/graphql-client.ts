@@ -4,7 +4,7 @@ import { ApiRetiredError, RunpodError, ValidationError } from '../errors.js';
 import { afterAnswerKit } from '../transport/after-answer-kit.js';
 import { isGenericFailure, withRequestId } from '../transport/answer-facts.js';
 import type { AuthPlacement, HttpCore } from '../transport/http-core.js';
-import type { CallOptions } from '../transport/options.js';
+import { DEFAULT_GRAPHQL_URL, type CallOptions } from '../transport/options.js';
 import { redactUrl, redactValue } from '../transport/redact.js';
 import { toJsonBody } from '../validation.js';
 import { isRecord } from '../transport/shape.js';
@@ -63,6 +63,8 @@ export interface DocumentFacts {
   readonly label: string;
   /** The request body up to the variables, serialised once per document. */
   readonly bodyStart: string;
+  /** Codegen's hash of the document (its id in persisted-documents.json), when it carries one. */
+  readonly documentId?: string | undefined;
 }
 
 
@@ -132,6 +134,8 @@ export interface GraphQLClientState {
   /** The URL as errors show it. */
   readonly summaryUrl: string;
   readonly auth: AuthPlacement;
+  /** How a document with a hash is sent: the text, the id with the text, or the id alone. */
+  readonly persisted: 'text' | 'id-and-text' | 'id';
   client?: unknown;
 }
 
@@ -141,7 +145,10 @@ export interface GraphQLClientState {
  */
 export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoice, 'retired' | 'gate'>): GraphQLRequester {
   const url = core.options.graphqlUrl;
-  const state: GraphQLClientState = { core, choice, url, summaryUrl: redactUrl(url), auth: core.options.graphqlAuth === 'header' ? 'bearer' : 'api-key-query' };
+  const mode = core.options.persistedDocuments;
+  // RunPod's GraphQL keeps no persisted documents: in 'auto' it gets the text only.
+  const persisted = mode === 'never' ? 'text' : mode === 'always' ? 'id' : new URL(url).host === new URL(DEFAULT_GRAPHQL_URL).host ? 'text' : 'id-and-text';
+  const state: GraphQLClientState = { core, choice, url, summaryUrl: redactUrl(url), auth: core.options.graphqlAuth === 'header' ? 'bearer' : 'api-key-query', persisted };
   return {
     request: (async (document: unknown, variables?: unknown, options: GraphQLCallOptions = {}) =>
       (runtime ?? (await loadGraphQLRuntime())).request(runtimeKit, state, document, variables, options)) as RunpodGraphQL['request'],

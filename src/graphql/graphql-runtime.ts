@@ -14,11 +14,24 @@ import { errorFromGraphQLErrors } from './graphql-errors.js';
 export { parse, print };
 
 /** What `request` needs to know of a document, from its text, operation name and kind (the in-process route computes it too). */
-export function makeFacts(k: GraphQLRuntimeKit, source: string, operationName: string | undefined, operationType: string): DocumentFacts {
+export function makeFacts(k: GraphQLRuntimeKit, source: string, operationName: string | undefined, operationType: string, documentId?: string): DocumentFacts {
   if (operationType === 'subscription') throw new k.errors.ValidationError('document', 'subscriptions are not supported');
   const isMutation = operationType === 'mutation';
   const bodyStart = `{"query":${JSON.stringify(source)}${operationName === undefined ? '' : `,"operationName":${JSON.stringify(operationName)}`}`;
-  return { source, operationName, isMutation, label: operationName ?? `anonymous ${operationType}`, bodyStart };
+  return { source, operationName, isMutation, label: operationName ?? `anonymous ${operationType}`, bodyStart, documentId };
+}
+
+const DOCUMENT_ID = /^[0-9a-f]{64}$/;
+
+/** The body up to the variables, as the client's persisted-documents mode sends this document. */
+function bodyStartOf(k: GraphQLRuntimeKit, facts: DocumentFacts, persisted: GraphQLClientState['persisted']): string {
+  if (persisted === 'text' || (persisted === 'id-and-text' && facts.documentId === undefined)) return facts.bodyStart;
+  if (facts.documentId === undefined) {
+    throw new k.errors.ValidationError('document', `${facts.label} carries no persisted-document hash, and persistedDocuments is 'always': generate it with codegen (persisted-documents.json), or use 'auto'`);
+  }
+  const id = `{"documentId":${JSON.stringify(facts.documentId)}`;
+  if (persisted === 'id-and-text') return `${id},${facts.bodyStart.slice(1)}`;
+  return facts.operationName === undefined ? id : `${id},"operationName":${JSON.stringify(facts.operationName)}`;
 }
 
 // graphql's `Kind` values, spelled out so that nothing here loads graphql eagerly.
@@ -52,12 +65,13 @@ function factsOfString(k: GraphQLRuntimeKit, source: string): DocumentFacts {
   return facts;
 }
 
-/** Codegen's `__meta__` (see codegen.ts): `{ operationName, operationType }`. */
+/** Codegen's `__meta__` (see codegen.ts): `{ operationName, operationType, hash }`. */
 function factsFromMeta(k: GraphQLRuntimeKit, source: string, meta: unknown): DocumentFacts | undefined {
   if (!k.isRecord(meta) || typeof meta.operationType !== 'string') return undefined;
   const name = meta.operationName;
   if (name !== undefined && typeof name !== 'string') return undefined;
-  return makeFacts(k, source, name, meta.operationType);
+  const hash = typeof meta.hash === 'string' && DOCUMENT_ID.test(meta.hash) ? meta.hash : undefined;
+  return makeFacts(k, source, name, meta.operationType, hash);
 }
 
 /** The facts of any document the client takes. */
@@ -133,12 +147,13 @@ export async function request<TResult>(k: GraphQLRuntimeKit, state: GraphQLClien
   const client = (state.client ??= makeClient(state)) as GraphQLClient;
   const raw = (options as { [k.RAW]?: DocumentFacts })[k.RAW];
   const facts = raw ?? factsOf(k, document);
+  const bodyStart = bodyStartOf(k, facts, state.persisted);
   const variablesText = variables === undefined ? undefined : k.toJsonBody('variables', variables);
   const httpRequest: HttpRequest = {
     method: 'POST',
     url,
     auth,
-    body: variablesText === undefined ? `${facts.bodyStart}}` : `${facts.bodyStart},"variables":${variablesText}}`,
+    body: variablesText === undefined ? `${bodyStart}}` : `${bodyStart},"variables":${variablesText}}`,
     operation: facts.label,
     idempotent: options.idempotent ?? !facts.isMutation,
     signal: options.signal,

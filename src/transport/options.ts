@@ -98,6 +98,15 @@ export interface RunpodClientOptions {
    */
   graphqlAuth?: 'query' | 'header' | undefined;
   /**
+   * How a document that carries codegen's hash (`__meta__.hash`, as the package's own operations
+   * and `persisted-documents.json` have) is sent. `'auto'`: to a gateway (any `graphqlUrl` that
+   * is not RunPod's), `{ documentId, query }`, so a `--persisted` gateway runs it by id and any
+   * other runs the text; to RunPod's GraphQL, the text. `'always'`: the id alone, never the text
+   * (a document without a hash is then refused before sending). `'never'`: the text alone.
+   * @default 'auto'
+   */
+  persistedDocuments?: 'auto' | 'always' | 'never' | undefined;
+  /**
    * Address of a load-balanced endpoint, with `{endpointId}` in it.
    * @default process.env.RUNPOD_LOAD_BALANCED_URL where `process` exists, else 'https://{endpointId}.api.runpod.ai'
    */
@@ -233,6 +242,7 @@ export interface ResolvedOptions {
   readonly userAgent: string | undefined;
   readonly onRetry: ((event: RetryEvent) => void) | undefined;
   readonly graphqlAuth: 'query' | 'header';
+  readonly persistedDocuments: 'auto' | 'always' | 'never';
   readonly loadBalancedUrl: string;
   readonly rateLimits: false | Readonly<Record<string, RateLimitSetting>> | undefined;
   readonly onRateLimit: ((info: RateLimitInfo) => void) | undefined;
@@ -387,6 +397,7 @@ export function validateTransportOptions(options: RunpodClientOptions): void {
     throw new ValidationError('podsTransport', 'is the old name of graphqlTransport: give one of them, not two different values');
   }
   check('fallbackOnRateLimit', options.fallbackOnRateLimit, (v) => typeof v === 'boolean', 'a boolean');
+  check('persistedDocuments', options.persistedDocuments, (v) => v === 'auto' || v === 'always' || v === 'never', "'auto', 'always' or 'never'");
   check('onTransportChange', options.onTransportChange, (v) => typeof v === 'function', 'a function');
 }
 
@@ -477,6 +488,7 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       onRetry: options.onRetry,
       // A gateway token is never put in a URL.
       graphqlAuth: options.gatewayToken != null ? 'header' : (options.graphqlAuth ?? 'query'),
+      persistedDocuments: options.persistedDocuments ?? 'auto',
       loadBalancedUrl: urlOption(options, 'loadBalancedUrl') ?? DEFAULT_LOAD_BALANCED_URL,
       rateLimits: options.rateLimits,
       onRateLimit: options.onRateLimit,

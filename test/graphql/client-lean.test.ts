@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parse } from 'graphql';
 import { describe, expect, it, vi } from 'vitest';
 import { createGraphQLClient } from '../../src/graphql/graphql-client.js';
@@ -19,8 +20,12 @@ vi.mock('graphql-request', async (importOriginal) => {
 });
 
 const GRAPHQL_URL = 'https://gql.test/graphql';
+const persistedDocuments = JSON.parse(readFileSync(new URL('../../persisted-documents.json', import.meta.url), 'utf8')) as Record<string, string>;
 
-function clientWith(respond: Parameters<typeof recordingFetch>[0], extra: { graphqlAuth?: 'query' | 'header'; maxRetries?: number } = {}) {
+function clientWith(
+  respond: Parameters<typeof recordingFetch>[0],
+  extra: { graphqlAuth?: 'query' | 'header'; maxRetries?: number; graphqlUrl?: string; persistedDocuments?: 'auto' | 'always' | 'never' } = {},
+) {
   const recorder = recordingFetch(respond);
   const rp = createRunpodClient({ apiKey: TEST_API_KEY, graphqlUrl: GRAPHQL_URL, fetch: recorder.fetch, maxRetries: 0, ...extra });
   return { rp, calls: recorder.calls };
@@ -64,11 +69,32 @@ describe('GraphQL client: one structure per client', () => {
 });
 
 describe('GraphQL client: operation facts', () => {
-  it('sends the generated document with its operation name and variables', async () => {
-    const { rp, calls } = clientWith(() => json({ data: { pod: podFixture() } }));
+  it('sends the generated document with its operation name and variables (RunPod\'s GraphQL keeps no persisted documents)', async () => {
+    const { rp, calls } = clientWith(() => json({ data: { pod: podFixture() } }), { graphqlUrl: 'https://api.runpod.io/graphql' });
     await rp.pods.get('pod-1');
     const body = JSON.parse(calls[0]!.body!) as Record<string, unknown>;
     expect(body).toEqual({ query: String(PodDocument), operationName: 'Pod', variables: { input: { podId: 'pod-1' } } });
+  });
+
+  it("sends a hashed document's id with its text to a gateway, the id alone with persistedDocuments: 'always', and the text alone with 'never'", async () => {
+    const hash = (PodDocument as unknown as { __meta__: { hash: string } }).__meta__.hash;
+    expect(persistedDocuments[hash]).toBeDefined();
+    const gateway = 'https://gateway.example.test/graphql';
+    const answer = () => json({ data: { pod: podFixture() } });
+    const auto = clientWith(answer, { graphqlUrl: gateway });
+    await auto.rp.pods.get('pod-1');
+    expect(JSON.parse(auto.calls[0]!.body!)).toEqual({ documentId: hash, query: String(PodDocument), operationName: 'Pod', variables: { input: { podId: 'pod-1' } } });
+    const always = clientWith(answer, { graphqlUrl: gateway, persistedDocuments: 'always' });
+    await always.rp.pods.get('pod-1');
+    expect(JSON.parse(always.calls[0]!.body!)).toEqual({ documentId: hash, operationName: 'Pod', variables: { input: { podId: 'pod-1' } } });
+    const never = clientWith(answer, { graphqlUrl: gateway, persistedDocuments: 'never' });
+    await never.rp.pods.get('pod-1');
+    expect(JSON.parse(never.calls[0]!.body!)).not.toHaveProperty('documentId');
+    // A document with no hash cannot go as an id: refused before anything is sent.
+    const err = await captureError(always.rp.graphql.request('query Mine { myself { id } }'));
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err.message).toContain("persistedDocuments is 'always'");
+    expect(always.calls).toHaveLength(1);
   });
 
   it('takes name and kind from the codegen metadata of a generated document, not from its text', async () => {

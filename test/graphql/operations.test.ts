@@ -52,6 +52,21 @@ describe('operations/', () => {
     });
   });
 
+  it('persisted-documents.json holds every generated document, keyed by the SHA-256 of its text, the hash each document carries', async () => {
+    const { createHash } = await import('node:crypto');
+    const persisted = JSON.parse(readFileSync(new URL('persisted-documents.json', root), 'utf8')) as Record<string, string>;
+    const generated = await import('../../src/graphql/__generated__/operations.js');
+    const hashes = Object.entries(generated)
+      .filter(([name]) => name.endsWith('Document'))
+      .map(([, doc]) => (doc as { __meta__?: { hash?: string } }).__meta__?.hash);
+    expect(hashes.length).toBeGreaterThan(5);
+    expect(new Set(hashes)).toEqual(new Set(Object.keys(persisted)));
+    for (const [hash, text] of Object.entries(persisted)) {
+      expect(createHash('sha256').update(text).digest('hex')).toBe(hash);
+      expect(validate(buildSchema(schemaSdl), parse(text))).toEqual([]);
+    }
+  });
+
   it('the generated SDL module is the part of the schema file that Query and Mutation reach', () => {
     const whole = buildSchema(readFileSync(new URL('schema.graphql', root), 'utf8'));
     const reachable = new GraphQLSchema({ query: whole.getQueryType(), mutation: whole.getMutationType(), types: [] });
