@@ -17,6 +17,7 @@ import type { EmulatorClock } from './clock.js';
 import { Lifetime } from './lifetime.js';
 import { badRequest, EmulatorHttpError, HostBusyError, NoCapacityError, notFound } from './errors.js';
 import { newId } from './ids.js';
+import { publicTemplate } from './public-templates.js';
 
 export type EmulatedPodStatus = 'RUNNING' | 'EXITED' | 'TERMINATED';
 
@@ -371,7 +372,8 @@ export class Platform {
   }
 
   deploy(account: Account, request: DeployRequest): EmulatedPod {
-    const template = request.templateId ? account.templates.get(request.templateId) : undefined;
+    // The account's own templates, else the platform's public ones (any account deploys those).
+    const template = request.templateId ? (account.templates.get(request.templateId) ?? publicTemplate(request.templateId)) : undefined;
     if (request.templateId && !template) throw notFound('template', request.templateId);
     const imageName = request.imageName ?? template?.imageName;
     if (!imageName) throw badRequest('create pod: imageName or templateId is required');

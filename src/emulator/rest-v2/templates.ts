@@ -54,17 +54,7 @@ interface TemplateBody extends ContainerFields {
   startSsh?: boolean;
 }
 
-function publicTemplate(id: string, name: string, imageName: string, category: string, ports: string[]): EmulatedTemplate {
-  return { id, name, imageName, category, containerDiskInGb: 50, volumeInGb: 20, volumeMountPath: '/workspace', env: {}, ports, isPublic: true, isServerless: false, readme: '', dockerEntrypoint: [], dockerStartCmd: [] };
-}
-
-/** What `GET /v2/catalog/templates` lists, by `source`. */
-export const PUBLIC_TEMPLATES: Array<{ source: 'official' | 'verified' | 'community'; template: EmulatedTemplate }> = [
-  { source: 'official', template: publicTemplate('runpod-torch-v240', 'Runpod Pytorch 2.4.0', 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04', 'NVIDIA', ['8888/http', '22/tcp']) },
-  { source: 'official', template: publicTemplate('runpod-ubuntu', 'Runpod Ubuntu', 'runpod/base:0.6.2-cpu', 'CPU', ['22/tcp']) },
-  { source: 'verified', template: publicTemplate('vllm-openai', 'vLLM OpenAI server', 'vllm/vllm-openai:v0.6.3', 'NVIDIA', ['8000/http']) },
-  { source: 'community', template: publicTemplate('comfyui-community', 'ComfyUI', 'someone/comfyui:cu124', 'NVIDIA', ['8188/http']) },
-];
+export { PUBLIC_TEMPLATES } from '../public-templates.js';
 
 function applyBody(t: EmulatedTemplate, extras: TemplateExtras, body: TemplateBody): void {
   if (body.name !== undefined) t.name = body.name;
