@@ -1,5 +1,5 @@
 // Endpoint and its mutations. The parent object is REST v2's `Endpoint` (`GET /v2/serverless/{id}`).
-import { envEntries, wrongShape } from './templates.js';
+import { envEntries, typedAt, wrongShape } from './templates.js';
 import { call, derived, none, path, type FieldEntry, type FieldMap } from './types.js';
 
 const at = (rest: unknown, key: string): unknown => (rest !== null && typeof rest === 'object' && Object.hasOwn(rest, key) ? (rest as Record<string, unknown>)[key] : undefined);
@@ -27,9 +27,9 @@ export const endpointDerivations = {
     if (at(rest, 'gpu')) return 'GPU';
     return Array.isArray(at(rest, 'cpu')) ? 'CPU' : null;
   },
-  endpointScalerValue(rest: unknown): unknown {
+  endpointScalerValue(rest: unknown): number | string | null {
     const scaling = at(rest, 'scaling');
-    return at(scaling, 'queueDelay') ?? at(scaling, 'requestCount') ?? null;
+    return typedAt(scaling, 'queueDelay', 'number', 'scaling.queueDelay') ?? typedAt(scaling, 'requestCount', 'number', 'scaling.requestCount');
   },
   envEntries,
 } satisfies Readonly<Record<string, (rest: unknown) => unknown>>;

@@ -37,12 +37,20 @@ export function portsJoined(rest: unknown): string | null {
 
 const persistent = (rest: unknown): unknown => at(at(rest, 'mounts'), 'persistent');
 
+/** The value at `key` when it is of `kind` (absent or null: null), else a typed error naming `field`. */
+export function typedAt(rest: unknown, key: string, kind: 'number' | 'string', field: string): number | string | null {
+  const value = at(rest, key);
+  if (value === undefined || value === null) return null;
+  if (typeof value !== kind) throw wrongShape(field, `a ${kind}`);
+  return value as number | string;
+}
+
 export const templateDerivations = {
   envEntries,
   portsJoined,
   // GraphQL answers 0 for a template with no volume; REST v2 leaves `mounts.persistent` out.
-  templateVolumeInGb: (rest: unknown): unknown => (persistent(rest) === undefined ? 0 : at(persistent(rest), 'size')),
-  templateVolumeMountPath: (rest: unknown): unknown => at(persistent(rest), 'path') ?? null,
+  templateVolumeInGb: (rest: unknown) => (persistent(rest) === undefined ? 0 : typedAt(persistent(rest), 'size', 'number', 'mounts.persistent.size')),
+  templateVolumeMountPath: (rest: unknown) => typedAt(persistent(rest), 'path', 'string', 'mounts.persistent.path'),
 } satisfies Readonly<Record<string, (rest: unknown) => unknown>>;
 
 const notInTemplates = (what: string) => none(`REST v2 templates have no ${what}`);
