@@ -1,8 +1,9 @@
 // Endpoint and its mutations. The parent object is REST v2's `Endpoint` (`GET /v2/serverless/{id}`).
 import { envEntries, typedAt, wrongShape } from './templates.js';
-import { call, derived, none, path, type FieldEntry, type FieldMap } from './types.js';
+import { call, derived, none, path, readPath, type FieldEntry, type FieldMap } from './types.js';
 
-const at = (rest: unknown, key: string): unknown => (rest !== null && typeof rest === 'object' && Object.hasOwn(rest, key) ? (rest as Record<string, unknown>)[key] : undefined);
+// `at(rest, key)`: one step into a REST object, without trusting its shape.
+const at = readPath;
 
 /** A list of strings at `key` (null when absent), else a typed error naming the field. */
 function strings(rest: unknown, key: string, field: string): string[] | null {

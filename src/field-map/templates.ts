@@ -1,10 +1,10 @@
 // PodTemplate and its mutations. The parent object is REST v2's `Template` (`GET /v2/templates/{id}`).
 import { ServerError } from '../errors.js';
 import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
-import { call, derived, none, path, type FieldEntry, type FieldMap } from './types.js';
+import { call, derived, none, path, readPath, type FieldEntry, type FieldMap } from './types.js';
 
-/** A value of the parent's REST object at a dotted path, read without trusting its shape. */
-const at = (rest: unknown, key: string): unknown => (rest !== null && typeof rest === 'object' && Object.hasOwn(rest, key) ? (rest as Record<string, unknown>)[key] : undefined);
+// `at(rest, key)`: one step into a REST object, without trusting its shape.
+const at = readPath;
 
 /**
  * A REST answer whose field has the wrong shape: a typed error for that field, never a TypeError.

@@ -182,6 +182,14 @@ describe('the account resolvers over the emulator REST v2, through the field map
     expect(sent).toEqual([]);
   });
 
+  it("the README's MyBalance through rp.graphql.execute in process: the same nulls and errors, nothing sent", async () => {
+    const { rp, sent } = setup();
+    const result = await rp.graphql.execute(`query MyBalance { myself { id clientBalance currentSpendPerHr } }`);
+    expect(result.data).toEqual({ myself: { id: null, clientBalance: null, currentSpendPerHr: null } });
+    expect(result.errors?.map((e) => e.path)).toEqual([['myself', 'id'], ['myself', 'clientBalance'], ['myself', 'currentSpendPerHr']]);
+    expect(sent).toEqual([]);
+  });
+
   it('a create that fails ambiguously is never resent: saveRegistryAuth throws PossiblyCreatedError after one POST', async () => {
     const { rp, sent, emulator } = setup();
     emulator.faults.inject({ match: 'POST /v2/registries', fault: { type: 'drop-after-create' } });
