@@ -60,7 +60,9 @@ export const endpointTypes: FieldMap = {
       scalerType: path('scaling.type'),
       scalerValue: derived('endpointScalerValue', ['scaling'], 'queueDelay (QUEUE_DELAY) or requestCount (REQUEST_COUNT), whichever the scaler has; a fractional delay is a field error (GraphQL Int)'),
       template: notInEndpoints('template object: the answer carries the container settings itself'),
-      templateId: notInEndpoints('template id in its answer'),
+      // REST v2's answer does not name the template: answered only on the saveEndpoint or
+      // updateEndpointTemplate answer that set it (the id sent), else an error naming the field.
+      templateId: call(['POST /v2/serverless', 'PATCH /v2/serverless/{id}']),
       type: path('type'),
       userId: notInEndpoints('owner id'),
       version: notInEndpoints('version counter'),

@@ -160,6 +160,11 @@ describe('the account resolvers over the emulator REST v2, through the field map
     expect(sent.map((s) => `${s.method} ${s.path}`)).toEqual(['PUT /v2/account/ssh-keys']);
     expect(await rp.rest.sshKeys.list()).toEqual([KEY_ONE, KEY_TWO]);
     expect((await runAccountDocument(rp, `{ myself { pubKey } }`)).data).toEqual({ myself: { pubKey: `${KEY_ONE}\n${KEY_TWO}` } });
+    sent.length = 0;
+    const bad = firstError(await runAccountDocument(rp, doc, { input: { pubKey: `${KEY_ONE}\nnot a key` } }));
+    expect(bad).toBeInstanceOf(ValidationError);
+    expect((bad as ValidationError).field).toBe('input.pubKey');
+    expect(sent).toEqual([]);
   });
 
   it('myself: each list is read once per document, whatever selects it; secrets carry names, never values', async () => {
@@ -196,5 +201,45 @@ describe('the account resolvers over the emulator REST v2, through the field map
     const result = await runAccountDocument(rp, `mutation { saveRegistryAuth(input: { name: "hub", username: "me", password: "pw-123456789" }) { id } }`);
     expect(firstError(result)).toBeInstanceOf(PossiblyCreatedError);
     expect(sent.filter((s) => s.method === 'POST' && s.path === '/v2/registries')).toHaveLength(1);
+  });
+
+  // The documents runpod-python's runpod.api functions send (inputs inline, its defaults included),
+  // written here from its public behaviour.
+  it("runpod-python's create_template and create_endpoint: every field they select is answered", async () => {
+    const { rp } = setup();
+    const template = await runAccountDocument(
+      rp,
+      `mutation { saveTemplate(input: { name: "py-tpl", imageName: "${image}", dockerArgs: "", containerDiskInGb: 10, volumeInGb: 0, ports: "", env: [], isServerless: true, containerRegistryAuthId : "", startSsh: true, isPublic: false, readme: "" }) {
+        id name imageName dockerArgs containerDiskInGb volumeInGb volumeMountPath ports env { key value } isServerless } }`,
+    );
+    expect(template.errors).toBeUndefined();
+    const tpl = template.data!.saveTemplate as { id: string };
+    expect(tpl).toMatchObject({ name: 'py-tpl', imageName: image, containerDiskInGb: 10, volumeInGb: 0, volumeMountPath: null, ports: '', env: [], isServerless: true });
+    const endpoint = await runAccountDocument(
+      rp,
+      `mutation { saveEndpoint(input: { name: "py-ep", templateId: "${tpl.id}", gpuIds: "AMPERE_16", networkVolumeId: "", locations: "", idleTimeout: 5, scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3 }) {
+        id name templateId gpuIds networkVolumeId locations idleTimeout scalerType scalerValue workersMin workersMax } }`,
+    );
+    expect(endpoint.errors).toBeUndefined();
+    expect(endpoint.data!.saveEndpoint).toMatchObject({
+      name: 'py-ep', templateId: tpl.id, gpuIds: 'AMPERE_16', networkVolumeId: null, locations: null, idleTimeout: 5, scalerType: 'QUEUE_DELAY', scalerValue: 4, workersMin: 0, workersMax: 3,
+    });
+    // A listed endpoint does not name its template in REST v2: an error naming the field.
+    const listed = await runAccountDocument(rp, `{ myself { endpoints { id templateId } } }`);
+    expect((firstError(listed) as TransportUnsupportedError).fields).toEqual(['Endpoint.templateId']);
+  });
+
+  it("runpod-python's registry auth and user settings calls", async () => {
+    const { rp } = setup();
+    const saved = await runAccountDocument(rp, `mutation SaveRegistryAuth { saveRegistryAuth(input: {name: "hub", username: "me", password: "pw-123456789"}) { id name } }`);
+    expect(saved.errors).toBeUndefined();
+    const { id } = saved.data!.saveRegistryAuth as { id: string };
+    expect((await runAccountDocument(rp, `mutation DeleteRegistryAuth { deleteRegistryAuth(registryAuthId: "${id}") }`)).errors).toBeUndefined();
+    // update_user_settings selects id, which has no REST v2 source: the keys are replaced (a PUT, so
+    // a retry is harmless) and id is null with its error.
+    const settings = await runAccountDocument(rp, `mutation { updateUserSettings(input: { pubKey: "${KEY_ONE}" }) { id pubKey } }`);
+    expect(settings.data).toEqual({ updateUserSettings: { id: null, pubKey: KEY_ONE } });
+    expect(settings.errors?.map((e) => (e.originalError as TransportUnsupportedError).fields)).toEqual([['User.id']]);
+    expect(await rp.rest.sshKeys.list()).toEqual([KEY_ONE]);
   });
 });

@@ -1,5 +1,6 @@
 // The account over REST v2: `myself` (an empty object whose fields read their own routes, each once
 // per document), its pods, SSH keys and secrets, and updateUserSettings { pubKey }.
+import { ValidationError } from '../../../errors.js';
 import type { Pod, Secret } from '../../../rest/types.js';
 import type { ResolverContext, ResolverTable } from '../resolver-types.js';
 import { inputOf, required } from './inputs.js';
@@ -33,7 +34,16 @@ export const accountResolversOwn: ResolverTable = {
     // account, whose pubKey is the list the PUT answered (no second read).
     updateUserSettings: async ({ input }, ctx) => {
       const text = required<string>(inputOf(input), 'pubKey', 'string', 'REST v2 replaces the SSH keys with the ones given');
-      const stored = await ctx.rest.sshKeys.replace(pubKeyList(text), ctx.options);
+      let stored: string[];
+      try {
+        stored = await ctx.rest.sshKeys.replace(pubKeyList(text), ctx.options);
+      } catch (err) {
+        // The contract's key rule, checked before sending, names REST's body.keys.N: name the input.
+        if (err instanceof ValidationError && err.status === undefined && err.field.startsWith('body.keys')) {
+          throw new ValidationError('input.pubKey', 'each line must be one SSH public key ("ssh-ed25519 AAAA… comment"); nothing was sent', { cause: err });
+        }
+        throw err;
+      }
       await ctx.once(SSH_KEYS, async () => stored);
       return {};
     },

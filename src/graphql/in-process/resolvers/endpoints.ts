@@ -1,7 +1,7 @@
 // Endpoint over REST v2: `myself { endpoints endpoint(id) }`, saveEndpoint (create, or update by
 // `id`), deleteEndpoint, updateEndpointTemplate, and an endpoint's network volume. Answers are REST
 // v2 `Endpoint` objects; the generic resolver maps them through the field map.
-import { ValidationError } from '../../../errors.js';
+import { TransportUnsupportedError, ValidationError } from '../../../errors.js';
 import type { CreateEndpointInput, Endpoint, NetworkVolume, UpdateEndpointInput } from '../../../rest/types.js';
 import type { ResolverContext, ResolverTable } from '../resolver-types.js';
 import { commaList, envObject, inputOf, isSet, orNull, refuse, refuseSet, type Input } from './inputs.js';
@@ -22,6 +22,18 @@ const UNSUPPORTED = {
   modelName: 'Leave it out: REST v2 endpoints have no model name.',
   cloudStorageConfig: 'Leave it out: REST v2 endpoints have no cloud storage settings.',
 } as const;
+
+/**
+ * The template id a mutation just set, by the REST answer it returned: REST v2's endpoint answer
+ * does not carry its template, but the caller of saveEndpoint or updateEndpointTemplate asks for it
+ * back (runpod-python's create_endpoint does), and the id it sent is a fact, not a guess.
+ */
+const sentTemplateIds = new WeakMap<object, string>();
+
+function withSentTemplate(answer: Endpoint, templateId: unknown): Endpoint {
+  if (typeof templateId === 'string' && templateId) sentTemplateIds.set(answer, templateId);
+  return answer;
+}
 
 const SCALERS = { QUEUE_DELAY: 'queueDelay', REQUEST_COUNT: 'requestCount' } as const;
 const TYPES = new Set(['QUEUE', 'LOAD_BALANCER']);
@@ -62,7 +74,8 @@ export function endpointBody(input: Input, update: boolean): CreateEndpointInput
   if (typeof input.gpuCount === 'number') gpu.count = input.gpuCount;
   if (isSet(input.allowedCudaVersions)) gpu.allowedCudaVersions = commaList(input.allowedCudaVersions);
   if (Object.keys(gpu).length) body.gpu = gpu;
-  if (input.locations !== undefined && input.locations !== null) body.dataCenterIds = commaList(input.locations);
+  // An empty locations is GraphQL's "anywhere": left out on create, cleared on update.
+  if (isSet(input.locations) || (update && input.locations === '')) body.dataCenterIds = commaList(input.locations);
   if (isSet(input.networkVolumeId)) body.networkVolumes = [input.networkVolumeId];
   const workers: Record<string, unknown> = {};
   if (typeof input.workersMin === 'number') workers.min = input.workersMin;
@@ -83,6 +96,14 @@ export const endpointResolvers: ResolverTable = {
     endpoint: ({ id }, ctx) => ctx.once(`GET /v2/serverless/${String(id)}`, () => orNull(() => ctx.rest.endpoints.get(String(id), ctx.options))),
   },
   Endpoint: {
+    templateId: (_args, _ctx, _info, source) => {
+      const sent = source !== null && typeof source === 'object' ? sentTemplateIds.get(source) : undefined;
+      if (sent !== undefined) return sent;
+      throw new TransportUnsupportedError(
+        ['Endpoint.templateId'],
+        "Endpoint.templateId: REST v2's endpoint answers do not name their template (only a saveEndpoint or updateEndpointTemplate that sets it answers it); leave it out of the document",
+      );
+    },
     networkVolume: (_args, ctx, _info, source) => {
       const id = (source as { networkVolumes?: unknown } | null)?.networkVolumes;
       return Array.isArray(id) && typeof id[0] === 'string' ? volumeById(ctx, id[0]) : null;
@@ -90,18 +111,20 @@ export const endpointResolvers: ResolverTable = {
   },
   Mutation: {
     // A create is sent once: rp.rest's create marker finds it after an ambiguous failure.
-    saveEndpoint: ({ input }, ctx) => {
+    saveEndpoint: async ({ input }, ctx) => {
       const fields = inputOf(input);
-      if (isSet(fields.id)) return ctx.rest.endpoints.update(String(fields.id), endpointBody(fields, true) as UpdateEndpointInput, ctx.options);
-      return ctx.rest.endpoints.create(endpointBody(fields, false) as CreateEndpointInput, ctx.options);
+      const answer = isSet(fields.id)
+        ? await ctx.rest.endpoints.update(String(fields.id), endpointBody(fields, true) as UpdateEndpointInput, ctx.options)
+        : await ctx.rest.endpoints.create(endpointBody(fields, false) as CreateEndpointInput, ctx.options);
+      return withSentTemplate(answer, fields.templateId);
     },
     deleteEndpoint: async ({ id }, ctx) => {
       await ctx.rest.endpoints.delete(String(id), ctx.options);
       return null;
     },
-    updateEndpointTemplate: ({ input }, ctx) => {
+    updateEndpointTemplate: async ({ input }, ctx) => {
       const { endpointId, templateId } = inputOf(input) as { endpointId: string; templateId: string };
-      return ctx.rest.endpoints.update(endpointId, { templateId }, ctx.options);
+      return withSentTemplate(await ctx.rest.endpoints.update(endpointId, { templateId }, ctx.options), templateId);
     },
   },
 };
