@@ -124,6 +124,15 @@ describe('the account resolvers over the emulator REST v2, through the field map
     const grown = await runAccountDocument(rp, `mutation($input: UpdateNetworkVolumeInput) { updateNetworkVolume(input: $input) { size } }`, { input: { id: volume.id, size: 30 } });
     expect(grown.data).toEqual({ updateNetworkVolume: { size: 30 } });
     expect((await runAccountDocument(rp, `{ myself { networkVolumes { id size } } }`)).data).toEqual({ myself: { networkVolumes: [{ id: volume.id, size: 30 }] } });
+    const template = await rp.rest.templates.create({ name: 'worker', image, serverless: true });
+    const withVolume = await runAccountDocument(
+      rp,
+      `mutation($input: EndpointInput!) { saveEndpoint(input: $input) { networkVolumeId networkVolume { id size dataCenterId dataCenter { id } } } }`,
+      { input: { name: 'ep', templateId: template.id, gpuIds: 'AMPERE_16', networkVolumeId: volume.id, scalerType: 'QUEUE_DELAY', scalerValue: 4 } },
+    );
+    expect(withVolume.errors).toBeUndefined();
+    expect(withVolume.data).toEqual({ saveEndpoint: { networkVolumeId: volume.id, networkVolume: { id: volume.id, size: 30, dataCenterId: 'EU-RO-1', dataCenter: { id: 'EU-RO-1' } } } });
+    await rp.rest.endpoints.delete((await rp.rest.endpoints.list())[0]!.id);
     const refused = firstError(await runAccountDocument(rp, doc, { input: { name: 'x', size: 20, dataCenterId: 'EU-RO-1', userId: 'user_1' } }));
     expect((refused as TransportUnsupportedError).fields).toEqual(['input.userId']);
     const missing = firstError(await runAccountDocument(rp, doc, { input: { name: 'x', size: 20 } }));
