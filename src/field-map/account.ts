@@ -1,5 +1,143 @@
-// The account (User: `myself`), its lists and settings, and the root fields that read it.
-import type { FieldEntry, FieldMap } from './types.js';
+// The account (User: `myself`), its lists and settings, and the root fields that read it. `myself`
+// is an empty object: each User field with a source is a call of its own (one read per document).
+import { endpointDerivations } from './endpoints.js';
+import { templateDerivations } from './templates.js';
+import { call, none, path, type FieldEntry, type FieldMap } from './types.js';
 
-export const accountQueryFields: Readonly<Record<string, FieldEntry>> = {};
-export const accountTypes: FieldMap = {};
+/**
+ * Every derivation the account's types name (PodTemplate, Endpoint), by name: the generic resolver
+ * calls `accountDerivations[derive](restObject)`.
+ */
+export const accountDerivations: Readonly<Record<string, (rest: unknown) => unknown>> = { ...templateDerivations, ...endpointDerivations };
+
+// RunPod's pages document these account reads with their answers, but print no path (checked on
+// 2026-11-28): the client does not guess one. Each field gets its source once a page or contract
+// gives the route.
+const ACCOUNT_PAGE = 'RunPod documents "Get your account" (id, email) in REST v2 on its pages without a path, so it cannot be called yet';
+const BALANCE_PAGE = 'RunPod documents "Get the account balance" (balanceAmount) in REST v2 on its pages without a path, so it cannot be called yet';
+const LIMITS_PAGE =
+  'RunPod documents "Get account limits" in REST v2 on its pages without a path, and its spendRate (the hourly cap checked when a pod or worker starts, the meaning of spendLimit) is an object whose fields the page does not list';
+
+const consoleOnly = (what: string) => none(`REST v2 has no ${what} route`);
+const hostOnly = none('host (machine owner) data: REST v2 serves renters only');
+const notMapped = (route: string) => none(`REST v2's ${route} has another shape, which this map does not translate yet`);
+
+export const accountQueryFields: Readonly<Record<string, FieldEntry>> = {
+  // No read of its own: its fields are.
+  myself: call([]),
+};
+
+export const accountMutationFields: Readonly<Record<string, FieldEntry>> = {
+  // pubKey holds every key, one a line; REST v2 replaces the whole list.
+  updateUserSettings: call(['PUT /v2/account/ssh-keys']),
+};
+
+export const accountTypes: FieldMap = {
+  User: {
+    rest: null,
+    scope: 'read',
+    fields: {
+      pods: call(['GET /v2/pods']),
+      backgroundPods: none('REST v2 has no background pods'),
+      podsConnection: none('REST v2 pages pods by cursor (GET /v2/pods), not as a GraphQL connection'),
+      machines: hostOnly,
+      hiddenMachines: hostOnly,
+      machinesSummary: hostOnly,
+      id: none(ACCOUNT_PAGE),
+      authId: consoleOnly('sign-in identity'),
+      email: none(ACCOUNT_PAGE),
+      containerRegistryCreds: call(['GET /v2/registries']),
+      currentSpendPerHr: none(
+        "REST v2 has no spend figure: the sum of running pods' cost would leave out serverless workers and storage, so it is not estimated (sum pods { costPerHr } for the pods' part)",
+      ),
+      machineQuota: hostOnly,
+      referralEarned: consoleOnly('referral'),
+      signedTermsOfService: consoleOnly('terms-of-service'),
+      spendLimit: none(LIMITS_PAGE),
+      stripeSavedPaymentId: consoleOnly('payment-method'),
+      stripeSavedPaymentLast4: consoleOnly('payment-method'),
+      templateEarned: consoleOnly('template earnings'),
+      multiFactorEnabled: consoleOnly('sign-in security'),
+      machineEarnings: hostOnly,
+      machineEarningsCustomRange: hostOnly,
+      networkStorageEarnings: hostOnly,
+      underBalance: none(BALANCE_PAGE),
+      minBalance: consoleOnly('minimum-balance'),
+      stripeAutoReloadAmount: consoleOnly('auto-pay'),
+      stripeAutoPaymentThreshold: consoleOnly('auto-pay'),
+      spendDetails: notMapped('billing history (GET /v2/billing)'),
+      maxServerlessConcurrency: none(LIMITS_PAGE),
+      clientLifetimeSpend: notMapped('billing history (GET /v2/billing)'),
+      referralId: consoleOnly('referral'),
+      datacenters: hostOnly,
+      githubAccountInfo: consoleOnly('GitHub link'),
+      isAutoPayEnabled: consoleOnly('auto-pay'),
+      enableBackupPayments: consoleOnly('payment-method'),
+      onboardingInfo: consoleOnly('onboarding'),
+      affiliateKey: consoleOnly('referral'),
+      hasActivated: consoleOnly('onboarding'),
+      canRefer: consoleOnly('referral'),
+      referralUsageId: consoleOnly('referral'),
+      activeMigrations: none('REST v2 has no pod migrations'),
+      userPreferences: consoleOnly('console preferences'),
+      clientBalance: none(BALANCE_PAGE),
+      hostBalance: hostOnly,
+      hostStripeLinked: hostOnly,
+      stripeAccountId: consoleOnly('payment-method'),
+      stripeReloadHistory: consoleOnly('payment history'),
+      payoutHistory: hostOnly,
+      dailyCharges: notMapped('billing history (GET /v2/billing)'),
+      referral: consoleOnly('referral'),
+      // Public keys, one a line (what GraphQL stores); null when the account has none.
+      pubKey: call(['GET /v2/account/ssh-keys']),
+      information: consoleOnly('profile'),
+      notifyPodsStale: consoleOnly('notification settings'),
+      notifyPodsGeneral: consoleOnly('notification settings'),
+      notifyLowBalance: consoleOnly('notification settings'),
+      creditAlertThreshold: consoleOnly('notification settings'),
+      notifyOther: consoleOnly('notification settings'),
+      podTemplates: call(['GET /v2/templates']),
+      creditCodes: consoleOnly('credit code'),
+      endpoint: call(['GET /v2/serverless/{id}']),
+      endpoints: call(['GET /v2/serverless']),
+      networkVolumes: call(['GET /v2/network-volumes']),
+      teams: consoleOnly('team'),
+      ownedTeams: consoleOnly('team'),
+      team: consoleOnly('team'),
+      teamMembership: consoleOnly('team'),
+      teamScopes: consoleOnly('team'),
+      isTeam: consoleOnly('team'),
+      savingsPlans: consoleOnly('savings-plan'),
+      savingsPlan: consoleOnly('savings-plan'),
+      serverlessDiscount: consoleOnly('discount'),
+      billing: notMapped('billing history (GET /v2/billing)'),
+      csrRole: consoleOnly('support-role'),
+      // Names and dates only: REST v2 never returns a secret's value.
+      secrets: call(['GET /v2/account/secrets']),
+      impersonations: consoleOnly('impersonation'),
+      activeImpersonation: consoleOnly('impersonation'),
+      nodeGroups: hostOnly,
+      cluster: notMapped('cluster (GET /v2/clusters/{id})'),
+      clusters: notMapped('cluster list (GET /v2/clusters)'),
+      apiKeys: consoleOnly('API-key'),
+      sharedApiKeys: consoleOnly('API-key'),
+      paymentMethods: consoleOnly('payment-method'),
+      paymentMethodsByPriority: consoleOnly('payment-method'),
+      defaultPaymentMethod: consoleOnly('payment-method'),
+      reservations: consoleOnly('reservation'),
+    },
+  },
+  Secret: {
+    rest: 'Secret',
+    scope: 'read',
+    fields: {
+      id: path('id'),
+      name: path('name'),
+      createdAt: path('createdAt'),
+      updatedAt: none("REST v2 dates only the value's last change (lastUpdatedAt)"),
+      description: path('description'),
+      lastRetrievedAt: none('REST v2 does not say when a secret was last read'),
+      lastUpdatedAt: path('valueLastUpdatedAt'),
+    },
+  },
+};

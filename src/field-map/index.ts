@@ -1,6 +1,6 @@
 // The field map, whole: each module owns its types and its share of the root types (Query and
 // Mutation are assembled here from every module's part, so no module edits another's rows).
-import { accountQueryFields, accountTypes } from './account.js';
+import { accountMutationFields, accountQueryFields, accountTypes } from './account.js';
 import { catalogQueryFields, catalogTypes } from './catalog.js';
 import { endpointMutationFields, endpointTypes } from './endpoints.js';
 import { networkVolumeMutationFields, networkVolumeTypes } from './network-volumes.js';
@@ -20,7 +20,7 @@ export const FIELD_MAP: FieldMap = {
   Mutation: {
     rest: null,
     scope: 'write',
-    fields: { ...podMutationFields, ...templateMutationFields, ...endpointMutationFields, ...networkVolumeMutationFields, ...registryAuthMutationFields },
+    fields: { ...podMutationFields, ...accountMutationFields, ...templateMutationFields, ...endpointMutationFields, ...networkVolumeMutationFields, ...registryAuthMutationFields },
   },
   ...podTypes,
   ...catalogTypes,

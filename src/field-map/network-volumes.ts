@@ -1,5 +1,23 @@
-// NetworkVolume and its mutations.
-import type { FieldEntry, FieldMap } from './types.js';
+// NetworkVolume and its mutations. The parent object is REST v2's `NetworkVolume`.
+import { call, none, path, type FieldEntry, type FieldMap } from './types.js';
 
-export const networkVolumeMutationFields: Readonly<Record<string, FieldEntry>> = {};
-export const networkVolumeTypes: FieldMap = {};
+export const networkVolumeMutationFields: Readonly<Record<string, FieldEntry>> = {
+  createNetworkVolume: call(['POST /v2/network-volumes']),
+  updateNetworkVolume: call(['PATCH /v2/network-volumes/{id}']),
+  deleteNetworkVolume: call(['DELETE /v2/network-volumes/{id}']),
+};
+
+export const networkVolumeTypes: FieldMap = {
+  NetworkVolume: {
+    rest: 'NetworkVolume',
+    scope: 'read',
+    fields: {
+      id: path('id'),
+      name: path('name'),
+      size: path('size'),
+      dataCenterId: path('dataCenter'),
+      dataCenter: call(['GET /v2/catalog/datacenters/{id}']),
+      storageClusterId: none('REST v2 network volumes do not name their storage cluster'),
+    },
+  },
+};
