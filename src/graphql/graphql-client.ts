@@ -1,13 +1,8 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import type { DocumentNode, ExecutionResult } from 'graphql';
-import { ApiRetiredError, RunpodError, ValidationError } from '../errors.js';
-import { afterAnswerKit } from '../transport/after-answer-kit.js';
-import { isGenericFailure, withRequestId } from '../transport/answer-facts.js';
 import type { AuthPlacement, HttpCore } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
-import { redactUrl, redactValue } from '../transport/redact.js';
-import { toJsonBody } from '../validation.js';
-import { isRecord } from '../transport/shape.js';
+import { redactUrl } from '../transport/redact.js';
 import type { TransportChoice } from '../transport/transport-choice.js';
 
 /** Any typed document: codegen's `TypedDocumentString`, a `TypedDocumentNode`, or a plain string. */
@@ -83,7 +78,7 @@ export function loadGraphQLRuntime(): Promise<GraphQLRuntime> {
 
 /** The facts of any document the client takes, loading the GraphQL runtime if need be. */
 export async function documentFacts(document: unknown): Promise<DocumentFacts> {
-  return (runtime ?? (await loadGraphQLRuntime())).factsOf(runtimeKit, document);
+  return (runtime ?? (await loadGraphQLRuntime())).factsOf(document);
 }
 
 /**
@@ -97,13 +92,13 @@ export interface DataCheck {
 }
 
 /** Where a DataCheck travels in the call options: internal, so not part of GraphQLCallOptions. */
-const DATA_CHECK = Symbol('dataCheck');
+export const DATA_CHECK = Symbol('dataCheck');
 
 /**
  * Internal: `request` sends the document these facts describe and resolves with the answer's
  * `{ data, errors }` (errors not thrown), for `execute`.
  */
-const RAW = Symbol('raw');
+export const RAW = Symbol('raw');
 export function rawOptions(options: GraphQLCallOptions | undefined, facts: DocumentFacts): GraphQLCallOptions {
   return { ...options, [RAW]: facts } as GraphQLCallOptions;
 }
@@ -112,17 +107,6 @@ export function rawOptions(options: GraphQLCallOptions | undefined, facts: Docum
 export function withDataCheck(options: GraphQLCallOptions | undefined, check: DataCheck): GraphQLCallOptions {
   return { ...options, [DATA_CHECK]: check } as GraphQLCallOptions;
 }
-
-/** What graphql-errors.ts takes: the core's after-answer kit and GraphQL's generic-failure wording. */
-export const graphqlErrorsKit = { ...afterAnswerKit, isGenericFailure };
-export type GraphQLErrorsKit = typeof graphqlErrorsKit;
-
-/** What graphql-runtime.ts takes from the start-up modules (it imports none of them). */
-export const runtimeKit = {
-  errors: { ApiRetiredError, RunpodError, ValidationError },
-  ...{ toJsonBody, isRecord, redactValue, withRequestId, graphqlErrorsKit, RAW, DATA_CHECK },
-};
-export type GraphQLRuntimeKit = typeof runtimeKit;
 
 /** One GraphQL client, as graphql-runtime.ts sees it; it keeps graphql-request's client in `client`. */
 export interface GraphQLClientState {
@@ -144,7 +128,7 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
   const state: GraphQLClientState = { core, choice, url, summaryUrl: redactUrl(url), auth: core.options.graphqlAuth === 'header' ? 'bearer' : 'api-key-query' };
   return {
     request: (async (document: unknown, variables?: unknown, options: GraphQLCallOptions = {}) =>
-      (runtime ?? (await loadGraphQLRuntime())).request(runtimeKit, state, document, variables, options)) as RunpodGraphQL['request'],
+      (runtime ?? (await loadGraphQLRuntime())).request(state, document, variables, options)) as RunpodGraphQL['request'],
   };
 }
 
