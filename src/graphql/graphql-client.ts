@@ -4,6 +4,7 @@ import type { AuthPlacement, HttpCore } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';
 import { redactUrl } from '../transport/redact.js';
 import type { TransportChoice } from '../transport/transport-choice.js';
+import { toJsonBody } from '../validation.js';
 
 /** Any typed document: codegen's `TypedDocumentString`, a `TypedDocumentNode`, or a plain string. */
 export type GraphQLDocument<TResult, TVariables> = DocumentTypeDecoration<TResult, TVariables> | string;
@@ -92,13 +93,13 @@ export interface DataCheck {
 }
 
 /** Where a DataCheck travels in the call options: internal, so not part of GraphQLCallOptions. */
-export const DATA_CHECK = Symbol('dataCheck');
+const DATA_CHECK = Symbol('dataCheck');
 
 /**
  * Internal: `request` sends the document these facts describe and resolves with the answer's
  * `{ data, errors }` (errors not thrown), for `execute`.
  */
-export const RAW = Symbol('raw');
+const RAW = Symbol('raw');
 export function rawOptions(options: GraphQLCallOptions | undefined, facts: DocumentFacts): GraphQLCallOptions {
   return { ...options, [RAW]: facts } as GraphQLCallOptions;
 }
@@ -127,8 +128,13 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
   const url = core.options.graphqlUrl;
   const state: GraphQLClientState = { core, choice, url, summaryUrl: redactUrl(url), auth: core.options.graphqlAuth === 'header' ? 'bearer' : 'api-key-query' };
   return {
-    request: (async (document: unknown, variables?: unknown, options: GraphQLCallOptions = {}) =>
-      (runtime ?? (await loadGraphQLRuntime())).request(state, document, variables, options)) as RunpodGraphQL['request'],
+    request: (async (document: unknown, variables?: unknown, options: GraphQLCallOptions = {}) => {
+      // Variables that cannot travel as JSON are refused before anything loads.
+      const variablesText = variables === undefined ? undefined : toJsonBody('variables', variables);
+      const raw = (options as { [RAW]?: DocumentFacts })[RAW];
+      const dataCheck = (options as { [DATA_CHECK]?: DataCheck })[DATA_CHECK];
+      return (runtime ?? (await loadGraphQLRuntime())).request(state, document, variablesText, options, raw, dataCheck);
+    }) as RunpodGraphQL['request'],
   };
 }
 

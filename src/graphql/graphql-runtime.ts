@@ -10,8 +10,7 @@ import { withRequestId } from '../transport/answer-facts.js';
 import type { HttpRequest, HttpResult } from '../transport/http-core.js';
 import { redactValue } from '../transport/redact.js';
 import { isRecord } from '../transport/shape.js';
-import { toJsonBody } from '../validation.js';
-import { DATA_CHECK, RAW, type DataCheck, type DocumentFacts, type GraphQLCallOptions, type GraphQLClientState } from './graphql-client.js';
+import type { DataCheck, DocumentFacts, GraphQLCallOptions, GraphQLClientState } from './graphql-client.js';
 import { errorFromGraphQLErrors } from './graphql-errors.js';
 
 export { parse, print };
@@ -130,13 +129,16 @@ function makeClient({ core, url }: GraphQLClientState): GraphQLClient {
   });
 }
 
-/** `request` of graphql-client.ts, once the runtime has loaded: sends the document and checks the answer. */
-export async function request<TResult>(state: GraphQLClientState, document: unknown, variables: unknown, options: GraphQLCallOptions): Promise<TResult> {
+/**
+ * `request` of graphql-client.ts, once the runtime has loaded: sends the document and checks the
+ * answer. `variablesText`: the variables as JSON, already checked. `raw`: the facts of the document
+ * to send, answered with `{ data, errors }` (errors not thrown); `dataCheck`: a surface's check of
+ * `data` (both from the call options, see graphql-client.ts).
+ */
+export async function request<TResult>(state: GraphQLClientState, document: unknown, variablesText: string | undefined, options: GraphQLCallOptions, raw?: DocumentFacts, dataCheck?: DataCheck): Promise<TResult> {
   const { core, choice, url, auth } = state;
   const client = (state.client ??= makeClient(state)) as GraphQLClient;
-  const raw = (options as { [RAW]?: DocumentFacts })[RAW];
   const facts = raw ?? factsOf(document);
-  const variablesText = variables === undefined ? undefined : toJsonBody('variables', variables);
   const httpRequest: HttpRequest = {
     method: 'POST',
     url,
@@ -185,7 +187,6 @@ export async function request<TResult>(state: GraphQLClientState, document: unkn
   if (!isRecord(data)) {
     throw core.wrongShape(httpRequest, 'an object in `data`', call.result?.text ?? data, status);
   }
-  const dataCheck = (options as { [DATA_CHECK]?: DataCheck })[DATA_CHECK];
   if (dataCheck && !dataCheck.check(data)) throw core.wrongShape(httpRequest, dataCheck.expected, data, status);
   return (raw ? { data, errors } : data) as TResult;
 }

@@ -19,7 +19,7 @@ import { createRestRequester } from '../rest/rest-request.js';
 import { linkAbort } from '../transport/abort.js';
 import { monotonicNow } from '../transport/clock.js';
 import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
-import { createOnce } from '../transport/create-once-loader.js';
+import { createOnce } from '../transport/create-once-kit.js';
 import type { HttpCore } from '../transport/http-core.js';
 import { validateCallOptions } from '../transport/options.js';
 import { pollWithBackoff } from '../transport/poll.js';

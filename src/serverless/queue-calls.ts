@@ -1,6 +1,7 @@
 // The serverless queue's calls, loaded with the first one (src/serverless/queue.ts keeps the
 // public Job class and the endpoint client, which delegate here). What it uses of the start-up
-// modules comes in the kit (queue.ts says why) rather than by import.
+// modules comes in the kit rather than by import: a lazy chunk that imports a start-up module
+// splits it into a chunk of its own, which costs the start-up more than this module saves.
 import type { JobSnapshot } from '../errors.js';
 import type { HttpRequest } from '../transport/http-core.js';
 import type { CallOptions } from '../transport/options.js';

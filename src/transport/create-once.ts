@@ -1,12 +1,15 @@
 // The one create-once rule of the client, for every create on every API (rp.pods over GraphQL or
 // REST v2, rp.rest.*.create): one marker per call, sent once, never resent once it may have reached
 // the server; after an ambiguous failure, a bounded lookup by that marker; else a PossiblyCreatedError
-// that carries it. Surfaces say how to send and how to find; the rule lives only here. Loaded with
-// the first create (create-once-loader.ts): it is not needed before one.
-import { AbortError, PossiblyCreatedError, ServerError, TimeoutError, type RunpodError } from '../errors.js';
-import { deadlineOf, sleep, startDeadline, type LinkedAbort } from './abort.js';
-import { CREATE_MARKER_ENV, newCreateMarker, type MarkerLookupOptions } from './create-marker.js';
-import { mayHaveActed, neverSent } from './http-core.js';
+// that carries it. Surfaces say how to send and how to find; the rule lives only here.
+//
+// Loaded with the first create (it is not needed before one), so it takes the start-up helpers it
+// uses as a kit rather than importing them: a lazy chunk that imports start-up modules splits them
+// into chunks of their own, which costs more than it saves.
+import type { RunpodError } from '../errors.js';
+import type { LinkedAbort } from './abort.js';
+import type { MarkerLookupOptions } from './create-marker.js';
+import type { CreateOnceKit } from './create-once-kit.js';
 import type { CallOptions } from './options.js';
 
 /**
@@ -63,23 +66,24 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
  * marker (a bounded number of times) and returns it: one call, one resource. When that cannot
  * settle it, a PossiblyCreatedError carries the marker. Nothing is ever resent.
  */
-export async function createOnce<T>(call: CreateOnceCall<T>, options: CreateOnceOptions = {}, clientDeadlineMs?: number): Promise<T> {
-  // The caller's own marker was checked before this module loaded (create-once-loader.ts).
+export async function createOnce<T>(kit: CreateOnceKit, call: CreateOnceCall<T>, options: CreateOnceOptions = {}, clientDeadlineMs?: number): Promise<T> {
+  // The caller's own marker was checked before this module loaded (create-once-kit.ts).
   const { markerLookup, createMarker, ...given } = options;
   const attempts = Math.max(1, markerLookup?.attempts ?? DEFAULT_MARKER_LOOKUP.attempts);
   const intervalMs = markerLookup?.intervalMs ?? DEFAULT_MARKER_LOOKUP.intervalMs;
   // One deadline for every step: the reads before the create, the create, the lookups.
-  const deadline = startDeadline(given.signal, given.deadlineMs ?? clientDeadlineMs);
+  const deadline = kit.startDeadline(given.signal, given.deadlineMs ?? clientDeadlineMs);
   try {
-    return await createWithin(call, deadline ? { ...given, signal: deadline.signal } : given, attempts, intervalMs, deadline, createMarker);
+    return await createWithin(kit, call, deadline ? { ...given, signal: deadline.signal } : given, attempts, intervalMs, deadline, createMarker);
   } finally {
     deadline?.dispose();
   }
 }
 
-async function createWithin<T>(call: CreateOnceCall<T>, callOptions: CallOptions, attempts: number, intervalMs: number, deadline: LinkedAbort | undefined, given: string | undefined): Promise<T> {
+async function createWithin<T>(kit: CreateOnceKit, call: CreateOnceCall<T>, callOptions: CallOptions, attempts: number, intervalMs: number, deadline: LinkedAbort | undefined, given: string | undefined): Promise<T> {
+  const { AbortError, PossiblyCreatedError, ServerError, TimeoutError } = kit.errors;
   const { signal } = callOptions;
-  const marker = call.find ? (given ?? newCreateMarker()) : '';
+  const marker = call.find ? (given ?? kit.newCreateMarker()) : '';
   const passed = () => deadline?.timedOut() ?? false;
   let sent = false;
   let failure: unknown;
@@ -90,10 +94,10 @@ async function createWithin<T>(call: CreateOnceCall<T>, callOptions: CallOptions
   } catch (err) {
     // A create that never left made nothing; one that did may have, whatever ended the wait for
     // its answer: a failure that may have acted, the deadline, or the caller's abort.
-    const ambiguous = mayHaveActed(err) || call.ambiguous?.(err) || err instanceof AbortError;
-    if (!sent || neverSent(err) || !ambiguous) {
+    const ambiguous = kit.mayHaveActed(err) || call.ambiguous?.(err) || err instanceof AbortError;
+    if (!sent || kit.neverSent(err) || !ambiguous) {
       if (passed() && err instanceof AbortError) {
-        const ms = deadlineOf(deadline!.signal)!.ms;
+        const ms = kit.deadlineOf(deadline!.signal)!.ms;
         throw new TimeoutError(`${call.operation}: the call's ${ms} ms deadline passed before it was sent`, { timeoutMs: ms, cause: err });
       }
       throw err;
@@ -106,7 +110,7 @@ async function createWithin<T>(call: CreateOnceCall<T>, callOptions: CallOptions
     let lookupFailure: unknown;
     for (let n = 0; n < attempts && !signal?.aborted; n++) {
       try {
-        if (n > 0) await sleep(intervalMs, signal);
+        if (n > 0) await kit.sleep(intervalMs, signal);
         lookups++;
         const found = await call.find(marker, callOptions);
         if (found) return found;
@@ -122,7 +126,7 @@ async function createWithin<T>(call: CreateOnceCall<T>, callOptions: CallOptions
         : `${lookups} lookup(s) by its marker found none${lookupFailure ? `; looking it up failed (${messageOf(lookupFailure)})` : ''}`;
   }
   const what = call.noun ? `a ${call.noun}` : 'something';
-  const later = call.find ? ` ${call.later?.(marker) ?? `Look for env ${CREATE_MARKER_ENV}=${marker}`}.` : '';
+  const later = call.find ? ` ${call.later?.(marker) ?? `Look for env ${kit.CREATE_MARKER_ENV}=${marker}`}.` : '';
   throw new PossiblyCreatedError(`${call.operation} may have created ${what}: ${messageOf(failure)}. ${why}.${later}`, {
     createMarker: marker,
     cause: failure,

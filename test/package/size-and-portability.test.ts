@@ -15,9 +15,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * client, 25 KB for the code-split start-up and 1 KB for `./graphql`; issue 39, at most 27 KB for the
  * start-up with plain imports. A bundle over its decided figure has the measured size rounded up to
  * the next 0.5 KB, and the feature that pays for the growth is named here. The README quotes these.
- * Measured 2026-11-28 (round 4, plain imports; the kits' objects left every bundle): start-up
- * 27,423 B (below), full 91,440 B (-592 B), rest 26,617 B (-638 B), rest-v1 17,885 B (-310 B),
- * serverless 20,937 B (-542 B), ./graphql 825 B. Measured 2026-11-27 (round 3):
+ * Measured 2026-11-28 (round 4, plain imports but three kits, the others' objects gone from every
+ * bundle; before the whole schema): start-up 26,088 B (below), full 91,467 B (-565 B), rest
+ * 26,766 B (-489 B), rest-v1 17,885 B (-310 B), serverless 20,937 B (-542 B), ./graphql 825 B.
+ * Measured 2026-11-27 (round 3):
  * - ./graphql 825 B and the start-up 25,372 B (below) meet theirs.
  * - Full, 92,008 B (54 KB decided): the in-process executor over REST v2 (issue 28: graphql-js's
  *   schema building, validation and execution) is 31,590 B of it. Of that, graphql-js's validation
@@ -66,12 +67,14 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
     // imports, at most 27 KB. At start-up is what runs while a client is created or before its first
     // request, which goes out in the same tick; what runs only once an answer (or a failure) has
     // arrived loads with the first that needs it, after an await the call makes anyway.
-    // Measured 2026-11-28: 27,423 B in 6 files. Plain imports in the lazily loaded modules pay for the
-    // 2 KB over 25: esbuild splits what they share with the start-up (the error classes and the
-    // redactor, the HTTP core, answer-facts.ts, retry.ts, the GraphQL client's validation) into
-    // shared chunks, each gzipped on its own. All plain, 28,436 B; the two kits kept (src/rest/lazy.ts
-    // and src/serverless/queue.ts) take 1,013 B of that back.
-    expect(bytes).toBeLessThanOrEqual(27 * 1024);
+    // Measured 2026-11-28: 26,088 B in 4 files on this branch; 26,841 B merged with main at 3ba2749
+    // (persisted documents: 26,085 B there with every kit), hence 26.5 KB. Plain imports in the
+    // lazily loaded modules pay for what is over 25 KB: esbuild splits what they share with the
+    // start-up (the error classes with the redactor, answer-facts.ts, retry.ts) into shared chunks,
+    // each gzipped on its own. All plain, 28,255 B; the three kits kept (rest/lazy.ts,
+    // serverless/queue.ts, transport/create-once-kit.ts, see test/package/plain-imports.test.ts)
+    // take 2,167 B of that back.
+    expect(bytes).toBeLessThanOrEqual(26.5 * 1024);
   });
 
   it('the start-up figure is every chunk the entry loads before the first call, shared chunks included', async () => {
