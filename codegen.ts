@@ -1,6 +1,6 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { readFileSync } from 'node:fs';
-import { persistedText, sha256Hex } from './src/codegen/document-hash.js';
+import { documentIdOf, persistedText } from './src/codegen/document-hash.js';
 import { buildSchema, GraphQLSchema, Kind, printSchema, stripIgnoredCharacters, type DocumentNode } from 'graphql';
 
 const banner = [
@@ -32,7 +32,7 @@ function operationFacts(document: DocumentNode): { operationName: string | undef
   const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
   // `hash` is the document's id in persisted-documents.json (below): rp.graphql.request sends it
   // as `documentId` to a gateway, which holds the text.
-  return operation ? { operationName: operation.name?.value, operationType: operation.operation, hash: sha256Hex(persistedText(operation, document.definitions)) } : undefined;
+  return operation ? { operationName: operation.name?.value, operationType: operation.operation, hash: documentIdOf(persistedText(operation, document.definitions)) } : undefined;
 }
 
 const config: CodegenConfig = {

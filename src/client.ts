@@ -1,6 +1,6 @@
 import { GraphQLResponseError, RunpodError, TransportUnsupportedError, ValidationError } from './errors.js';
 import { createDeployCatalog, createGpuTypesApi, restPathKit, type GpuTypesApi } from './gpu-types/index.js';
-import { createGraphQLClient, documentFacts, graphqlErrorsKit, rawOptions, routeGraphQL, runtimeKit, type RunpodGraphQL } from './graphql/graphql-client.js';
+import { createGraphQLClient, documentFacts, rawOptions, routeGraphQL, type RunpodGraphQL } from './graphql/graphql-client.js';
 import { createPodsApi, type PodsApi } from './pods/index.js';
 import { createRestClient, type RunpodRest } from './rest/rest-client.js';
 import { createRestRequester } from './rest/rest-request.js';
@@ -53,11 +53,9 @@ export function createRunpodClient(options: RunpodClientOptions = {}): RunpodCli
         pods,
         gpuTypes: restPathKit(restRequester),
         documentFacts,
-        runtimeKit,
         rawOptions,
         toJsonBody,
         validateCallOptions,
-        graphqlErrorsKit,
         errors: { RunpodError, GraphQLResponseError, TransportUnsupportedError, ValidationError },
       }),
     );

@@ -1,5 +1,6 @@
 import type { RateLimitWindow } from './transport/rate-limit-headers.js';
 import { redactText, redactValue, SCRUBBED } from './transport/redact.js';
+import { isRecord } from './transport/shape.js';
 
 /**
  * Every error this client throws is a {@link RunpodError}; subclasses say why.
@@ -387,8 +388,8 @@ export function parseJobFailure(error: string): JobFailureDetails | undefined {
   } catch {
     return undefined;
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
-  const fields = parsed as Record<string, unknown>;
+  if (!isRecord(parsed)) return undefined;
+  const fields = parsed;
   const message = optionalString(fields.error_message);
   if (message === undefined && optionalString(fields.error_type) === undefined) return undefined;
   return {

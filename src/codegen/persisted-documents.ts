@@ -4,7 +4,7 @@
 // `{ documentId }` and a `--persisted` gateway can run the package's own operations.
 import type { PluginFunction } from '@graphql-codegen/plugin-helpers';
 import { Kind } from 'graphql';
-import { persistedText, sha256Hex } from './document-hash.js';
+import { documentIdOf, persistedText } from './document-hash.js';
 
 export const plugin: PluginFunction = (_schema, documents) => {
   const definitions = documents.flatMap((file) => file.document?.definitions ?? []);
@@ -12,7 +12,7 @@ export const plugin: PluginFunction = (_schema, documents) => {
     .filter((d) => d.kind === Kind.OPERATION_DEFINITION)
     .map((operation) => {
       const text = persistedText(operation, definitions);
-      return [sha256Hex(text), text] as const;
+      return [documentIdOf(text), text] as const;
     })
     .sort(([a], [b]) => a.localeCompare(b));
   return `${JSON.stringify(Object.fromEntries(entries), null, 1)}\n`;

@@ -1,14 +1,10 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import type { DocumentNode, ExecutionResult } from 'graphql';
-import { ApiRetiredError, RunpodError, ValidationError } from '../errors.js';
-import { afterAnswerKit } from '../transport/after-answer-kit.js';
-import { isGenericFailure, withRequestId } from '../transport/answer-facts.js';
 import type { AuthPlacement, HttpCore } from '../transport/http-core.js';
 import { DEFAULT_GRAPHQL_URL, type CallOptions } from '../transport/options.js';
-import { redactUrl, redactValue } from '../transport/redact.js';
-import { toJsonBody } from '../validation.js';
-import { isRecord } from '../transport/shape.js';
+import { redactUrl } from '../transport/redact.js';
 import type { TransportChoice } from '../transport/transport-choice.js';
+import { toJsonBody } from '../validation.js';
 
 /** Any typed document: codegen's `TypedDocumentString`, a `TypedDocumentNode`, or a plain string. */
 export type GraphQLDocument<TResult, TVariables> = DocumentTypeDecoration<TResult, TVariables> | string;
@@ -85,7 +81,7 @@ export function loadGraphQLRuntime(): Promise<GraphQLRuntime> {
 
 /** The facts of any document the client takes, loading the GraphQL runtime if need be. */
 export async function documentFacts(document: unknown): Promise<DocumentFacts> {
-  return (runtime ?? (await loadGraphQLRuntime())).factsOf(runtimeKit, document);
+  return (runtime ?? (await loadGraphQLRuntime())).factsOf(document);
 }
 
 /**
@@ -115,17 +111,6 @@ export function withDataCheck(options: GraphQLCallOptions | undefined, check: Da
   return { ...options, [DATA_CHECK]: check } as GraphQLCallOptions;
 }
 
-/** What graphql-errors.ts takes: the core's after-answer kit and GraphQL's generic-failure wording. */
-export const graphqlErrorsKit = { ...afterAnswerKit, isGenericFailure };
-export type GraphQLErrorsKit = typeof graphqlErrorsKit;
-
-/** What graphql-runtime.ts takes from the start-up modules (it imports none of them). */
-export const runtimeKit = {
-  errors: { ApiRetiredError, RunpodError, ValidationError },
-  ...{ toJsonBody, isRecord, redactValue, withRequestId, graphqlErrorsKit, RAW, DATA_CHECK },
-};
-export type GraphQLRuntimeKit = typeof runtimeKit;
-
 /** One GraphQL client, as graphql-runtime.ts sees it; it keeps graphql-request's client in `client`. */
 export interface GraphQLClientState {
   readonly core: HttpCore;
@@ -150,8 +135,13 @@ export function createGraphQLClient(core: HttpCore, choice?: Pick<TransportChoic
   const persisted = mode === 'never' ? 'text' : mode === 'always' ? 'id' : new URL(url).host === new URL(DEFAULT_GRAPHQL_URL).host ? 'text' : 'id-and-text';
   const state: GraphQLClientState = { core, choice, url, summaryUrl: redactUrl(url), auth: core.options.graphqlAuth === 'header' ? 'bearer' : 'api-key-query', persisted };
   return {
-    request: (async (document: unknown, variables?: unknown, options: GraphQLCallOptions = {}) =>
-      (runtime ?? (await loadGraphQLRuntime())).request(runtimeKit, state, document, variables, options)) as RunpodGraphQL['request'],
+    request: (async (document: unknown, variables?: unknown, options: GraphQLCallOptions = {}) => {
+      // Variables that cannot travel as JSON are refused before anything loads.
+      const variablesText = variables === undefined ? undefined : toJsonBody('variables', variables);
+      const raw = (options as { [RAW]?: DocumentFacts })[RAW];
+      const dataCheck = (options as { [DATA_CHECK]?: DataCheck })[DATA_CHECK];
+      return (runtime ?? (await loadGraphQLRuntime())).request(state, document, variablesText, options, raw, dataCheck);
+    }) as RunpodGraphQL['request'],
   };
 }
 

@@ -1,8 +1,16 @@
-// The typed error for GraphQL `errors` that came with an answer: loaded with the first such answer
-// (by graphql-client.ts, and by the in-process route), so it imports types only and takes the error
-// classes and the platform's wordings through a kit (graphql-client.ts).
-import type { GraphQLErrorEntry, RequestSummary, RunpodError } from '../errors.js';
-import type { GraphQLErrorsKit } from './graphql-client.js';
+// The typed error for GraphQL `errors` that came with an answer: loaded with the GraphQL runtime
+// (graphql-runtime.ts) and by the in-process route, never at start-up.
+import {
+  CapacityUnavailableError,
+  GraphQLResponseError,
+  InsufficientBalanceError,
+  NotFoundError,
+  PermissionDeniedError,
+  type GraphQLErrorEntry,
+  type RequestSummary,
+  type RunpodError,
+} from '../errors.js';
+import { isCapacityMessage, isGenericFailure } from '../transport/answer-facts.js';
 
 export interface GraphQLErrorContext {
   readonly operationName: string | undefined;
@@ -23,19 +31,18 @@ const MISSING = /\bnot found\b|\bdoes not exist\b/i;
  * platform's refusals become their own classes, anything else a GraphQLResponseError.
  * `errors` must already be scrubbed of secrets.
  */
-export function errorFromGraphQLErrors<TData>(k: GraphQLErrorsKit, errors: readonly GraphQLErrorEntry[], data: TData | null | undefined, ctx: GraphQLErrorContext): RunpodError {
-  const { CapacityUnavailableError, GraphQLResponseError, InsufficientBalanceError, NotFoundError, PermissionDeniedError } = k.errors;
+export function errorFromGraphQLErrors<TData>(errors: readonly GraphQLErrorEntry[], data: TData | null | undefined, ctx: GraphQLErrorContext): RunpodError {
   const message = `${ctx.request.operation}: ${errors.map((e) => e.message).join('; ')}`;
   const any = (pattern: RegExp | ((m: string) => boolean)) =>
     errors.some((e) => (typeof pattern === 'function' ? pattern(e.message) : pattern.test(e.message)));
   const body = { errors, data };
   // The platform's refusals that mean "no machine can take this right now".
-  if (any((m) => k.isCapacityMessage(m) || CAPACITY_FAMILY.test(m))) {
+  if (any((m) => isCapacityMessage(m) || CAPACITY_FAMILY.test(m))) {
     return new CapacityUnavailableError(message, { status: ctx.status, operationName: ctx.operationName, request: ctx.request });
   }
   if (any(LOW_BALANCE)) return new InsufficientBalanceError(message, { status: ctx.status, request: ctx.request });
   if (any(UNAUTHORIZED)) return new PermissionDeniedError(message, { status: ctx.status, body, request: ctx.request });
-  if (!k.isGenericFailure(errors) && any(MISSING)) return new NotFoundError(message, { status: ctx.status, body, request: ctx.request });
+  if (!isGenericFailure(errors) && any(MISSING)) return new NotFoundError(message, { status: ctx.status, body, request: ctx.request });
   return new GraphQLResponseError<TData>(message, {
     errors,
     data,

@@ -27,8 +27,8 @@ export async function createRestOnce<T>(
   kit: LazyKit,
   before?: (options: CallOptions) => Promise<void>,
 ): Promise<T> {
-  const { isRecord, CREATE_MARKER_ENV } = kit;
-  return kit.createOnce<T>(
+  const { createOnce, isRecord, pagedList, CREATE_MARKER_ENV, PAGE_LIMIT } = kit;
+  return createOnce<T>(
     {
       operation: call.route,
       noun: list?.noun,
@@ -42,8 +42,8 @@ export async function createRestOnce<T>(
       // stopping at the page that holds it.
       find: list
         ? async (marker, callOptions) => {
-            const route = { path: list.path, route: `GET ${list.path}`, key: list.key, maxLimit: kit.PAGE_LIMIT };
-            for await (const item of kit.pagedList<Record<string, unknown>>(rest, route, callOptions)) {
+            const route = { path: list.path, route: `GET ${list.path}`, key: list.key, maxLimit: PAGE_LIMIT };
+            for await (const item of pagedList<Record<string, unknown>>(rest, route, callOptions)) {
               if (isRecord(item.env) && item.env[CREATE_MARKER_ENV] === marker) return item as T;
             }
             return null;

@@ -18,15 +18,33 @@ export interface LogStreamBounds {
   readonly timeoutMs: number | undefined;
   readonly followMs: number | undefined;
   readonly callOptions: CallOptions;
-  // Handed over rather than imported: a lazy chunk that imports start-up modules splits them into
-  // a chunk of their own, which costs more than this chunk saves.
-  readonly backoffMs: (attempt: number) => number;
-  readonly lastEventIdHeader: (id: string) => string | undefined | null;
+  /** What it uses of the start-up modules (see lazy.ts). */
   readonly kit: LazyKit;
 }
 
+/**
+ * The value of a `Last-Event-ID` header for `id`: its UTF-8 bytes, one per character, which is
+ * what an `EventSource` sends, so any id (non-Latin-1 included) reaches the server intact; without
+ * the spaces and tabs around it, which HTTP drops anyway. Undefined when nothing is left (the
+ * empty id asks for no resume); null when no header can carry it (control characters): the resume
+ * then asks from the id before it, so a few lines may come twice, and none is lost.
+ */
+export function lastEventIdHeader(id: string): string | undefined | null {
+  let value = id;
+  // Plain ASCII, by far the common case, is its own encoding.
+  if (!/^[\x00-\x7f]*$/.test(id)) {
+    value = '';
+    for (const byte of new TextEncoder().encode(id)) value += String.fromCharCode(byte);
+  }
+  value = value.replace(/^[ \t]+|[ \t]+$/g, '');
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return null;
+  return value === '' ? undefined : value;
+}
+
 /** The stream behind `logStream`, loaded with its first read (options already checked there). */
-export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { maxReconnects, maxEventSize, signal, timeoutMs, followMs, callOptions, backoffMs, lastEventIdHeader, kit: { sleep, startTimer, isRecord, isString, redactUrl, errors: { ConnectionError, RunpodError, StreamError, TimeoutError } } }: LogStreamBounds): AsyncGenerator<LogLine, void, undefined> {
+export async function* streamLogs(rest: RestRequester, fullCall: RestCall, { maxReconnects, maxEventSize, signal, timeoutMs, followMs, callOptions, kit }: LogStreamBounds): AsyncGenerator<LogLine, void, undefined> {
+  const { ConnectionError, RunpodError, StreamError, TimeoutError, sleep, startTimer, backoffMs, isRecord, isString, redactUrl } = kit;
   const summary = (req: { method: string; url: string; operation: string }) => ({ method: req.method, url: redactUrl(req.url), operation: req.operation });
   // One signal for the caller's signal, the deadline and the follow time; `ended` says which fired.
   const bounds = new AbortController();

@@ -1,7 +1,6 @@
 // Server-Sent Event log streams (pods and serverless workers), resumed with Last-Event-ID after a drop.
 import { ValidationError } from '../errors.js';
 import { checkDuration, validateCallOptions, type CallOptions } from '../transport/options.js';
-import { backoffMs } from '../transport/retry.js';
 import { kit } from './lazy.js';
 import type { RestCall, RestRequester } from './rest-request.js';
 import type { LogSource } from './types.js';
@@ -48,26 +47,6 @@ const MAX_TAIL = 5000;
 export const DEFAULT_MAX_EVENT_SIZE = 1024 * 1024;
 const MAX_EVENT_SIZE = 64 * 1024 * 1024;
 
-/**
- * The value of a `Last-Event-ID` header for `id`: its UTF-8 bytes, one per character, which is
- * what an `EventSource` sends, so any id (non-Latin-1 included) reaches the server intact; without
- * the spaces and tabs around it, which HTTP drops anyway. Undefined when nothing is left (the
- * empty id asks for no resume); null when no header can carry it (control characters): the resume
- * then asks from the id before it, so a few lines may come twice, and none is lost.
- */
-export function lastEventIdHeader(id: string): string | undefined | null {
-  let value = id;
-  // Plain ASCII, by far the common case, is its own encoding.
-  if (!/^[\x00-\x7f]*$/.test(id)) {
-    value = '';
-    for (const byte of new TextEncoder().encode(id)) value += String.fromCharCode(byte);
-  }
-  value = value.replace(/^[ \t]+|[ \t]+$/g, '');
-  // eslint-disable-next-line no-control-regex
-  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return null;
-  return value === '' ? undefined : value;
-}
-
 function checkLogOptions(options: LogOptions): void {
   checkInteger('tail', options.tail, 0, MAX_TAIL);
   checkInteger('maxReconnects', options.maxReconnects, 0, MAX_RECONNECTS);
@@ -106,7 +85,7 @@ export function logStream(rest: RestRequester, call: Omit<RestCall, 'query' | 'i
     async *[Symbol.asyncIterator]() {
       // Loaded with the first stream read, not with the package: most programs never read a log.
       const { streamLogs } = await import('./log-stream.js');
-      yield* streamLogs(rest, fullCall, { maxReconnects, maxEventSize, signal, timeoutMs, followMs, callOptions, backoffMs, lastEventIdHeader, kit });
+      yield* streamLogs(rest, fullCall, { maxReconnects, maxEventSize, signal, timeoutMs, followMs, callOptions, kit });
     },
   };
 }

@@ -1,15 +1,15 @@
-// The page walk of every paginated list (pager.ts), loaded with a list's first use. It imports no
-// start-up module: what it needs of them comes in the kit (see lazy.ts).
+// The page walk of every paginated list (pager.ts), loaded with a list's first use.
+import { ValidationError } from '../errors.js';
 import type { CallOptions } from '../transport/options.js';
-import type { Page, PagedRoute, PageWalkKit, Pagination } from './pager.js';
+import { isRecord } from '../transport/shape.js';
+import type { Page, PagedRoute, Pagination } from './pager.js';
 import type { RestRequester } from './rest-request.js';
 
 /** What an exhausted list says; a server from before pagination (Frontdoor v2.9.0) sends no block and the whole list. */
 const LAST_PAGE: Pagination = { nextCursor: null, hasNextPage: false };
 
 /** Reads pages of `route` from `cursor` on, `limit` items each, with the call's options. */
-export function pageWalk<T>(rest: RestRequester, route: PagedRoute, cursor: string | undefined, limit: number | undefined, callOptions: CallOptions, kit: PageWalkKit) {
-  const { ValidationError, isRecord } = kit;
+export function pageWalk<T>(rest: RestRequester, route: PagedRoute, cursor: string | undefined, limit: number | undefined, callOptions: CallOptions) {
   const request = (at: string | undefined) => rest.http({ method: 'GET', path: route.path, route: route.route, query: { ...route.query, cursor: at, limit }, idempotent: true }, callOptions);
 
   async function read(at: string | undefined): Promise<Page<T>> {
@@ -26,7 +26,7 @@ export function pageWalk<T>(rest: RestRequester, route: PagedRoute, cursor: stri
     }
     const items = isRecord(body) ? body[route.key] : undefined;
     const pagination = isRecord(body) ? (body.pagination === undefined ? LAST_PAGE : body.pagination) : undefined;
-    if (!Array.isArray(items) || !items.every((item) => isRecord(item) && typeof item.id === 'string') || !isPagination(pagination, isRecord)) {
+    if (!Array.isArray(items) || !items.every((item) => isRecord(item) && typeof item.id === 'string') || !isPagination(pagination)) {
       throw rest.core.wrongShape(req, `an object with an array ${route.key} of objects with a string id and pagination { nextCursor, hasNextPage }`, body);
     }
     return { items: items as T[], pagination: { nextCursor: pagination.nextCursor, hasNextPage: pagination.hasNextPage } };
@@ -49,7 +49,7 @@ export function pageWalk<T>(rest: RestRequester, route: PagedRoute, cursor: stri
 }
 
 /** `{ nextCursor: string | null, hasNextPage: boolean }`, with a cursor to follow whenever there is a next page. */
-function isPagination(value: unknown, isRecord: PageWalkKit['isRecord']): value is Pagination {
+function isPagination(value: unknown): value is Pagination {
   if (!isRecord(value) || typeof value.hasNextPage !== 'boolean') return false;
   const next = value.nextCursor;
   return value.hasNextPage ? typeof next === 'string' && next !== '' : next === null || typeof next === 'string';

@@ -3,7 +3,6 @@
 // time-out, retries and the REST bucket's pacing page after page.
 import { ValidationError } from '../errors.js';
 import type { CallOptions } from '../transport/options.js';
-import { isRecord } from '../transport/shape.js';
 import { checkInteger, shown } from '../validation.js';
 import type { components } from './__generated__/rest-v2.js';
 import type { RestRequester } from './rest-request.js';
@@ -66,9 +65,6 @@ export const PAGE_LIMIT = 1000;
 export const BUILDS_PAGE_LIMIT = 100;
 
 let walker: Promise<typeof import('./page-walk.js')> | undefined;
-/** Start-up helpers handed to the lazy walk (see lazy.ts: a lazy chunk importing them would split them off). */
-const walkKit = { ValidationError, isRecord };
-export type PageWalkKit = typeof walkKit;
 
 /**
  * A list that pages with `rest`: lazy, and each of its walks stays on `route`'s query. A `route`
@@ -85,7 +81,7 @@ export function pagedList<T>(rest: RestRequester, where: PagedRoute | (() => Pag
 
   // The walk (reading a page, checking its shape, following cursors) loads with the first use: a
   // list is handed back at once, but nothing of it is needed before a page is asked for.
-  const walk = async () => (await (walker ??= import('./page-walk.js'))).pageWalk<T>(rest, route, cursor, limit, callOptions, walkKit);
+  const walk = async () => (await (walker ??= import('./page-walk.js'))).pageWalk<T>(rest, route, cursor, limit, callOptions);
 
   async function* pages(): AsyncGenerator<Page<T>, void, undefined> {
     check();

@@ -1,5 +1,5 @@
 // The rules compiled from the contract, applied: what is wrong with a REST v2 request body, if anything.
-// Free of the client's error classes, so that the chunk it loads in shares no start-up module.
+// It says what is wrong, as [field, message]; lazy.ts throws the ValidationError.
 import { requestRules, type RequestSchemaName } from './__generated__/request-rules.js';
 import type { FieldRule, ObjectRule } from './request-check.js';
 import type { CreatePodInput } from './types.js';

@@ -1,8 +1,8 @@
 // The OpenAI helper's `fetch`, loaded with its first call.
-import type { ValidationError as ValidationErrorClass } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
-import type { redactUrl as RedactUrl } from '../transport/redact.js';
-import type { isRecord as IsRecord } from '../transport/shape.js';
+import { redactUrl } from '../transport/redact.js';
+import { isRecord } from '../transport/shape.js';
 import type { OpenAIHelperOptions } from './openai.js';
 
 export interface OpenAIFetchContext {
@@ -11,9 +11,6 @@ export interface OpenAIFetchContext {
   readonly options: OpenAIHelperOptions;
   readonly baseURL: string;
   readonly base: URL;
-  readonly ValidationError: typeof ValidationErrorClass;
-  readonly redactUrl: typeof RedactUrl;
-  readonly isRecord: typeof IsRecord;
 }
 
 /** Headers the SDK sets that this client sets itself (the key among them) or that fetch owns. */
@@ -28,7 +25,7 @@ function parsed(text: string): unknown {
   }
 }
 
-export async function openaiFetch({ core, endpointId, options, baseURL, base, ValidationError, redactUrl, isRecord }: OpenAIFetchContext, input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+export async function openaiFetch({ core, endpointId, options, baseURL, base }: OpenAIFetchContext, input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const request = typeof input === 'object' && 'url' in input && !(input instanceof URL) ? input : undefined;
   let target: URL | undefined;
   try {

@@ -1,10 +1,7 @@
 // What the `openai` SDK needs to call a queue endpoint's OpenAI-compatible routes through this
 // client: its HTTP core (key, pacing, retries, error types), with the key kept out of sight.
-import { ValidationError } from '../errors.js';
 import type { HttpCore, HttpRequest } from '../transport/http-core.js';
 import { checkDuration, type FetchLike } from '../transport/options.js';
-import { redactUrl } from '../transport/redact.js';
-import { isRecord } from '../transport/shape.js';
 import type { OpenAIFetchContext } from './openai-fetch.js';
 
 /** The `apiKey` handed to the SDK: not a key. The helper's `fetch` sends the real one itself. */
@@ -42,9 +39,8 @@ export function createOpenAIHelper(core: HttpCore, endpointId: string, options: 
   core.checkBeforeSending(options, 'bearer', describe);
   const base = new URL(baseURL);
 
-  // The request's making loads with the first call (every call is async); it is handed what it
-  // needs from the start-up modules rather than importing them, so its chunk shares none.
-  const context: OpenAIFetchContext = { core, endpointId, options, baseURL, base, ValidationError, redactUrl, isRecord };
+  // The request's making loads with the first call (every call is async).
+  const context: OpenAIFetchContext = { core, endpointId, options, baseURL, base };
   const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
     (await (loadingFetch ??= import('./openai-fetch.js'))).openaiFetch(context, input, init);
 

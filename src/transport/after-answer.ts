@@ -1,23 +1,22 @@
 // What the HTTP core runs only once an answer (or a failure) has arrived: following redirects,
 // mapping an error answer to its class, the Retry-After and RateLimit headers, `onResponse`, the
 // debug and retry log lines, classifying a failed connection. Loaded with the first answer that
-// needs it (after-answer-kit.ts); it imports types only from the start-up modules, which it takes
-// through the kit, so an app that code-splits keeps all of it out of its start-up bundle.
-import type { ApiError, ConnectionError, RequestSummary } from '../errors.js';
-import type { AfterAnswerKit } from './after-answer-kit.js';
+// needs it (after-answer-loader.ts), so an app that code-splits keeps it out of its start-up bundle.
+import { AbortError, ApiError, ConnectionError, ServerError, type RequestSummary } from '../errors.js';
 import type { LinkedAbort } from './abort.js';
+import { REDIRECT_STATUSES, requestIdOf } from './answer-facts.js';
 import type { HttpRequest } from './http-core.js';
 import type { Log } from './logger.js';
 import type { ResolvedOptions, ResponseInfo, RetryEvent } from './options.js';
 import type { Pacer } from './pacing.js';
-import { errorFromResponse, headersToRecord, type ErrorContext } from './error-mapping.js';
+import { errorFromResponse, headersToRecord } from './error-mapping.js';
 import { parseRateLimitHeaders, type RateLimitInfo } from './rate-limit-headers.js';
-
+import { redactText, redactUrl, redactValue } from './redact.js';
+import { MAX_RETRY_AFTER_MS } from './retry.js';
 import { parseRetryAfterMs } from './retry-after.js';
 
 /** One client's core, as the after-answer code sees it. */
 export interface AnswerContext {
-  readonly kit: AfterAnswerKit;
   readonly options: ResolvedOptions;
   readonly pacer: Pacer;
   readonly log: Log;
@@ -53,12 +52,10 @@ function innermostMessage(err: unknown): string {
 
 /** The after-answer steps of one client's core. */
 export function createAfterAnswer(c: AnswerContext) {
-  const { kit, options, pacer, log, scrub, summarise, send } = c;
-  const { AbortError, ApiError, ConnectionError, ServerError } = kit.errors;
-  const { redactText, redactUrl, redactValue, requestIdOf, MAX_RETRY_AFTER_MS, REDIRECT_STATUSES } = kit;
+  const { options, pacer, log, scrub, summarise, send } = c;
   return {
     /** The typed error for an HTTP error answer (error-mapping.ts); `text` already scrubbed. */
-    errorFromResponse: (status: number, text: string, headers: Headers, ctx: ErrorContext) => errorFromResponse(kit, status, text, headers, ctx),
+    errorFromResponse,
     parseRetryAfterMs,
     /** True when a failed fetch proves that no byte of the request reached the server. */
     wasNotSent(err: unknown): boolean {
@@ -163,7 +160,7 @@ export function createAfterAnswer(c: AnswerContext) {
     /** What `onResponse` is told of one answer; the headers are scrubbed of the key like an error's. */
     responseInfo(req: HttpRequest, res: Response): ResponseInfo {
       // Everything is read from the scrubbed copy: a server may echo the key in any header.
-      const headers = redactValue(Object.fromEntries(Object.entries(headersToRecord(kit, res.headers)).map(([name, value]) => [name, scrub(value)])));
+      const headers = redactValue(Object.fromEntries(Object.entries(headersToRecord(res.headers)).map(([name, value]) => [name, scrub(value)])));
       const scrubbed = new Headers(headers);
       return {
         operation: req.operation,

@@ -1,8 +1,11 @@
 // What the start-up modules read from answers: request ids, the platform's no-capacity and generic-failure wordings, the
-// bound on an error body. The mapping of an error answer to its class (error-mapping.ts) loads with
-// the first answer that needs it and takes these through its kit (after-answer-kit.ts).
+// bound on an error body, the statuses that redirect. The mapping of an error answer to its class (error-mapping.ts), which
+// loads with the first answer that needs it, reads them too.
 import type { GraphQLErrorEntry, RunpodError } from '../errors.js';
 import { redactText } from './redact.js';
+
+/** Answers that redirect: the core sends the first hop, after-answer.ts follows it. */
+export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Longest error answer parsed as JSON; a longer one is kept as a snippet of its text. */
 export const MAX_ERROR_BODY_CHARS = 256 * 1024;

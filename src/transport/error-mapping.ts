@@ -1,8 +1,23 @@
-// The typed error for an HTTP error answer: loaded with the first answer that needs it (see
-// after-answer-kit.ts), so it imports types only and takes the error classes and start-up helpers
-// through its kit.
-import type { ApiError, CapacityUnavailableError, GraphQLErrorEntry, GraphQLResponseError, InsufficientBalanceError, RequestSummary, ValidationError } from '../errors.js';
-import type { AfterAnswerKit } from './after-answer-kit.js';
+// The typed error for an HTTP error answer: loaded with the first answer that needs it, with
+// after-answer.ts (see after-answer-loader.ts).
+import {
+  ApiError,
+  ApiRetiredError,
+  AuthenticationError,
+  BadRequestError,
+  CapacityUnavailableError,
+  ConflictError,
+  GraphQLResponseError,
+  InsufficientBalanceError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServerError,
+  ValidationError,
+  type GraphQLErrorEntry,
+  type RequestSummary,
+} from '../errors.js';
+import { clip, isCapacityMessage, MAX_ERROR_BODY_CHARS, requestIdOf, withRequestId } from './answer-facts.js';
 import { parseRateLimitHeaders } from './rate-limit-headers.js';
 
 const BODY_SNIPPET_CHARS = 300;
@@ -11,10 +26,10 @@ export const ERROR_BODY_LIMITS = { depth: 16, entries: 100, stringChars: 4096, v
 /** Longest server text quoted in an error's message. */
 export const MAX_DETAIL_CHARS = 1000;
 
-function parseJson(k: AfterAnswerKit, text: string): unknown {
-  if (text.length > k.MAX_ERROR_BODY_CHARS) return undefined;
+function parseJson(text: string): unknown {
+  if (text.length > MAX_ERROR_BODY_CHARS) return undefined;
   try {
-    return boundBody(k, JSON.parse(text));
+    return boundBody(JSON.parse(text));
   } catch {
     return undefined;
   }
@@ -26,8 +41,7 @@ function parseJson(k: AfterAnswerKit, text: string): unknown {
  * assigned, so `__proto__` stays data. Nothing downstream (summaries, scrubbing) can then recurse
  * without end or copy megabytes.
  */
-export function boundBody(k: AfterAnswerKit, value: unknown): unknown {
-  const { clip } = k;
+export function boundBody(value: unknown): unknown {
   let budget: number = ERROR_BODY_LIMITS.values;
   const copy = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return clip(v, ERROR_BODY_LIMITS.stringChars);
@@ -56,13 +70,13 @@ function own(body: unknown, key: string): unknown {
   return body !== null && typeof body === 'object' && Object.hasOwn(body, key) ? (body as Record<string, unknown>)[key] : undefined;
 }
 
-function graphQLErrorsOf(k: AfterAnswerKit, body: unknown): GraphQLErrorEntry[] | undefined {
+function graphQLErrorsOf(body: unknown): GraphQLErrorEntry[] | undefined {
   const errors = own(body, 'errors');
   if (!Array.isArray(errors) || errors.length === 0) return undefined;
   return errors.map((e): GraphQLErrorEntry => {
     if (typeof own(e, 'message') === 'string') return e as GraphQLErrorEntry;
     // Not String(e): a list nested thousands deep would overflow the stack.
-    return { message: typeof e === 'string' ? e : k.clip(safeJson(e), 200) };
+    return { message: typeof e === 'string' ? e : clip(safeJson(e), 200) };
   });
 }
 
@@ -76,9 +90,8 @@ export function problemErrorsOf(body: unknown): string[] {
  * The human message inside a platform error body: GraphQL `errors`, REST v1 `{error}` or
  * `{message}`, or REST v2's problem `{detail}` followed by its `errors[]`.
  */
-export function messageOfBody(k: AfterAnswerKit, body: unknown): string | undefined {
-  const { clip } = k;
-  const gqlErrors = graphQLErrorsOf(k, body);
+export function messageOfBody(body: unknown): string | undefined {
+  const gqlErrors = graphQLErrorsOf(body);
   if (gqlErrors) return clip(gqlErrors.slice(0, 20).map((e) => clip(e.message, MAX_DETAIL_CHARS)).join('; '), MAX_DETAIL_CHARS);
   // OpenAI-compatible routes answer `{"error": {"message", "type", …}}`.
   const nested = own(own(body, 'error'), 'message');
@@ -115,20 +128,18 @@ export interface ErrorContext {
  * Works for the GraphQL (`{errors, data}`) and REST (`{error, status}`) body shapes alike.
  */
 export function errorFromResponse(
-  k: AfterAnswerKit,
   status: number,
   text: string,
   headers: Headers,
   ctx: ErrorContext,
 ): ApiError | GraphQLResponseError | CapacityUnavailableError | InsufficientBalanceError | ValidationError {
-  const { ApiError, BadRequestError, ConflictError, RateLimitError, ServerError, ValidationError } = k.errors;
   try {
-    return k.withRequestId(mapErrorResponse(k, status, text, headers, ctx), headers);
+    return withRequestId(mapErrorResponse(status, text, headers, ctx), headers);
   } catch {
     // Whatever the body holds, an HTTP error stays an HTTP error of its status: never a failure
     // of the attempt (which would be retried, or read as a lost answer after a create).
     const message = `${ctx.request.operation} failed with HTTP ${status}: the error answer could not be read`;
-    const options = { status, body: k.clip(text.slice(0, BODY_SNIPPET_CHARS), BODY_SNIPPET_CHARS), request: ctx.request, retryAfterMs: ctx.retryAfterMs, requestId: k.requestIdOf(headers) };
+    const options = { status, body: clip(text.slice(0, BODY_SNIPPET_CHARS), BODY_SNIPPET_CHARS), request: ctx.request, retryAfterMs: ctx.retryAfterMs, requestId: requestIdOf(headers) };
     if (status === 409) return new ConflictError(message, options);
     if (status === 422) return new ValidationError('body', `refused by the server (HTTP 422)`, options);
     if (status === 429) return new RateLimitError(message, options);
@@ -139,21 +150,18 @@ export function errorFromResponse(
 }
 
 function mapErrorResponse(
-  k: AfterAnswerKit,
   status: number,
   text: string,
   headers: Headers,
   ctx: ErrorContext,
 ): ApiError | GraphQLResponseError | CapacityUnavailableError | InsufficientBalanceError | ValidationError {
-  const { ApiError, ApiRetiredError, AuthenticationError, BadRequestError, CapacityUnavailableError, ConflictError, GraphQLResponseError } = k.errors;
-  const { InsufficientBalanceError, NotFoundError, PermissionDeniedError, RateLimitError, ServerError, ValidationError } = k.errors;
-  const json = parseJson(k, text);
+  const json = parseJson(text);
   const body = json === undefined ? text.slice(0, BODY_SNIPPET_CHARS) : json;
-  const bodyMessage = json === undefined ? undefined : messageOfBody(k, json);
+  const bodyMessage = json === undefined ? undefined : messageOfBody(json);
   const where = `${ctx.request.operation}`;
-  const options = { status, body, headers: headersToRecord(k, headers), request: ctx.request };
+  const options = { status, body, headers: headersToRecord(headers), request: ctx.request };
 
-  if (bodyMessage && k.isCapacityMessage(bodyMessage)) {
+  if (bodyMessage && isCapacityMessage(bodyMessage)) {
     return new CapacityUnavailableError(`${where}: ${bodyMessage}`, {
       status,
       request: ctx.request,
@@ -182,7 +190,7 @@ function mapErrorResponse(
     return new RateLimitError(message, { ...options, retryAfterMs: ctx.retryAfterMs, rateLimit: windows.length ? windows : undefined });
   }
   if (status >= 500) return new ServerError(message, options);
-  const gqlErrors = graphQLErrorsOf(k, json);
+  const gqlErrors = graphQLErrorsOf(json);
   if (gqlErrors) {
     return new GraphQLResponseError(message, {
       errors: gqlErrors,
@@ -211,10 +219,10 @@ function describeNonJson(headers: Headers, text: string): string {
 }
 
 /** Response headers as a plain record, without `set-cookie`, each value bounded (scrub it before it leaves). */
-export function headersToRecord(k: AfterAnswerKit, headers: Headers): Record<string, string> {
+export function headersToRecord(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    if (name !== 'set-cookie') out[name] = k.clip(value, ERROR_BODY_LIMITS.stringChars);
+    if (name !== 'set-cookie') out[name] = clip(value, ERROR_BODY_LIMITS.stringChars);
   });
   return out;
 }

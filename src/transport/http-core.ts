@@ -1,8 +1,8 @@
 import { AbortError, ApiRetiredError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { deadlineOf, linkAbort, sleep, startDeadline, timerFired, type LinkedAbort } from './abort.js';
 import type { AfterAnswer } from './after-answer.js';
-import { loadAfterAnswer, REDIRECT_STATUSES } from './after-answer-kit.js';
-import { MAX_ERROR_BODY_CHARS, requestIdOf } from './answer-facts.js';
+import { loadAfterAnswer } from './after-answer-loader.js';
+import { MAX_ERROR_BODY_CHARS, REDIRECT_STATUSES, requestIdOf } from './answer-facts.js';
 import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';

@@ -203,6 +203,34 @@ describe('GraphQL client: answers of the wrong shape are ServerErrors, never Typ
 });
 
 describe('GraphQL client: start-up', () => {
+  it('variables that cannot travel as JSON are refused before the GraphQL runtime loads (even when it never does)', async () => {
+    vi.resetModules();
+    // An import that never settles: the refusal must not wait for it.
+    vi.doMock('../../src/graphql/graphql-runtime.js', () => new Promise(() => {}));
+    try {
+      const { createGraphQLClient: fresh } = await import('../../src/graphql/graphql-client.js');
+      const { createHttpCoreFromOptions: freshCore } = await import('../../src/transport/http-core.js');
+      const { ValidationError: FreshValidationError } = await import('../../src/errors.js');
+      const requests: HttpRequest[] = [];
+      const core = freshCore({ apiKey: TEST_API_KEY, graphqlUrl: GRAPHQL_URL, fetch: async () => expect.unreachable('nothing is sent') });
+      const client = fresh({ ...core, request: async (req) => (requests.push(req), expect.unreachable('nothing is sent')) });
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      for (const variables of [cyclic, { n: 10n }]) {
+        const err: unknown = await client.request('query Q($n: Int) { myself { id } }', variables as never).then(
+          () => expect.unreachable('refused'),
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(FreshValidationError);
+        expect((err as ValidationError).field).toBe('variables');
+      }
+      expect(requests).toEqual([]);
+    } finally {
+      vi.doUnmock('../../src/graphql/graphql-runtime.js');
+      vi.resetModules();
+    }
+  });
+
   it('only graphql-runtime.ts imports graphql or graphql-request at run time, and nothing imports it statically', async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
     const { join } = await import('node:path');

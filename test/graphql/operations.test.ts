@@ -52,7 +52,7 @@ describe('operations/', () => {
     });
   });
 
-  it('persisted-documents.json holds every generated document, keyed by the SHA-256 of its text, the hash each document carries', async () => {
+  it('persisted-documents.json holds every generated document, keyed by the first 16 hex digits of the SHA-256 of its text, the hash each document carries', async () => {
     const { createHash } = await import('node:crypto');
     const persisted = JSON.parse(readFileSync(new URL('persisted-documents.json', root), 'utf8')) as Record<string, string>;
     const generated = await import('../../src/graphql/__generated__/operations.js');
@@ -62,7 +62,7 @@ describe('operations/', () => {
     expect(hashes.length).toBeGreaterThan(5);
     expect(new Set(hashes)).toEqual(new Set(Object.keys(persisted)));
     for (const [hash, text] of Object.entries(persisted)) {
-      expect(createHash('sha256').update(text).digest('hex')).toBe(hash);
+      expect(createHash('sha256').update(text).digest('hex').slice(0, 16)).toBe(hash);
       expect(validate(buildSchema(schemaSdl), parse(text))).toEqual([]);
     }
   });

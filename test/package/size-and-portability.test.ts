@@ -1,18 +1,24 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { gzippedBundle, gzippedCodeSplit } from './bundle-sizes.js';
+import { buildCodeSplit, gz, gzippedBundle, gzippedCodeSplit, startUpOutputs } from './bundle-sizes.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 
 /**
  * Budgets in bytes (gzipped; esbuild --minify for the browser). Issue 32 decided 54 KB for the full
- * client, 25 KB for the code-split start-up and 1 KB for `./graphql`. A bundle over its decided
- * figure has the measured size rounded up to the next 0.5 KB, and the feature that pays for the
- * growth is named here. The README quotes these. Measured 2026-11-27 (round 3):
+ * client, 25 KB for the code-split start-up and 1 KB for `./graphql`; issue 39, at most 27 KB for the
+ * start-up with plain imports. A bundle over its decided figure has the measured size rounded up to
+ * the next 0.5 KB, and the feature that pays for the growth is named here. The README quotes these.
+ * Measured 2026-11-28 (round 4, plain imports but three kits, the others' objects gone from every
+ * bundle; before the whole schema): start-up 26,088 B (below), full 91,467 B (-565 B), rest
+ * 26,766 B (-489 B), rest-v1 17,885 B (-310 B), serverless 20,937 B (-542 B), ./graphql 825 B.
+ * Measured 2026-11-27 (round 3):
  * - ./graphql 825 B and the start-up 25,372 B (below) meet theirs.
  * - Full, 92,008 B (54 KB decided): the in-process executor over REST v2 (issue 28: graphql-js's
  *   schema building, validation and execution) is 31,590 B of it. Of that, graphql-js's validation
@@ -20,8 +26,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  *   documents that RunPod's GraphQL (and the emulator) refuse, so all stay.
  * - The lazy modules that took 3,507 B off the start-up (what runs only after an answer: redirects,
  *   error-answer mapping, Retry-After and RateLimit parsing, onResponse, log lines; and a GraphQL
- *   call once its runtime has loaded) cost a bundle that does not split esbuild's wrapper and their
- *   kits: full 1,466 B, rest 1,087 B, rest-v1 1,010 B, serverless 899 B.
+ *   call once its runtime has loaded) cost a bundle that does not split esbuild's wrapper and (in
+ *   round 3) their kits: full 1,466 B, rest 1,087 B, rest-v1 1,010 B, serverless 899 B.
  * - rest 27,247 B, rest-v1 18,193 B, serverless 21,467 B: each also carries what rounds 1 and 2
  *   added to the HTTP core (environment, request ids, onResponse, deadlines, User-Agent and appInfo,
  *   fetchOptions, the redactor's decoded spellings of a key) and round 3's per-call hot path (79 B:
@@ -54,16 +60,49 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
   });
 
   it('runpod-gql code-split: the start-up chunks stay within budget, the GraphQL runtime and the REST v2 pods path load later', async () => {
-    const { startUpBytes: bytes, lazyChunks, startUpInputs: inputs } = await gzippedCodeSplit(root, 'dist/index.js');
-    console.log(`runpod-gql start-up (code-split): ${bytes} B gz; full: ${await gzippedBundle(root, 'dist/index.js')} B gz`);
+    const { startUpBytes: bytes, startUpChunks, lazyChunks, startUpInputs: inputs } = await gzippedCodeSplit(root, 'dist/index.js');
+    console.log(`runpod-gql start-up (code-split): ${bytes} B gz in ${startUpChunks} files; full: ${await gzippedBundle(root, 'dist/index.js')} B gz`);
     expect(lazyChunks).toBeGreaterThanOrEqual(2);
     expect(inputs).toContain('dist/serverless/queue.js');
     for (const lazy of ['dist/graphql/graphql-runtime.js', 'dist/pods/rest-path.js', 'dist/serverless/queue-calls.js', 'dist/rest/page-walk.js', 'dist/transport/after-answer.js', 'dist/transport/error-mapping.js', 'dist/graphql/graphql-errors.js']) expect(inputs).not.toContain(lazy);
     expect(bytes).toBeGreaterThan(100);
-    // Issues 20 and 32 decided 25 KB: 25,372 B. At start-up is what runs while a client is created or
-    // before its first request, which goes out in the same tick; what runs only once an answer (or a
-    // failure) has arrived loads with the first that needs it, after an await the call makes anyway.
-    expect(bytes).toBeLessThanOrEqual(25 * 1024);
+    // Issues 20 and 32 decided 25 KB, met with kits (25,372 B); issue 39 traded that for plain
+    // imports, at most 27 KB. At start-up is what runs while a client is created or before its first
+    // request, which goes out in the same tick; what runs only once an answer (or a failure) has
+    // arrived loads with the first that needs it, after an await the call makes anyway.
+    // Measured 2026-11-28: 26,088 B in 4 files on this branch; 26,841 B merged with main at 3ba2749
+    // (persisted documents: 26,085 B there with every kit), hence 26.5 KB. Plain imports in the
+    // lazily loaded modules pay for what is over 25 KB: esbuild splits what they share with the
+    // start-up (the error classes with the redactor, answer-facts.ts, retry.ts) into shared chunks,
+    // each gzipped on its own. All plain, 28,255 B; the three kits kept (rest/lazy.ts,
+    // serverless/queue.ts, transport/create-once-kit.ts, see test/package/plain-imports.test.ts)
+    // take 2,167 B of that back.
+    expect(bytes).toBeLessThanOrEqual(26.5 * 1024);
+  });
+
+  it('the start-up figure is every chunk the entry loads before the first call, shared chunks included', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'runpod-gql-split-'));
+    try {
+      const result = await buildCodeSplit(root, 'dist/index.js', out);
+      // Each chunk, written out, records that it ran; then a client is created, and no call made.
+      for (const file of result.outputFiles) {
+        if (file.path.endsWith('.js')) writeFileSync(file.path, `(globalThis.__chunks ??= []).push(${JSON.stringify(basename(file.path))});\n${file.text}`);
+      }
+      const script = `const { createRunpodClient } = await import(${JSON.stringify(pathToFileURL(join(out, 'index.js')).href)});
+        const rp = createRunpodClient({ apiKey: 'rpa_SIZETEST_0123456789abcdef' });
+        void [rp.pods, rp.gpuTypes, rp.graphql, rp.rest.pods, rp.endpoint('e1')];
+        console.log(JSON.stringify(globalThis.__chunks));`;
+      const loaded: string[] = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+      const counted = [...startUpOutputs(result.metafile, root, 'dist/index.js')].map((o) => basename(o));
+      expect(loaded.sort()).toEqual(counted.sort());
+      // The entry imports shared chunks (what it shares with the lazily loaded modules): they load
+      // with it, and the figure counts them, each gzipped on its own.
+      expect(loaded.length).toBeGreaterThan(1);
+      const bytes = result.outputFiles.filter((f) => loaded.includes(basename(f.path))).reduce((total, f) => total + gz(f.contents), 0);
+      expect(bytes).toBe((await gzippedCodeSplit(root, 'dist/index.js')).startUpBytes);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 
   it.each([

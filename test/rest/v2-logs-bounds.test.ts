@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { AbortError, ConnectionError, createRunpodClient, StreamError, TimeoutError, ValidationError, type LogLine } from '../../src/index.js';
-import { lastEventIdHeader } from '../../src/rest/logs.js';
+import { lastEventIdHeader } from '../../src/rest/log-stream.js';
 import { captureError, recordingFetch, TEST_API_KEY } from '../helpers.js';
 
 const encoder = new TextEncoder();

@@ -289,7 +289,7 @@ export const DeployPodDocument = new TypedDocumentString(`
       type
     }
   }
-}`, {"operationName":"DeployPod","operationType":"mutation","hash":"a1b354613a58b4eb55f5a2a31f7a0b6c495d411564500fe2e545a746d00a60a9"}) as unknown as TypedDocumentString<DeployPodMutation, DeployPodMutationVariables>;
+}`, {"operationName":"DeployPod","operationType":"mutation","hash":"a1b354613a58b4eb"}) as unknown as TypedDocumentString<DeployPodMutation, DeployPodMutationVariables>;
 export const DeployCpuPodDocument = new TypedDocumentString(`
     mutation DeployCpuPod($input: deployCpuPodInput!) {
   deployCpuPod(input: $input) {
@@ -328,7 +328,7 @@ export const DeployCpuPodDocument = new TypedDocumentString(`
       type
     }
   }
-}`, {"operationName":"DeployCpuPod","operationType":"mutation","hash":"ee67ab1cb67968bbdaa2e7af26f4ed66753e2cff3e65a242f2575caa2dee79f9"}) as unknown as TypedDocumentString<DeployCpuPodMutation, DeployCpuPodMutationVariables>;
+}`, {"operationName":"DeployCpuPod","operationType":"mutation","hash":"ee67ab1cb67968bb"}) as unknown as TypedDocumentString<DeployCpuPodMutation, DeployCpuPodMutationVariables>;
 export const GpuTypeCatalogDocument = new TypedDocumentString(`
     query GpuTypeCatalog {
   gpuTypes {
@@ -336,7 +336,7 @@ export const GpuTypeCatalogDocument = new TypedDocumentString(`
     displayName
   }
 }
-    `, {"operationName":"GpuTypeCatalog","operationType":"query","hash":"42f998b8aae18bca8fe3e3b4aed8d35219d881077c342b0c0f30cb027ae476f1"}) as unknown as TypedDocumentString<GpuTypeCatalogQuery, GpuTypeCatalogQueryVariables>;
+    `, {"operationName":"GpuTypeCatalog","operationType":"query","hash":"42f998b8aae18bca"}) as unknown as TypedDocumentString<GpuTypeCatalogQuery, GpuTypeCatalogQueryVariables>;
 export const GpuTypesDocument = new TypedDocumentString(`
     query GpuTypes($input: GpuTypeFilter, $lowestPriceInput: GpuLowestPriceInput!) {
   gpuTypes(input: $input) {
@@ -352,7 +352,7 @@ export const GpuTypesDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"operationName":"GpuTypes","operationType":"query","hash":"eca9afcb9337807a216be99dac10b6e8ff962aaeee5eff3dcbc5bce2ac9b2309"}) as unknown as TypedDocumentString<GpuTypesQuery, GpuTypesQueryVariables>;
+    `, {"operationName":"GpuTypes","operationType":"query","hash":"eca9afcb9337807a"}) as unknown as TypedDocumentString<GpuTypesQuery, GpuTypesQueryVariables>;
 export const MyPodsDocument = new TypedDocumentString(`
     query MyPods {
   myself {
@@ -393,7 +393,7 @@ export const MyPodsDocument = new TypedDocumentString(`
       type
     }
   }
-}`, {"operationName":"MyPods","operationType":"query","hash":"49e6edcc4b64086a804e65c59eb08faeebe1cbace057fb463e5a67779c95956c"}) as unknown as TypedDocumentString<MyPodsQuery, MyPodsQueryVariables>;
+}`, {"operationName":"MyPods","operationType":"query","hash":"49e6edcc4b64086a"}) as unknown as TypedDocumentString<MyPodsQuery, MyPodsQueryVariables>;
 export const PodDocument = new TypedDocumentString(`
     query Pod($input: PodFilter!) {
   pod(input: $input) {
@@ -432,7 +432,7 @@ export const PodDocument = new TypedDocumentString(`
       type
     }
   }
-}`, {"operationName":"Pod","operationType":"query","hash":"60c1ecbbac22940e9293c654ca246c0ca67ba87213791390ea9c5d129ef56bb8"}) as unknown as TypedDocumentString<PodQuery, PodQueryVariables>;
+}`, {"operationName":"Pod","operationType":"query","hash":"60c1ecbbac22940e"}) as unknown as TypedDocumentString<PodQuery, PodQueryVariables>;
 export const ResumePodDocument = new TypedDocumentString(`
     mutation ResumePod($input: PodResumeInput!) {
   podResume(input: $input) {
@@ -471,7 +471,7 @@ export const ResumePodDocument = new TypedDocumentString(`
       type
     }
   }
-}`, {"operationName":"ResumePod","operationType":"mutation","hash":"5803b3149886b891cd39a3d22bf6ccc39a4f8c9e4a694f62a65e827370c25dc5"}) as unknown as TypedDocumentString<ResumePodMutation, ResumePodMutationVariables>;
+}`, {"operationName":"ResumePod","operationType":"mutation","hash":"5803b3149886b891"}) as unknown as TypedDocumentString<ResumePodMutation, ResumePodMutationVariables>;
 export const StopPodDocument = new TypedDocumentString(`
     mutation StopPod($input: PodStopInput!) {
   podStop(input: $input) {
@@ -479,9 +479,9 @@ export const StopPodDocument = new TypedDocumentString(`
     desiredStatus
   }
 }
-    `, {"operationName":"StopPod","operationType":"mutation","hash":"10b3615b4bb3b7731ec898dbcbf55a47185031644cd729e50aa81c2b9ba255e0"}) as unknown as TypedDocumentString<StopPodMutation, StopPodMutationVariables>;
+    `, {"operationName":"StopPod","operationType":"mutation","hash":"10b3615b4bb3b773"}) as unknown as TypedDocumentString<StopPodMutation, StopPodMutationVariables>;
 export const TerminatePodDocument = new TypedDocumentString(`
     mutation TerminatePod($input: PodTerminateInput!) {
   podTerminate(input: $input)
 }
-    `, {"operationName":"TerminatePod","operationType":"mutation","hash":"6a9703cbab8aeef95f1c3328ee4c92145a0ef45688fd7e724835f3e4817f56ab"}) as unknown as TypedDocumentString<TerminatePodMutation, TerminatePodMutationVariables>;
+    `, {"operationName":"TerminatePod","operationType":"mutation","hash":"6a9703cbab8aeef9"}) as unknown as TypedDocumentString<TerminatePodMutation, TerminatePodMutationVariables>;

@@ -8,7 +8,7 @@ import type { PodsApi } from '../../pods/types.js';
 import type { CallOptions } from '../../transport/options.js';
 import type { TransportChoice } from '../../transport/transport-choice.js';
 import { isDocument } from '../executable-schema.js';
-import type { DocumentFacts, GraphQLCallOptions, GraphQLErrorsKit, GraphQLExecuteOptions, GraphQLRuntimeKit, RunpodGraphQL } from '../graphql-client.js';
+import type { DocumentFacts, GraphQLCallOptions, GraphQLExecuteOptions, RunpodGraphQL } from '../graphql-client.js';
 import { makeFacts } from '../graphql-runtime.js';
 import { errorFromGraphQLErrors } from '../graphql-errors.js';
 import { createInProcessExecutor, type InProcessExecutor } from './executor.js';
@@ -20,13 +20,9 @@ export interface RouteKit {
   readonly pods: PodsApi;
   readonly gpuTypes: GpuRestPathKit;
   readonly documentFacts: (document: unknown) => Promise<DocumentFacts>;
-  /** What graphql-runtime.ts takes (for `makeFacts`). */
-  readonly runtimeKit: GraphQLRuntimeKit;
   readonly rawOptions: (options: GraphQLCallOptions | undefined, facts: DocumentFacts) => GraphQLCallOptions;
   readonly toJsonBody: (field: string, value: unknown) => string;
   readonly validateCallOptions: (options: CallOptions) => void;
-  /** What graphql-errors.ts takes to map GraphQL `errors` to a typed error. */
-  readonly graphqlErrorsKit: GraphQLErrorsKit;
   readonly errors: {
     readonly RunpodError: typeof RunpodError;
     readonly GraphQLResponseError: typeof GraphQLResponseError;
@@ -99,7 +95,7 @@ export function createRoutes(kit: RouteKit): Routes {
       // A resolver's typed error is the error of the call, as the same call on rp.pods throws it.
       const typed = result.errors.find((e) => e.originalError instanceof E.RunpodError)?.originalError;
       if (typed) throw typed;
-      throw errorFromGraphQLErrors(kit.graphqlErrorsKit, result.errors.map(toEntry), result.data, { ...ctx, status: 200 });
+      throw errorFromGraphQLErrors(result.errors.map(toEntry), result.data, { ...ctx, status: 200 });
     }
     return result.data;
   }
@@ -128,7 +124,7 @@ export function createRoutes(kit: RouteKit): Routes {
     return kit.choice.run('graphql', label, {
       graphql: async () => {
         try {
-          const answer = (await kit.upstream.request(source, vars, kit.rawOptions(callOptions, makeFacts(kit.runtimeKit, source, operationName ?? name, operation.operation)))) as {
+          const answer = (await kit.upstream.request(source, vars, kit.rawOptions(callOptions, makeFacts(source, operationName ?? name, operation.operation)))) as {
             data?: Record<string, unknown> | null;
             errors?: GraphQLErrorEntry[] | null;
           };
