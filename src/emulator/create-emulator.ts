@@ -186,7 +186,10 @@ export interface Emulator {
   readonly loadBalanced: {
     define(definition: LoadBalancedDefinition): void;
   };
-  /** What `POST /v2/pods/{id}/exec` runs: `echo`, `true`, `false`, `pwd`, `env` and `printenv` by default. */
+  /**
+   * What `POST /v2/pods/{id}/exec` runs: a common set by default (`nvidia-smi`, `ls`, `cat`, `sh -c`,
+   * `bash -c`, `echo`, `env`, `df`, `nproc`, … listed in the emulator's README), answering from the pod's own facts.
+   */
   readonly exec: {
     /** Defines (or replaces) the program `name` (argv[0]) in every pod; an undefined one exits 127. */
     define(name: string, command: ExecCommand): void;

@@ -54,6 +54,13 @@ function cli(args: string[], stdin = ''): Promise<Run> {
 }
 
 describe('pods exec', () => {
+  it("the README's example: `pods exec ID -- nvidia-smi` prints the pod's GPU and exits 0", async () => {
+    const run = await cli(['pods', 'exec', running, '--', 'nvidia-smi']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/NVIDIA RTX A4000\s+On\s+\|/);
+    expect(await cli(['pods', 'exec', running, '--', 'sh', '-c', 'cd /workspace && pwd && ls /'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\/workspace\nbin\n[\s\S]*workspace\n$/) });
+  });
+
   it('prints the output on the matching streams and exits 0', async () => {
     expect(await cli(['pods', 'exec', running, '--', 'echo', 'hello', '-n', 'world'])).toEqual({ code: 0, stdout: 'hello -n world\n', stderr: '' });
   });
