@@ -449,7 +449,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     ...(fetch && { fetch }),
   });
   const defaultKey = options.apiKeys?.[0] ?? EMULATOR_API_KEY;
-  const inProcessFetch = (input: string | URL | Request, init?: RequestInit) => fetchHandler(toEmulatedLoadBalanced(new Request(input, init), IN_PROCESS_BASE));
+  // A Request passed alone is served as it is: a copy would register one more entry in the
+  // runtime's request FinalizationRegistry (undici), whose table keeps the size it grew to.
+  const inProcessFetch = (input: string | URL | Request, init?: RequestInit) =>
+    fetchHandler(toEmulatedLoadBalanced(input instanceof Request && init === undefined ? input : new Request(input, init), IN_PROCESS_BASE));
 
   const accountOfPod = (podId: string): Account => {
     for (const account of platform.accounts.values()) if (account.pods.has(podId)) return account;

@@ -1,10 +1,11 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRunpodClient } from '../../src/index.js';
+import { serveEmulatorCli } from './served-emulator.js';
 
 // `runpod-gql emulator --exec-defs FILE.json`: programs for `pods exec` on a served emulator, each a
 // fixed answer (data, never code), beside the common set.
@@ -24,18 +25,8 @@ const refused = (args: string[]) =>
 describe('emulator --exec-defs', () => {
   it('a served emulator runs the defined programs, also from sh -c, and still the common ones', async () => {
     const defs = file('defs.json', JSON.stringify({ nvcc: { stdout: 'Cuda compilation tools, release 12.4, V12.4.131\n' }, 'train.py': { stderr: 'CUDA out of memory\n', exitCode: 1 } }));
-    const server = spawn(process.execPath, ['dist/cli/main.js', 'emulator', '--port', '0', '--json', '--exec-defs', defs], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise((resolve) => server.on('exit', resolve));
+    const { info: served, stop } = await serveEmulatorCli(['--exec-defs', defs]);
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        server.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
-        });
-        server.on('exit', () => reject(new Error(`emulator exited: ${out}`)));
-      });
-      const served = JSON.parse(line) as { apiKey: string; graphqlUrl: string; restUrl: string; serverlessUrl: string; execDefined: string[] };
       expect(served.execDefined).toEqual(['nvcc', 'train.py']);
       const rp = createRunpodClient({ apiKey: served.apiKey, graphqlUrl: served.graphqlUrl, restUrl: served.restUrl, serverlessUrl: served.serverlessUrl });
       const pod = await rp.rest.pods.create({ name: 'p', image: 'img', gpu: { id: 'NVIDIA RTX A4000' } });
@@ -44,9 +35,8 @@ describe('emulator --exec-defs', () => {
       expect(await rp.rest.pods.exec(pod.id, { command: ['sh', '-c', 'train.py || echo failed'] })).toEqual({ exitCode: 0, stdout: 'failed\n', stderr: 'CUDA out of memory\n' });
       expect((await rp.rest.pods.exec(pod.id, { command: ['nvidia-smi', '-L'] })).stdout).toMatch(/^GPU 0: NVIDIA RTX A4000/);
     } finally {
-      server.kill('SIGTERM');
+      expect(await stop()).toBe(0);
     }
-    expect(await exited).toBe(0);
   }, 60_000);
 
   it.each([
