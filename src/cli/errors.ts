@@ -87,10 +87,16 @@ function usageOf(err: ValidationError, argv: readonly string[]): string {
   return `invalid ${flag}${typed === undefined ? '' : ` ${JSON.stringify(typed)}`}: ${field} ${reason}`;
 }
 
+/** ` (request id …)` for an error that carries one, so a text-mode report can be quoted to support as is. */
+function requestIdNote(err: unknown): string {
+  const requestId = (err as { requestId?: unknown } | undefined)?.requestId;
+  return typeof requestId === 'string' && requestId ? ` (request id ${requestId})` : '';
+}
+
 /** Prints what went wrong (on stderr, server text escaped; one JSON object with `--json`) and answers the exit code. */
 export function report(err: unknown, run: Invocation): number {
   const say = (name: string, message: string, code: number, human = `${name}: ${message}`): number => {
-    console.error(run.json ? errorJson(name, message, err) : safeText(`${run.where}: ${human}`));
+    console.error(run.json ? errorJson(name, message, err) : safeText(`${run.where}: ${human}${requestIdNote(err)}`));
     return code;
   };
   if (err instanceof CommanderError) {

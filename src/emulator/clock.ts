@@ -61,6 +61,14 @@ interface Sleeper {
  * @param timeScale real mode only: emulator milliseconds per wall-clock millisecond (10 runs a
  * 20 s job in 2 s). Benchmarks use it; 1 is the platform's own pace.
  */
+/**
+ * The reason a timer the emulator no longer needs is ended with. One shared value: \`abort()\` with
+ * no reason makes a DOMException (and its stack) per call, and Node keeps each in a WeakMap whose
+ * table grows with how many were made between collections, and stays that size (about 260 KB
+ * after a 100,000-call soak).
+ */
+export const TIMER_CANCELLED = new DOMException('the timer was cancelled', 'AbortError');
+
 export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11-21T00:00:00Z'), timeScale = 1): BaseClock {
   if (mode === 'real') {
     const origin = Date.now();

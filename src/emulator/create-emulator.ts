@@ -186,7 +186,10 @@ export interface Emulator {
   readonly loadBalanced: {
     define(definition: LoadBalancedDefinition): void;
   };
-  /** What `POST /v2/pods/{id}/exec` runs: `echo`, `true`, `false`, `pwd`, `env` and `printenv` by default. */
+  /**
+   * What `POST /v2/pods/{id}/exec` runs: a common set by default (`nvidia-smi`, `ls`, `cat`, `sh -c`,
+   * `bash -c`, `echo`, `env`, `df`, `nproc`, … listed in the emulator's README), answering from the pod's own facts.
+   */
   readonly exec: {
     /** Defines (or replaces) the program `name` (argv[0]) in every pod; an undefined one exits 127. */
     define(name: string, command: ExecCommand): void;
@@ -446,7 +449,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     ...(fetch && { fetch }),
   });
   const defaultKey = options.apiKeys?.[0] ?? EMULATOR_API_KEY;
-  const inProcessFetch = (input: string | URL | Request, init?: RequestInit) => fetchHandler(toEmulatedLoadBalanced(new Request(input, init), IN_PROCESS_BASE));
+  // A Request passed alone is served as it is: a copy would register one more entry in the
+  // runtime's request FinalizationRegistry (undici), whose table keeps the size it grew to.
+  const inProcessFetch = (input: string | URL | Request, init?: RequestInit) =>
+    fetchHandler(toEmulatedLoadBalanced(input instanceof Request && init === undefined ? input : new Request(input, init), IN_PROCESS_BASE));
 
   const accountOfPod = (podId: string): Account => {
     for (const account of platform.accounts.values()) if (account.pods.has(podId)) return account;

@@ -8,5 +8,5 @@ export type { Fault, FaultRule } from './faults.js';
 export { BUILT_IN_HANDLERS, type HandlerContext, type JobHandler, type WebhookFetch } from './queue.js';
 export type { LoadBalancedDefinition, LoadBalancedRoute, LoadBalancedRouteContext } from './serverless-routes.js';
 export { OPENAI_ECHO_MODEL } from './openai-routes.js';
-export type { ExecCommand, ExecContext, ExecResult } from './rest-v2/exec.js';
+export type { ExecCommand, ExecContext, ExecPodFacts, ExecResult } from './rest-v2/exec.js';
 export { DEFAULT_SERVERLESS_LIMITS, type ServerlessLimitRoute, type ServerlessLimits, type ServerlessRouteLimit } from './serverless-limits.js';

@@ -1,4 +1,4 @@
-import type { EmulatorClock } from './clock.js';
+import { TIMER_CANCELLED, type EmulatorClock } from './clock.js';
 import { SERVERLESS_PRICE_PER_SECOND } from './catalog.js';
 import { badRequest, EmulatorHttpError } from './errors.js';
 import { newId } from './ids.js';
@@ -146,6 +146,8 @@ const DEFAULT_TTL_MS = 24 * 3_600_000;
 const RUN_RETENTION_MS = 30 * 60_000;
 const RUNSYNC_RETENTION_MS = 60_000;
 const WEBHOOK_RETRY_MS = 10_000;
+/** What a handler's \`ctx.signal\` says once its job has ended: one value, not a DOMException per job (see TIMER_CANCELLED). */
+const JOB_ENDED = new DOMException('the job ended', 'AbortError');
 const WEBHOOK_ATTEMPTS = 3;
 /** How often expired jobs are looked for while any job exists. */
 const SWEEP_MS = 10_000;
@@ -346,7 +348,7 @@ export class ServerlessQueue {
         job.listeners.delete(listener);
         hold.signal.removeEventListener('abort', finish);
         hold.release();
-        timer?.abort();
+        timer?.abort(TIMER_CANCELLED);
         resolve();
       };
       job.listeners.add(listener);
@@ -358,7 +360,7 @@ export class ServerlessQueue {
   private remove(job: EmulatedJob): void {
     if (job.status === 'IN_QUEUE') this.setStatus(job, 'CANCELLED');
     job.deleted = true;
-    job.controller.abort();
+    job.controller.abort(JOB_ENDED);
     this.jobs.delete(this.key(job.accountId, job.endpointId, job.id));
     this.finished.delete(job);
     this.release(job);
@@ -468,7 +470,7 @@ export class ServerlessQueue {
       if (this.finished.size <= this.maxRetainedResults) break;
       this.remove(oldest);
     }
-    job.controller.abort();
+    job.controller.abort(JOB_ENDED);
     this.release(job);
     this.notify(job);
     if (job.webhook) this.sendWebhook(job.webhook, JSON.stringify(this.view(job)), 1);
@@ -520,7 +522,7 @@ export class ServerlessQueue {
       });
     });
     void delivered.then((ok) => {
-      if (ok) next.abort();
+      if (ok) next.abort(TIMER_CANCELLED);
     });
   }
 
@@ -563,7 +565,7 @@ export class ServerlessQueue {
     } catch (err) {
       this.finish(job, 'FAILED', { error: raisedError(err, job.workerId ?? workerIdOf(endpoint)) }, bill);
     } finally {
-      timer.abort();
+      timer.abort(TIMER_CANCELLED);
     }
   }
 

@@ -1,4 +1,4 @@
-import type { EmulatorClock } from './clock.js';
+import { TIMER_CANCELLED, type EmulatorClock } from './clock.js';
 import { newId } from './ids.js';
 import type { Account, EmulatedEndpoint } from './platform.js';
 
@@ -222,7 +222,7 @@ class WorkerPool<J extends QueuedJob> {
   private scheduleWake(now: number): void {
     const next = this.nextEvent(now);
     if (next === this.wakeAt) return;
-    this.wakeTimer?.abort();
+    this.wakeTimer?.abort(TIMER_CANCELLED);
     this.wakeTimer = undefined;
     this.wakeAt = next;
     if (next === undefined) return;
@@ -243,7 +243,7 @@ class WorkerPool<J extends QueuedJob> {
 
   /** Stops the pool's timer; its workers go. */
   close(): void {
-    this.wakeTimer?.abort();
+    this.wakeTimer?.abort(TIMER_CANCELLED);
     this.wakeTimer = undefined;
     this.wakeAt = undefined;
     this.workers.splice(0);

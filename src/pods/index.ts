@@ -238,7 +238,8 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
             return undefined;
           },
           deadline: notReady,
-          progress: (pod, progress) => options.onProgress?.({ pod: pod!, ...progress }),
+          // Whole milliseconds: the monotonic clock's fractions (13.237369000000001) are noise to a reader.
+          progress: (pod, progress) => options.onProgress?.({ pod: pod!, ...progress, elapsedMs: Math.round(progress.elapsedMs), nextPollMs: Math.round(progress.nextPollMs) }),
           timeoutMs,
           intervalMs: options.pollIntervalMs ?? 2_000,
           maxIntervalMs: options.maxPollIntervalMs ?? 15_000,

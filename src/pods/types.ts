@@ -69,8 +69,9 @@ export type ResumePodInput = PodResumeInput;
 export interface WaitForPodProgress {
   readonly pod: Pod;
   readonly attempt: number;
+  /** Whole milliseconds since the wait began. */
   readonly elapsedMs: number;
-  /** Milliseconds until the next poll. */
+  /** Whole milliseconds until the next poll. */
   readonly nextPollMs: number;
 }
 

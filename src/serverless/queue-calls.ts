@@ -325,8 +325,8 @@ export function createQueueCalls(kit: QueueKit) {
         callHook(plan.onProgress, {
           job: state,
           attempt,
-          elapsedMs: now - started,
-          nextPollMs: pauseMs,
+          elapsedMs: Math.round(now - started),
+          nextPollMs: Math.round(pauseMs),
           progress: state.status === 'IN_PROGRESS' ? state.output : undefined,
         });
         if (pauseMs > 0) await sleep(pauseMs, link.signal);
@@ -486,7 +486,7 @@ export function createQueueCalls(kit: QueueKit) {
       const elapsedMs = monotonicNow() - started;
       const remaining = deadlineMs - elapsedMs;
       if (remaining <= 0) throw new JobTimedOutError({ endpointId, job: state, source: 'deadline', timeoutMs: deadlineMs });
-      callHook(options.onProgress, { job: state, attempt: 0, elapsedMs, nextPollMs: 0, progress: state.status === 'IN_PROGRESS' ? state.output : undefined });
+      callHook(options.onProgress, { job: state, attempt: 0, elapsedMs: Math.round(elapsedMs), nextPollMs: 0, progress: state.status === 'IN_PROGRESS' ? state.output : undefined });
       try {
         return await waitForJob(hub, state.id, options, state, { ...plan, timeoutMs: remaining });
       } catch (err) {

@@ -24,8 +24,9 @@ export interface RunOptions extends CallOptions {
 export interface JobProgress<Output = unknown> {
   readonly job: JobState<Output>;
   readonly attempt: number;
+  /** Whole milliseconds since the wait began. */
   readonly elapsedMs: number;
-  /** Milliseconds until the next status request (0 when the next one is a server-side wait). */
+  /** Whole milliseconds until the next status request (0 when the next one is a server-side wait). */
   readonly nextPollMs: number;
   /** The handler's latest progress update: an IN_PROGRESS job's `output`, when it sent one. */
   readonly progress: unknown;

@@ -29,7 +29,8 @@ export interface AnswerContext {
 
 const MAX_REDIRECTS = 5;
 /** Failure codes that prove no byte of the request reached the server. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+// UND_ERR_PRX_CONN: a proxy dropped the tunnel before answering its CONNECT (the CLI's proxy agent, undici 8).
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_PRX_CONN']);
 
 function errorCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {

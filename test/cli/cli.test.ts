@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { serveEmulatorCli } from './served-emulator.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = 'dist/cli/main.js';
@@ -203,17 +204,8 @@ describe('runpod-gql CLI', () => {
   }, 60_000);
 
   it('emulator --json prints its URLs and key; pods wait --no-require-ports accepts a pod without ports', async () => {
-    const server = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const { info, stop } = await serveEmulatorCli([]);
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        server.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
-        });
-        server.on('exit', () => reject(new Error(`emulator exited: ${out}`)));
-      });
-      const info = JSON.parse(line) as { url: string; graphqlUrl: string; restUrl: string; serverlessUrl: string; apiKey: string; env: Record<string, string> };
       expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(info).toMatchObject({ graphqlUrl: `${info.url}/graphql`, restUrl: `${info.url}/v2`, serverlessUrl: `${info.url}/queue/v2`, apiKey: 'rpa_emulator_default_key' });
       expect(info.env).toEqual({ RUNPOD_API_KEY: info.apiKey, RUNPOD_GRAPHQL_URL: info.graphqlUrl, RUNPOD_REST_URL: info.restUrl, RUNPOD_SERVERLESS_URL: info.serverlessUrl });
@@ -227,8 +219,7 @@ describe('runpod-gql CLI', () => {
       expect(strict.code).toBe(3);
       expect(strict.stderr).toContain(`pods wait ${podId}: TimeoutError`);
     } finally {
-      server.kill('SIGTERM');
+      expect(await stop()).toBe(0);
     }
-    expect(await new Promise((resolve) => server.on('exit', (c) => resolve(c)))).toBe(0);
   }, 60_000);
 });

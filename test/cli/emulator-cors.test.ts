@@ -1,24 +1,16 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { serveEmulatorCli } from './served-emulator.js';
 
 // `runpod-gql emulator --cors-origin ORIGIN` (repeatable): pages from those origins may call it, others not.
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('emulator --cors-origin', () => {
   it('answers a preflight from an allowed origin, and not from another', async () => {
-    const server = spawn(process.execPath, ['dist/cli/main.js', 'emulator', '--port', '0', '--json', '--cors-origin', 'http://app.example:5173', '--cors-origin', 'https://ui.example'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise((resolve) => server.on('exit', resolve));
+    const { info, stop } = await serveEmulatorCli(['--cors-origin', 'http://app.example:5173', '--cors-origin', 'https://ui.example']);
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        server.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
-        });
-        server.on('exit', () => reject(new Error(`emulator exited: ${out}`)));
-      });
-      const { graphqlUrl } = JSON.parse(line) as { graphqlUrl: string };
+      const { graphqlUrl } = info;
       const preflight = (origin: string) =>
         fetch(graphqlUrl, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } }).then((r) => r.headers.get('access-control-allow-origin'));
       expect(await preflight('http://app.example:5173')).toBe('http://app.example:5173');
@@ -27,9 +19,8 @@ describe('emulator --cors-origin', () => {
       // The list replaces the default (loopback origins).
       expect(await preflight('http://localhost:3000')).toBeNull();
     } finally {
-      server.kill('SIGTERM');
+      expect(await stop()).toBe(0);
     }
-    expect(await exited).toBe(0);
   }, 30_000);
 
   it.each([['localhost:5173'], ['http://app.example:5173/path'], ['ftp://app.example']])('refuses %s as an origin (exit 2)', async (origin) => {

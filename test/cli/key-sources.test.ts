@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -121,5 +121,44 @@ describe('a bad key or profile names its source, never the key', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(stderr);
     expect(run.stderr).not.toContain(SECRET);
+  });
+});
+
+describe('~/.runpod/config.toml is read only when it is a regular file of at most 64 KB', () => {
+  /** A HOME whose ~/.runpod/config.toml is made by `make` (given its path). */
+  function homeWith(make: (path: string) => void): string {
+    const dir = home();
+    mkdirSync(join(dir, '.runpod'));
+    make(join(dir, '.runpod', 'config.toml'));
+    return dir;
+  }
+
+  // Before: a FIFO held the CLI for ever (SIGTERM did not end it), /dev/zero took seconds of reading.
+  it.each([
+    ['a FIFO', (path: string) => execFileSync('mkfifo', [path]), /is a FIFO \(named pipe\), not a regular file: not read/],
+    ['a symlink to /dev/zero', (path: string) => symlinkSync('/dev/zero', path), /is a device, not a regular file: not read/],
+    ['a directory', (path: string) => mkdirSync(path), /is a directory, not a regular file: not read/],
+    ['a 65 KB file', (path: string) => writeFileSync(path, `[default]\napi_key = "${KEY}"\n#${'x'.repeat(65 * 1024)}\n`), /is over 64 KB, too large for a profile file: not read/],
+  ] as Array<[string, (path: string) => void, RegExp]>)('%s is a usage error naming the file and why', async (_kind, make, why) => {
+    for (const args of [[], ['--profile', 'default']]) {
+      const dir = homeWith(make);
+      const run = await cli(['pods', 'list', ...args], { HOME: dir });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(why);
+      expect(run.stderr).toContain('~/.runpod/config.toml');
+      expect(run.stderr).toContain(join(dir, '.runpod', 'config.toml'));
+    }
+  });
+
+  it('a symlink to a regular profile file is followed (dotfile managers link them)', async () => {
+    const target = join(home(`[default]\napi_key = "${OTHER}"\n`), '.runpod', 'config.toml');
+    expect(await account(await cli(['pods', 'list', '--json'], { HOME: homeWith((path) => symlinkSync(target, path)) }))).toBe('OTHER');
+  });
+
+  it('a file of exactly 64 KB is read', async () => {
+    const head = `[default]\napi_key = "${OTHER}"\n#`;
+    const config = `${head}${'x'.repeat(64 * 1024 - head.length - 1)}\n`;
+    expect(Buffer.byteLength(config)).toBe(64 * 1024);
+    expect(await account(await cli(['pods', 'list', '--json'], { HOME: home(config) }))).toBe('OTHER');
   });
 });

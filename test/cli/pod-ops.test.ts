@@ -54,6 +54,13 @@ function cli(args: string[], stdin = ''): Promise<Run> {
 }
 
 describe('pods exec', () => {
+  it("the README's example: `pods exec ID -- nvidia-smi` prints the pod's GPU and exits 0", async () => {
+    const run = await cli(['pods', 'exec', running, '--', 'nvidia-smi']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/NVIDIA RTX A4000\s+On\s+\|/);
+    expect(await cli(['pods', 'exec', running, '--', 'sh', '-c', 'cd /workspace && pwd && ls /'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\/workspace\nbin\n[\s\S]*workspace\n$/) });
+  });
+
   it('prints the output on the matching streams and exits 0', async () => {
     expect(await cli(['pods', 'exec', running, '--', 'echo', 'hello', '-n', 'world'])).toEqual({ code: 0, stdout: 'hello -n world\n', stderr: '' });
   });
@@ -158,8 +165,36 @@ describe('secrets', () => {
     noValue(listed);
     noValue(await cli(['secrets', 'list', '--json']));
     const deleted = await cli(['secrets', 'delete', secret.id]);
-    expect(deleted).toMatchObject({ code: 0, stdout: `deleted secret ${secret.id}\n` });
+    expect(deleted).toMatchObject({ code: 0, stdout: `deleted secret from_file (${secret.id})\n` });
     expect((await cli(['secrets', 'delete', secret.id])).code).toBe(3);
+  });
+
+  it('a text-mode API error ends with the request id, the one --json carries', async () => {
+    expect((await cli(['secrets', 'create', 'twice', '--value-file', file(VALUE)])).code).toBe(0);
+    const text = await cli(['secrets', 'create', 'twice', '--value-file', file(VALUE)]);
+    expect(text.code).toBe(3);
+    expect(text.stderr).toMatch(/^runpod-gql secrets create twice: \w+Error: .* \(request id [\w-]+\)\n$/);
+    const json = await cli(['secrets', 'create', 'twice', '--value-file', file(VALUE), '--json']);
+    const { requestId } = (JSON.parse(json.stderr) as { error: { requestId?: string } }).error;
+    expect(requestId).toMatch(/^[\w-]+$/);
+    expect(json.stderr).not.toContain('(request id');
+    noValue(text);
+  });
+
+  it('get and delete take the name (as create printed it) or the id', async () => {
+    const made = await cli(['secrets', 'create', 'HF_TOKEN', '--value-file', file(VALUE), '--json']);
+    const { id } = JSON.parse(made.stdout) as { id: string };
+    for (const ref of ['HF_TOKEN', id]) {
+      const got = await cli(['secrets', 'get', ref, '--json']);
+      expect(got.code).toBe(0);
+      expect(JSON.parse(got.stdout)).toMatchObject({ id, name: 'HF_TOKEN' });
+      noValue(got);
+    }
+    expect(await cli(['secrets', 'get', 'HF_TOKEN'])).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^NAME\\s+ID.*\\nHF_TOKEN\\s+${id}`)) });
+    expect(await cli(['secrets', 'delete', 'HF_TOKEN'])).toMatchObject({ code: 0, stdout: `deleted secret HF_TOKEN (${id})\n` });
+    const again = await cli(['secrets', 'delete', 'HF_TOKEN']);
+    expect(again).toMatchObject({ code: 3, stderr: expect.stringContaining('no secret named HF_TOKEN, nor with that id, on this account') });
+    expect((await cli(['secrets', 'get', id])).code).toBe(3);
   });
 
   it('create from stdin; a pod sees the value (without the line ending) through {{ RUNPOD_SECRET_name }}', async () => {

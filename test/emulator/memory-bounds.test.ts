@@ -88,4 +88,49 @@ describe('emulator memory: bounded by time and by count', () => {
       clock.dispose();
     }
   });
+
+  it('mixed calls (run, status, health, GraphQL pods and offers, REST v2 pods): once results expire, no job, sleep or hold stays', async () => {
+    const emulator = createEmulator({ clock: 'manual', serverlessLimits: false });
+    const call = async (path: string, init: RequestInit = {}) => {
+      const res = await emulator.fetch(new Request(`${IN_PROCESS_BASE}${path}`, { headers: auth, ...init }));
+      expect(res.status, path).toBeLessThan(400);
+      return res.json() as Promise<{ id?: string }>;
+    };
+    try {
+      for (let i = 0; i < 60; i++) {
+        const { id } = await call('/queue/v2/echo/run', { method: 'POST', body: JSON.stringify({ input: { i } }) });
+        await call(`/queue/v2/echo/status/${id}`);
+        await call('/queue/v2/echo/health');
+        await call('/graphql', { method: 'POST', body: JSON.stringify({ query: 'query { myself { pods { id } } }' }) });
+        await call('/graphql', { method: 'POST', body: JSON.stringify({ query: 'query O($i: GpuLowestPriceInput!) { gpuTypes { id lowestPrice(input: $i) { stockStatus } } }', variables: { i: { gpuCount: 1 } } }) });
+        await call('/v2/pods');
+      }
+      await emulator.clock.advance(0);
+      expect(emulator.inspect.held().jobs).toBe(60);
+      await emulator.clock.advance(31 * MINUTE);
+      expect(emulator.inspect.held()).toEqual({ requests: 0, sleeps: 0, jobs: 0 });
+    } finally {
+      emulator.dispose();
+    }
+  });
+
+  it('a job that ends aborts its handler\'s signal with one shared reason, not a DOMException per job (Node keeps each in a table that stays grown)', async () => {
+    const emulator = createEmulator({ clock: 'manual' });
+    const signals: AbortSignal[] = [];
+    emulator.handlers.register('keeps-signal', (_input, ctx) => {
+      signals.push(ctx.signal);
+      return 'done';
+    });
+    try {
+      for (let i = 0; i < 3; i++) await emulator.fetch(new Request(`${queueUrl}/keeps-signal/run`, { method: 'POST', headers: auth, body: JSON.stringify({ input: {} }) }));
+      await emulator.clock.advance(1_000);
+      expect(signals).toHaveLength(3);
+      expect(signals.every((s) => s.aborted)).toBe(true);
+      expect(signals[0]!.reason).toBeInstanceOf(DOMException);
+      expect((signals[0]!.reason as DOMException).name).toBe('AbortError');
+      expect(new Set(signals.map((s) => s.reason)).size).toBe(1);
+    } finally {
+      emulator.dispose();
+    }
+  });
 });

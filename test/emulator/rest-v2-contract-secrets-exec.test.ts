@@ -67,7 +67,8 @@ describe('REST v2 emulator: secrets, exec and the 413 against the merged contrac
     expect((await call('POST', `/pods/${pod.id}/exec`, { command: ['echo', 'hello', 'world'] })).json).toEqual({ exitCode: 0, stdout: 'hello world\n', stderr: '' });
     expect((await call('POST', `/pods/${pod.id}/exec`, { command: ['pwd'], cwd: '/workspace' })).json.stdout).toBe('/workspace\n');
     expect((await call('POST', `/pods/${pod.id}/exec`, { command: ['false'] })).json.exitCode).toBe(1);
-    expect((await call('POST', `/pods/${pod.id}/exec`, { command: ['nvidia-smi'] })).json).toMatchObject({ exitCode: 127, stderr: expect.stringContaining('nvidia-smi') });
+    expect((await call('POST', `/pods/${pod.id}/exec`, { command: ['nvidia-smi', '-L'] })).json).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^GPU 0: NVIDIA RTX A4000 \(UUID: GPU-/) });
+    expect((await call('POST', `/pods/${pod.id}/exec`, { command: ['nvcc', '--version'] })).json).toMatchObject({ exitCode: 127, stderr: expect.stringContaining('"nvcc": executable file not found') });
     emulator.exec.define('python', (args, { podId }) => ({ exitCode: args[0] === '-c' ? 3 : 0, stdout: `ran in ${podId}\n`, stderr: 'warn\n' }));
     expect(await rp.rest.pods.exec(pod.id, { command: ['python', '-c', 'exit(3)'], timeoutSeconds: 5 })).toEqual({ exitCode: 3, stdout: `ran in ${pod.id}\n`, stderr: 'warn\n' });
     expect((await call('POST', `/pods/${pod.id}/exec`, { command: [] })).status).toBe(422);

@@ -63,7 +63,11 @@ describe('REST v2 emulator against its contract', () => {
     await expectStatus(200, call('GET', '/catalog/cpus/cpu3c'));
     await expectStatus(200, call('GET', '/catalog/datacenters?include=GPU_AVAILABILITY,CPU_AVAILABILITY'));
     await expectStatus(200, call('GET', '/catalog/datacenters/EU-RO-1?include=GPU_AVAILABILITY'));
-    expect((await expectStatus(200, call('GET', '/catalog/templates'))).json.templates.length).toBeGreaterThan(0);
+    const catalogTemplates = (await expectStatus(200, call('GET', '/catalog/templates'))).json;
+    expect(catalogTemplates.templates.length).toBeGreaterThan(0);
+    // Not paged, but the newest contract answers the exhausted marker (a client's contract check reads it).
+    expect(catalogTemplates.pagination).toEqual({ nextCursor: null, hasNextPage: false });
+    expect((await expectStatus(200, call('GET', '/catalog/templates?source=community'))).json.pagination).toEqual({ nextCursor: null, hasNextPage: false });
 
     const registry = (await expectStatus(201, call('POST', '/registries', { name: 'ghcr', username: 'me', password: 'not-returned' }))).json;
     expect(registry).toEqual({ id: registry.id, name: 'ghcr' });

@@ -45,7 +45,7 @@ describe('wait on the server', () => {
     expect(done.output.text).toBe('done');
     expect(calls[0]?.route).toBe('GET /status-sync');
     expect(calls.slice(1).every((c) => c.route === 'GET /status')).toBe(true);
-    expect(steps).toEqual([250, 375, 562.5, 843.75, 1000, 1000, 1000]);
+    expect(steps).toEqual([250, 375, 563, 844, 1000, 1000, 1000]);
 
     polls = 0;
     await settle(endpoint.job('job-2').wait());

@@ -3,7 +3,7 @@
 // message of the CLI.
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import type { RestV2 } from '../../index.js';
+import { NotFoundError, type RestV2, type RunpodClient } from '../../index.js';
 import { UsageError } from '../errors.js';
 import { readStdin } from '../input.js';
 import type { CommandOptions } from '../options.js';
@@ -13,6 +13,26 @@ import { withClient } from '../session.js';
 
 const secretTable = (list: readonly RestV2.Secret[]) =>
   printTable(list.map((s) => ({ NAME: s.name, ID: s.id, CREATED: s.createdAt, DESCRIPTION: s.description ?? '' })));
+
+/**
+ * The secret a user names: by its name (unique on an account, and what `create` printed), else by
+ * its id. `undefined` when neither matches, so the message can say which was looked for.
+ */
+async function secretOf(rp: RunpodClient, ref: string): Promise<RestV2.Secret | undefined> {
+  const [named] = await rp.rest.secrets.list({ name: ref });
+  if (named) return named;
+  return rp.rest.secrets.get(ref).catch((err: unknown) => {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  });
+}
+
+/** The secret `ref` names, or a NotFoundError (exit 3) saying both were looked for. */
+async function existingSecret(rp: RunpodClient, ref: string): Promise<RestV2.Secret> {
+  const secret = await secretOf(rp, ref);
+  if (!secret) throw new NotFoundError(`no secret named ${ref}, nor with that id, on this account`, { status: 404 });
+  return secret;
+}
 
 /** One line ending (LF or CRLF) at the end, as `echo value > file` or typing then Enter leave it, is not part of the value. */
 const withoutLineEnd = (text: string) => text.replace(/\r?\n$/, '');
@@ -78,13 +98,24 @@ export const secrets: CommandGroup = (program) => {
       }),
     );
   secrets
-    .command('delete')
-    .description('delete a secret')
-    .argument('<secret-id>')
+    .command('get')
+    .description('one secret by name or id (its name, id, dates and description; never the value)')
+    .argument('<name-or-id>')
     .action(
-      withClient(async ({ rp }, o, id: string) => {
+      withClient(async ({ rp }, o, ref: string) => {
+        const secret = await existingSecret(rp, ref);
+        print(o, secret, () => secretTable([secret]));
+      }),
+    );
+  secrets
+    .command('delete')
+    .description('delete a secret, by name or id')
+    .argument('<name-or-id>')
+    .action(
+      withClient(async ({ rp }, o, ref: string) => {
+        const { id, name } = await existingSecret(rp, ref);
         await rp.rest.secrets.delete(id);
-        print(o, { id, deleted: true }, () => say(`deleted secret ${id}`));
+        print(o, { id, name, deleted: true }, () => say(`deleted secret ${name} (${id})`));
       }),
     );
 };

@@ -246,7 +246,9 @@ export function catalogRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
   app.get('/catalog/templates', (c) => {
     const source = c.req.query('source') ?? 'official';
     if (!['official', 'verified', 'community'].includes(source)) throw problem(400, 'Query parameter source must be official, verified or community.');
-    return c.json({ templates: PUBLIC_TEMPLATES.filter((t) => t.source === source).map((t) => templateView(t.template)) });
+    // Not paged (at most 100), yet the newest contract answers the exhausted marker, as the paged lists' last page.
+    const templates = PUBLIC_TEMPLATES.filter((t) => t.source === source).map((t) => templateView(t.template));
+    return c.json({ templates, pagination: { nextCursor: null, hasNextPage: false } });
   });
 
   return app;
