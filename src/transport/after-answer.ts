@@ -51,11 +51,28 @@ function innermostMessage(err: unknown): string {
   return message;
 }
 
+/** The page's origin where this code runs in a browser page or a page's worker, else undefined. */
+function pageOrigin(): string | undefined {
+  const g = globalThis as { location?: { origin?: unknown }; document?: unknown; WorkerGlobalScope?: unknown };
+  if (g.document === undefined && g.WorkerGlobalScope === undefined) return undefined;
+  const origin = g.location?.origin;
+  return typeof origin === 'string' && /^https?:\/\//.test(origin) ? origin : undefined;
+}
+
 /** The after-answer steps of one client's core. */
 export function createAfterAnswer(c: AnswerContext) {
   const { kit, options, pacer, log, scrub, summarise, send } = c;
   const { AbortError, ApiError, ConnectionError, ServerError } = kit.errors;
   const { redactText, redactUrl, redactValue, requestIdOf, MAX_RETRY_AFTER_MS, REDIRECT_STATUSES } = kit;
+  const refusedByPage = (req: HttpRequest, err: unknown): boolean => {
+    const page = pageOrigin();
+    if (page === undefined || !(err instanceof TypeError)) return false;
+    try {
+      return new URL(req.url).origin !== page;
+    } catch {
+      return false;
+    }
+  };
   return {
     /** The typed error for an HTTP error answer (error-mapping.ts); `text` already scrubbed. */
     errorFromResponse: (status: number, text: string, headers: Headers, ctx: ErrorContext) => errorFromResponse(kit, status, text, headers, ctx),
@@ -65,10 +82,24 @@ export function createAfterAnswer(c: AnswerContext) {
       return NOT_SENT_CODES.has(errorCode(err) ?? '');
     },
 
+    /**
+     * True in a page (or a page's worker) when a fetch to another origin failed as a bare TypeError
+     * ("Failed to fetch"): all a browser says when it refused the call's CORS preflight. Retrying
+     * cannot help, and the caller is told what to change.
+     */
+    refusedByPage,
+
     /** The ConnectionError that ends a call whose fetch failed. */
     connectionError(req: HttpRequest, err: unknown, notSent: boolean): ConnectionError {
       const code = errorCode(err);
+      const page = refusedByPage(req, err) ? pageOrigin() : undefined;
       const message = scrub(innermostMessage(err));
+      if (page !== undefined) {
+        return new ConnectionError(
+          `${req.operation}: ${message}: the browser refused this call to ${new URL(req.url).origin} from the page's origin ${page}, most often because the server's CORS preflight did not allow that origin or a header the call sends (a runpod-gql gateway allows a page with --cors-origin ${page}, a header with --cors-header), or the server could not be reached; not retried`,
+          { notSent, request: summarise(req), cause: Object.assign(new Error(message), { code: 'CORS_OR_NETWORK' }) },
+        );
+      }
       return new ConnectionError(`${req.operation}: ${message}`, {
         notSent,
         request: summarise(req),
