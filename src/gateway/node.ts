@@ -148,6 +148,39 @@ export interface RunningGateway extends ListeningGateway {
 }
 
 /**
+ * Where each option of createGateway comes from on the command line: its refusals reach an
+ * operator, who set a flag or a variable, never an option.
+ */
+const OPTION_SOURCES: Readonly<Record<string, string>> = {
+  tokens: 'RUNPOD_GATEWAY_TOKENS',
+  apiKey: 'RUNPOD_API_KEY',
+  'client.apiKey': 'RUNPOD_API_KEY',
+  restUrl: 'RUNPOD_REST_URL',
+  graphqlUrl: 'RUNPOD_GRAPHQL_URL',
+  upstream: '--upstream',
+  corsOrigins: '--cors-origin',
+  corsHeaders: '--cors-header',
+  persisted: '--persisted',
+  'limits.maxDepth': '--max-depth',
+  'limits.maxAliases': '--max-aliases',
+  'limits.maxBodyBytes': '--max-body-bytes',
+  'limits.rate': '--rate-per-minute',
+};
+
+/** Runs `create`, renaming a ValidationError's option to the flag or variable the operator set. */
+function inOperatorTerms<T>(create: () => T): T {
+  try {
+    return create();
+  } catch (err) {
+    if (!(err instanceof ValidationError) || err.name !== 'ValidationError') throw err;
+    const [head = '', ...rest] = err.field.split('.');
+    const source = OPTION_SOURCES[err.field] ?? (head === 'persisted' ? `--persisted (document ${rest.join('.')})` : undefined);
+    if (source === undefined) throw err;
+    throw new ValidationError(source, err.message.slice(err.field.length + 2));
+  }
+}
+
+/**
  * The Redis store's module, loaded only when `--redis` asks for it: ioredis is an optional peer
  * dependency, and without it the operator is told what to install, not shown a module stack.
  */
@@ -214,7 +247,7 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
   };
   let server: ListeningGateway;
   try {
-    const gateway = createGateway(options);
+    const gateway = inOperatorTerms(() => createGateway(options));
     await gateway.ready;
     server = await listen(gateway, { port: flags.port, host: flags.host }).catch((err: NodeJS.ErrnoException) => {
       if (err instanceof RunpodError) throw err;
