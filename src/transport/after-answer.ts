@@ -51,12 +51,16 @@ function innermostMessage(err: unknown): string {
   return message;
 }
 
-/** The page's origin where this code runs in a browser page or a page's worker, else undefined. */
-function pageOrigin(): string | undefined {
+/**
+ * In a page (or a page's worker), the page's origin when a fetch to another origin failed as a bare
+ * TypeError ("Failed to fetch"): all a browser says when it refused the call's CORS preflight.
+ * Retrying cannot help. Undefined anywhere else.
+ */
+function refusingPage(req: HttpRequest, err: unknown): string | undefined {
   const g = globalThis as { location?: { origin?: unknown }; document?: unknown; WorkerGlobalScope?: unknown };
-  if (g.document === undefined && g.WorkerGlobalScope === undefined) return undefined;
-  const origin = g.location?.origin;
-  return typeof origin === 'string' && /^https?:\/\//.test(origin) ? origin : undefined;
+  const page = g.document ?? g.WorkerGlobalScope ? g.location?.origin : undefined;
+  // req.url is absolute (checked when the client was made), so it parses.
+  return typeof page === 'string' && page.startsWith('http') && err instanceof TypeError && new URL(req.url).origin !== page ? page : undefined;
 }
 
 /** The after-answer steps of one client's core. */
@@ -64,15 +68,6 @@ export function createAfterAnswer(c: AnswerContext) {
   const { kit, options, pacer, log, scrub, summarise, send } = c;
   const { AbortError, ApiError, ConnectionError, ServerError } = kit.errors;
   const { redactText, redactUrl, redactValue, requestIdOf, MAX_RETRY_AFTER_MS, REDIRECT_STATUSES } = kit;
-  const refusedByPage = (req: HttpRequest, err: unknown): boolean => {
-    const page = pageOrigin();
-    if (page === undefined || !(err instanceof TypeError)) return false;
-    try {
-      return new URL(req.url).origin !== page;
-    } catch {
-      return false;
-    }
-  };
   return {
     /** The typed error for an HTTP error answer (error-mapping.ts); `text` already scrubbed. */
     errorFromResponse: (status: number, text: string, headers: Headers, ctx: ErrorContext) => errorFromResponse(kit, status, text, headers, ctx),
@@ -82,25 +77,16 @@ export function createAfterAnswer(c: AnswerContext) {
       return NOT_SENT_CODES.has(errorCode(err) ?? '');
     },
 
-    /**
-     * True in a page (or a page's worker) when a fetch to another origin failed as a bare TypeError
-     * ("Failed to fetch"): all a browser says when it refused the call's CORS preflight. Retrying
-     * cannot help, and the caller is told what to change.
-     */
-    refusedByPage,
+    refusingPage,
 
     /** The ConnectionError that ends a call whose fetch failed. */
     connectionError(req: HttpRequest, err: unknown, notSent: boolean): ConnectionError {
       const code = errorCode(err);
-      const page = refusedByPage(req, err) ? pageOrigin() : undefined;
       const message = scrub(innermostMessage(err));
-      if (page !== undefined) {
-        return new ConnectionError(
-          `${req.operation}: ${message}: the browser refused this call to ${new URL(req.url).origin} from the page's origin ${page}, most often because the server's CORS preflight did not allow that origin or a header the call sends (a runpod-gql gateway allows a page with --cors-origin ${page}, a header with --cors-header), or the server could not be reached; not retried`,
-          { notSent, request: summarise(req), cause: Object.assign(new Error(message), { code: 'CORS_OR_NETWORK' }) },
-        );
-      }
-      return new ConnectionError(`${req.operation}: ${message}`, {
+      // A browser does not say whether CORS or the network failed: the likelier cause, and its fix.
+      const page = refusingPage(req, err);
+      const hint = page ? `: refused by the browser, most often by CORS: allow ${page} and the call's headers (runpod-gql gateway --cors-origin ${page}, --cors-header); not retried` : '';
+      return new ConnectionError(`${req.operation}: ${message}${hint}`, {
         notSent,
         request: summarise(req),
         cause: Object.assign(new Error(message), code ? { code } : {}),
@@ -194,26 +180,23 @@ export function createAfterAnswer(c: AnswerContext) {
     /** What `onResponse` is told of one answer; the headers are scrubbed of the key like an error's. */
     responseInfo(req: HttpRequest, res: Response): ResponseInfo {
       // Everything is read from scrubbed copies: a server may echo the key in any header. What a
-      // hook does not read is never built: most read the request id alone, and the whole header
-      // record, scrubbed, cost more than the rest of the answer's handling (a gateway reads the id
-      // of every upstream answer).
-      const scrubbedValue = (name: string): string | null => {
+      // hook does not read is never built (most read the id alone; a gateway reads every answer's).
+      const get = (name: string) => {
         const value = res.headers.get(name);
-        return value === null ? null : redactText(scrub(value));
+        return value && redactText(scrub(value));
       };
       let headers: Record<string, string> | undefined;
-      let scrubbed: Headers | undefined;
       const all = () => (headers ??= redactValue(Object.fromEntries(Object.entries(headersToRecord(kit, res.headers)).map(([name, value]) => [name, scrub(value)]))));
       return {
         operation: req.operation,
         status: res.status,
         // Scrubbed before requestIdOf clips it, so no key is cut in half and left partly readable.
-        requestId: requestIdOf({ get: scrubbedValue } as Pick<Headers, 'get'> as Headers),
+        requestId: requestIdOf({ get } as Pick<Headers, 'get'> as Headers),
         get workerId() {
-          return scrubbedValue('x-runpod-worker-id') ?? undefined;
+          return get('x-runpod-worker-id') || undefined;
         },
         get rateLimit() {
-          return parseRateLimitHeaders((scrubbed ??= new Headers(all())));
+          return parseRateLimitHeaders(new Headers(all()));
         },
         get headers() {
           return all();

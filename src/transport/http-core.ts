@@ -376,7 +376,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         } else {
           const after = afterAnswer ?? (await loadAfter());
           const notSent = after.wasNotSent(err);
-          if (!(req.idempotent || notSent) || !canRetry || after.refusedByPage(req, err)) throw after.connectionError(req, err, notSent);
+          if (!(req.idempotent || notSent) || !canRetry || after.refusingPage(req, err)) throw after.connectionError(req, err, notSent);
           reason = 'connection';
           if (!notSent) earlierMayHaveActed = true;
         }

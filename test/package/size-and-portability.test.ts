@@ -28,12 +28,15 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  *   the gate's listener only while a call waits, a turn granted at once taken without a promise);
  *   rest also the pager and secrets.
  */
+// Round 4 (the gateway's answers) added to every bundle's core: a page's refused cross-origin call
+// named as CORS and not retried, RateLimit headers parsed only when read, onResponse's fields built
+// on demand. Measured: full 92,322 B, rest-v1 18,452 B, serverless 21,768 B (+250 to +300 B each).
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 90 * 1024],
+  ['runpod-gql', 'dist/index.js', 90.5 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 27 * 1024],
-  ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 18 * 1024],
-  ['runpod-gql/serverless', 'dist/serverless/index.js', 21 * 1024],
+  ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 18.5 * 1024],
+  ['runpod-gql/serverless', 'dist/serverless/index.js', 21.5 * 1024],
 ];
 
 
