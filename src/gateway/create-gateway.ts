@@ -1,17 +1,14 @@
-import { getOperationAST, getVariableValues, GraphQLError, parse, validate, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { getOperationAST, getVariableValues, GraphQLError, parse, validate, type ExecutionResult } from 'graphql';
 import { createRunpodClient, type RunpodClient } from '../client.js';
-import {
-  AuthenticationError,
-  PermissionDeniedError,
-  PossiblyCreatedError,
-  RateLimitError,
-  RunpodError,
-  ValidationError,
-} from '../errors.js';
+import { ValidationError } from '../errors.js';
 import { buildExecutableSchema, DocumentCache, isDocument, type PreparedDocument } from '../graphql/executable-schema.js';
+import { createLog, DEFAULT_LOG_LEVEL } from '../transport/logger.js';
 import type { RunpodClientOptions } from '../transport/options.js';
 import type { PacingStore } from '../transport/pacing.js';
 import { redactText, registerSecret } from '../transport/redact.js';
+import type { TransportChangeEvent } from '../transport/transport-choice.js';
+import { RequestIds, resultAnswer, thrownAnswer, type GatewayAnswer, type GatewayBody } from './answers.js';
+import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { checkShape, resolveLimits, type GatewayLimits } from './limits.js';
 import { loadPersisted } from './persisted.js';
 import {
@@ -53,8 +50,17 @@ export interface GatewayOptions {
    * gateway holds no key and needs no tokens. @default false
    */
   passThroughKeys?: boolean | undefined;
-  /** Origins whose pages may call the gateway (exact `scheme://host[:port]`). Same-origin pages always may. @default none */
+  /**
+   * Origins whose pages may call the gateway (`scheme://host[:port]`; a trailing `/` is dropped; `*`
+   * is refused). Same-origin pages always may. A refused origin is logged once, at warn. @default none
+   */
   corsOrigins?: readonly string[] | undefined;
+  /**
+   * Request headers a page may send beyond the ones the package's client sends (which every
+   * preflight allows: `authorization, content-type, accept, x-request-id, user-agent, x-team-id`):
+   * the names in the client's `headers` option. @default none
+   */
+  corsHeaders?: readonly string[] | undefined;
   /** Document id → text. With it, only these documents run, asked for by id or by SHA-256 hash. */
   persisted?: Readonly<Record<string, string>> | undefined;
   limits?: GatewayLimits | undefined;
@@ -75,9 +81,6 @@ export interface Gateway {
   /** True when no token is configured and anonymous callers are served. */
   readonly anonymous: boolean;
 }
-
-let schema: GraphQLSchema | undefined;
-const schemaOnce = () => (schema ??= buildExecutableSchema());
 
 /** Longest document, in tokens, the parser reads: past it, the document is refused without building it. */
 const MAX_TOKENS = 5_000;
@@ -107,14 +110,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   if (upstream !== 'auto' && upstream !== 'rest' && upstream !== 'graphql') throw new ValidationError('upstream', "must be 'auto', 'rest' or 'graphql'");
   const passThrough = options.passThroughKeys === true;
   const limits = resolveLimits(options.limits);
-  const corsOrigins = new Set(options.corsOrigins ?? []);
-  for (const origin of corsOrigins) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(origin);
-    } catch {}
-    if (!parsed || parsed.origin !== origin) throw new ValidationError('corsOrigins', 'each must be an origin such as https://app.example.com (scheme, host and port only)');
-  }
+  // Notes to the operator (a refused page origin, the upstream switching) go to the client's logger.
+  const log = createLog(options.client?.logLevel ?? DEFAULT_LOG_LEVEL, options.client?.logger, redactText);
+  const cors = createCorsPolicy(parseCorsOrigins(options.corsOrigins ?? []), parseCorsHeaders(options.corsHeaders ?? []), log);
   const tokenSource = options.tokens ?? envTokens();
   const tokens = passThrough || tokenSource === undefined ? new Map<string, GatewayScope>() : tokenTable(tokenSource);
   const anonymous = !passThrough && tokens.size === 0;
@@ -122,7 +120,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     throw new ValidationError('tokens', 'no gateway token is configured: set RUNPOD_GATEWAY_TOKENS (read:TOKEN,write:TOKEN), or serve anonymous callers on loopback with --allow-anonymous');
   }
   const persisted = options.persisted === undefined ? undefined : loadPersisted(options.persisted);
-  const clientOptions: RunpodClientOptions = { ...options.client, graphqlTransport: upstream };
+  const clientOptions: RunpodClientOptions = { ...options.client, graphqlTransport: upstream, onTransportChange: options.client?.onTransportChange ?? transportNote(log) };
   const gateway: Gateway = { fetch: handle, ready: persisted?.hashed ?? Promise.resolve(), anonymous };
   // Tokens are scrubbed from every error and answer as API keys are, for as long as the gateway lives.
   for (const token of tokens.keys()) registerSecret(token, gateway);
@@ -163,7 +161,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     try {
       const document = parse(text, { noLocation: true, maxTokens: MAX_TOKENS });
       for (const d of document.definitions) if (d.kind === 'OperationDefinition') checkShape(document, d, limits);
-      const errors = validate(schemaOnce(), document);
+      const errors = validate(buildExecutableSchema(), document);
       prepared = errors.length > 0 ? errors.map((e) => new GraphQLError(e.message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) : document;
     } catch (err) {
       if (err instanceof Refusal) throw err;
@@ -202,22 +200,24 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   }
 
   async function handle(request: Request): Promise<Response> {
+    const ids = new RequestIds();
     let url: URL;
     try {
       url = new URL(request.url);
     } catch {
-      return answer(request, undefined, 400, { errors: [{ message: 'bad request URL' }] });
+      return answer(ids, undefined, { status: 400, body: { errors: [{ message: 'bad request URL' }] } });
     }
     if (url.pathname === '/healthz') return plain(200, 'ok');
     if (url.pathname === '/readyz') return isReady ? plain(200, 'ready') : plain(503, 'starting');
     if (url.pathname !== '/graphql') return plain(404, 'not found: the gateway serves /graphql, /healthz and /readyz');
 
     const origin = request.headers.get('origin');
-    const allowedOrigin = origin !== null && (corsOrigins.has(origin) || origin === url.origin) ? origin : undefined;
-    if (request.method === 'OPTIONS') return preflight(request, allowedOrigin);
+    const allowedOrigin = cors.allowed(origin, url.origin);
+    if (origin !== null && allowedOrigin === undefined) cors.refused(origin);
+    if (request.method === 'OPTIONS') return cors.preflight(request, allowedOrigin);
     const media = negotiate(request.headers.get('accept'));
     try {
-      if (origin !== null && allowedOrigin === undefined) throw new Refusal(403, 'this origin may not call the gateway (see --cors-origin)', 'ORIGIN_DENIED');
+      if (origin !== null && allowedOrigin === undefined) throw new Refusal(403, 'this origin may not call the gateway: the gateway allows it with --cors-origin', 'ORIGIN_DENIED');
       if (request.method !== 'GET' && request.method !== 'POST') throw new Refusal(405, 'the gateway accepts GET and POST', 'METHOD_NOT_ALLOWED', { allow: 'GET, POST, OPTIONS' });
       if (!media) throw new Refusal(406, `the gateway answers ${GRAPHQL_RESPONSE} or application/json`, 'NOT_ACCEPTABLE');
       if (!isReady) await gateway.ready;
@@ -225,16 +225,16 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       const turn = takeTurn(caller.credential);
       const release = typeof turn === 'function' ? turn : await turn;
       try {
-        return await run(request, url, caller, media, allowedOrigin);
+        return await run(request, url, caller, media, allowedOrigin, ids);
       } finally {
         release();
       }
     } catch (err) {
-      return refusal(request, allowedOrigin, err);
+      return refusal(request, allowedOrigin, err, ids);
     }
   }
 
-  async function run(request: Request, url: URL, caller: Caller, media: string, origin: string | undefined): Promise<Response> {
+  async function run(request: Request, url: URL, caller: Caller, media: string, origin: string | undefined, ids: RequestIds): Promise<Response> {
     let params: GraphQLParams;
     if (request.method === 'GET') {
       if (url.search.length > limits.maxBodyBytes) throw new Refusal(414, `the query string is over the gateway's limit of ${limits.maxBodyBytes} bytes`, 'BODY_TOO_LARGE');
@@ -243,10 +243,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       params = await paramsFromPost(request, limits.maxBodyBytes);
     }
     const text = documentText(params);
-    const strict = media === GRAPHQL_RESPONSE;
-    // Documents that do not parse, validate or take their variables: 200 with JSON (the GraphQL
-    // answer carries the errors), 400 with the GraphQL media type; never sent upstream.
-    const invalid = (errors: readonly GatewayErrorEntry[]) => answer(request, origin, strict ? 400 : 200, { errors }, media);
+    // Documents that do not parse, validate or take their variables: 400 with either media type,
+    // as RunPod's GraphQL answers them (the spec's SHOULD of 200 for JSON is for legacy servers
+    // whose callers read no status; callers of RunPod's GraphQL read it). Never sent upstream.
+    const invalid = (errors: readonly GatewayErrorEntry[]) => answer(ids, origin, { status: 400, body: { errors } }, media);
     const prepared = prepare(text);
     if (!isDocument(prepared)) return invalid(prepared.map((e) => ({ message: e.message, extensions: e.extensions })));
     const operation = getOperationAST(prepared, params.operationName);
@@ -256,74 +256,59 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       if (request.method === 'GET') throw new Refusal(405, 'mutations need POST', 'METHOD_NOT_ALLOWED', { allow: 'POST' });
       if (caller.scope !== 'write') throw new Refusal(403, 'this token may run queries only (scope read)', 'FORBIDDEN');
     }
-    const coerced = getVariableValues(schemaOnce(), operation.variableDefinitions ?? [], params.variables ?? {});
+    const coerced = getVariableValues(buildExecutableSchema(), operation.variableDefinitions ?? [], params.variables ?? {});
     if (coerced.errors) return invalid(coerced.errors.map((e) => ({ message: e.message, extensions: { code: 'BAD_USER_INPUT' } })));
     let result: ExecutionResult;
     try {
       // The client's one executor: RunPod's GraphQL, or schema.graphql in process over REST v2.
-      result = await caller.client().graphql.execute(text, params.variables, { operationName: params.operationName, signal: request.signal });
+      // Each upstream answer's id is kept for the answer's `extensions.requestIds`.
+      result = await caller.client().graphql.execute(text, params.variables, { operationName: params.operationName, signal: request.signal, onResponse: (info) => ids.add(info.requestId) });
     } catch (err) {
-      return upstreamFailure(request, origin, err, media);
+      ids.addFrom(undefined, err);
+      return answer(ids, origin, thrownAnswer(err, passThrough), media);
     }
-    return answer(request, origin, 200, result, media);
+    ids.addFrom(result.errors);
+    return answer(ids, origin, resultAnswer(result, passThrough), media);
   }
 
-  function upstreamFailure(request: Request, origin: string | undefined, err: unknown, media: string): Response {
-    if (!(err instanceof RunpodError)) {
-      return answer(request, origin, 500, { errors: [{ message: 'the gateway failed to run the operation', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }, media);
-    }
-    const entry = (code: string, extra: Record<string, unknown> = {}) => ({ errors: [{ message: err.message, extensions: { code, ...extra } }] });
-    // The caller's own key was refused (pass-through): the caller's problem, said as RunPod said it.
-    if (passThrough && err instanceof AuthenticationError) return answer(request, origin, 401, entry('UNAUTHENTICATED'), media, { 'www-authenticate': 'Bearer error="invalid_token"' });
-    if (passThrough && err instanceof PermissionDeniedError) return answer(request, origin, 403, entry('FORBIDDEN'), media);
-    if (err instanceof ValidationError) return answer(request, origin, 400, entry(err.name === 'TransportUnsupportedError' ? 'TRANSPORT_UNSUPPORTED' : 'BAD_USER_INPUT'), media);
-    if (err instanceof PossiblyCreatedError) return answer(request, origin, 502, entry('POSSIBLY_CREATED', { createMarker: err.createMarker }), media);
-    if (err instanceof RateLimitError) {
-      const seconds = err.retryAfterMs === undefined ? 1 : Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-      return answer(request, origin, 503, entry('UPSTREAM_RATE_LIMITED'), media, { 'retry-after': String(seconds) });
-    }
-    // The gateway's own key refused, RunPod down or slow: the caller cannot fix it.
-    return answer(request, origin, 502, entry(`UPSTREAM_${err.name}`), media);
-  }
-
-  function refusal(request: Request, origin: string | undefined, err: unknown): Response {
+  function refusal(request: Request, origin: string | undefined, err: unknown, ids: RequestIds): Response {
     const media = negotiate(request.headers.get('accept')) ?? 'application/json';
-    if (err instanceof Refusal) return answer(request, origin, err.status, { errors: [{ message: err.message, extensions: { code: err.code } }] }, media, err.headers);
-    return upstreamFailure(request, origin, err, media);
+    if (err instanceof Refusal) return answer(ids, origin, { status: err.status, body: { errors: [{ message: err.message, extensions: { code: err.code } }] }, headers: err.headers }, media);
+    ids.addFrom(undefined, err);
+    return answer(ids, origin, thrownAnswer(err, passThrough), media);
   }
 
   return gateway;
+}
+
+/**
+ * The gateway's note when its client leaves RunPod's GraphQL for REST v2 (`--upstream auto` and a
+ * 410), in the operator's terms, instead of the client's advice to a library caller.
+ */
+function transportNote(log: ReturnType<typeof createLog>) {
+  let told = false;
+  return (event: TransportChangeEvent): void => {
+    if (event.reason !== 'retired' || told) return;
+    told = true;
+    log.warn('gateway: RunPod\'s GraphQL answered 410 Gone: from now on every document runs in process over REST v2 (--upstream auto). Start the gateway with --upstream rest to skip GraphQL from the start');
+  };
 }
 
 function plain(status: number, text: string): Response {
   return new Response(text, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
 }
 
-const PREFLIGHT_HEADERS = 'authorization, content-type, accept';
-
-function preflight(request: Request, origin: string | undefined): Response {
-  if (origin === undefined) return new Response(null, { status: request.headers.has('origin') ? 403 : 204, headers: { allow: 'GET, POST, OPTIONS', vary: 'Origin' } });
-  return new Response(null, {
-    status: 204,
-    headers: {
-      'access-control-allow-origin': origin,
-      'access-control-allow-methods': 'GET, POST, OPTIONS',
-      'access-control-allow-headers': PREFLIGHT_HEADERS,
-      'access-control-max-age': '600',
-      vary: 'Origin',
-    },
-  });
-}
-
 /**
- * The one way an answer leaves the gateway. Its text is scrubbed of every key and token the
- * process holds (in every spelling the redactor knows) whatever produced it.
+ * The one way an answer leaves the gateway, with its request ids (`extensions.requestIds`, and the
+ * gateway's own as `x-request-id`). Its text is scrubbed of every key and token the process holds
+ * (in every spelling the redactor knows) whatever produced it.
  */
-function answer(_request: Request, origin: string | undefined, status: number, body: ExecutionResult | { errors: readonly GatewayErrorEntry[] }, media = 'application/json', extra: Readonly<Record<string, string>> = {}): Response {
-  const headers: Record<string, string> = { 'content-type': `${media}; charset=utf-8`, 'cache-control': 'no-store', vary: 'Origin', ...extra };
+function answer(ids: RequestIds, origin: string | undefined, { status, body, headers: extra }: GatewayAnswer, media = 'application/json'): Response {
+  const headers: Record<string, string> = { 'content-type': `${media}; charset=utf-8`, 'cache-control': 'no-store', vary: 'Origin', 'x-request-id': ids.gateway, ...extra };
   if (origin !== undefined) {
     headers['access-control-allow-origin'] = origin;
-    headers['access-control-expose-headers'] = 'retry-after, www-authenticate';
+    headers['access-control-expose-headers'] = 'retry-after, www-authenticate, x-request-id';
   }
-  return new Response(redactText(JSON.stringify(body)), { status, headers });
+  const written: GatewayBody = { ...body, extensions: { ...body.extensions, requestIds: ids } };
+  return new Response(redactText(JSON.stringify(written)), { status, headers });
 }

@@ -6,6 +6,7 @@ import { serveFetch } from '../emulator/serve-fetch.js';
 import { RunpodError, ValidationError } from '../errors.js';
 import type { PacingStore } from '../transport/pacing.js';
 import { redactText } from '../transport/redact.js';
+import { parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createGateway, type Gateway, type GatewayOptions, type GatewayUpstream } from './create-gateway.js';
 
 export interface GatewayListenOptions {
@@ -60,6 +61,7 @@ export interface GatewayFlags {
   passThroughKeys: boolean;
   allowAnonymous: boolean;
   corsOrigins: string[];
+  corsHeaders: string[];
   persisted: string | undefined;
   redis: string | undefined;
   maxDepth: number | undefined;
@@ -77,7 +79,9 @@ RUNPOD_GATEWAY_TOKENS=read:TOKEN,write:TOKEN (read: queries only).
   --upstream <api>       rest (default), auto or graphql
   --pass-through-keys    use each caller's own RunPod key upstream; hold none
   --allow-anonymous      serve callers without a token (loopback only, no tokens set)
-  --cors-origin <origin> allow pages from this origin (repeatable; none by default)
+  --cors-origin <origin> allow pages from this origin, e.g. http://localhost:5173 (repeatable;
+                         none by default; * is refused: any web page could spend the key)
+  --cors-header <name>   a request header pages may send beyond the client's own (repeatable)
   --persisted <file>     JSON id -> document text: run only these documents
   --redis <url>          share pacing and per-caller rates with other gateways
   --max-depth <n>        deepest nesting (default 10)
@@ -107,6 +111,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
         'pass-through-keys': { type: 'boolean' },
         'allow-anonymous': { type: 'boolean' },
         'cors-origin': { type: 'string', multiple: true },
+        'cors-header': { type: 'string', multiple: true },
         persisted: { type: 'string' },
         redis: { type: 'string' },
         'max-depth': { type: 'string' },
@@ -126,7 +131,8 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
     upstream,
     passThroughKeys: values['pass-through-keys'] ?? false,
     allowAnonymous: values['allow-anonymous'] ?? false,
-    corsOrigins: values['cors-origin'] ?? [],
+    corsOrigins: parseCorsOrigins(values['cors-origin'] ?? [], '--cors-origin'),
+    corsHeaders: parseCorsHeaders(values['cors-header'] ?? [], '--cors-header'),
     persisted: values.persisted,
     redis: values.redis,
     maxDepth: integer('max-depth', values['max-depth'], 1),
@@ -139,6 +145,55 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
 export interface RunningGateway extends ListeningGateway {
   /** Closes the listener and the Redis store, if any. */
   close(): Promise<void>;
+}
+
+/**
+ * Where each option of createGateway comes from on the command line: its refusals reach an
+ * operator, who set a flag or a variable, never an option.
+ */
+const OPTION_SOURCES: Readonly<Record<string, string>> = {
+  tokens: 'RUNPOD_GATEWAY_TOKENS',
+  apiKey: 'RUNPOD_API_KEY',
+  'client.apiKey': 'RUNPOD_API_KEY',
+  restUrl: 'RUNPOD_REST_URL',
+  graphqlUrl: 'RUNPOD_GRAPHQL_URL',
+  upstream: '--upstream',
+  corsOrigins: '--cors-origin',
+  corsHeaders: '--cors-header',
+  persisted: '--persisted',
+  'limits.maxDepth': '--max-depth',
+  'limits.maxAliases': '--max-aliases',
+  'limits.maxBodyBytes': '--max-body-bytes',
+  'limits.rate': '--rate-per-minute',
+};
+
+/** Runs `create`, renaming a ValidationError's option to the flag or variable the operator set. */
+function inOperatorTerms<T>(create: () => T): T {
+  try {
+    return create();
+  } catch (err) {
+    if (!(err instanceof ValidationError) || err.name !== 'ValidationError') throw err;
+    const [head = '', ...rest] = err.field.split('.');
+    const source = OPTION_SOURCES[err.field] ?? (head === 'persisted' ? `--persisted (document ${rest.join('.')})` : undefined);
+    if (source === undefined) throw err;
+    throw new ValidationError(source, err.message.slice(err.field.length + 2));
+  }
+}
+
+/**
+ * The Redis store's module, loaded only when `--redis` asks for it: ioredis is an optional peer
+ * dependency, and without it the operator is told what to install, not shown a module stack.
+ */
+async function loadRedisStore(): Promise<typeof import('../pacing/redis.js')> {
+  try {
+    return await import('../pacing/redis.js');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && /ioredis/.test(String((err as Error).message))) {
+      throw new ValidationError('--redis', 'needs the ioredis package, which is not installed: run `npm i ioredis` where runpod-gql is installed, or leave out --redis to keep rates in this process');
+    }
+    throw err;
+  }
 }
 
 /**
@@ -165,8 +220,7 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
   }
   let store: (PacingStore & { close(): Promise<void> }) | undefined;
   if (flags.redis !== undefined) {
-    // Loaded only when asked for: ioredis is an optional peer dependency.
-    const { createRedisPacingStore } = await import('../pacing/redis.js');
+    const { createRedisPacingStore } = await loadRedisStore();
     store = createRedisPacingStore({ redis: flags.redis, onWarning: (message) => console.error(`runpod-gql gateway: ${redactText(message)}`) });
   }
   const options: GatewayOptions = {
@@ -181,6 +235,7 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
     allowAnonymous: flags.allowAnonymous,
     passThroughKeys: flags.passThroughKeys,
     corsOrigins: flags.corsOrigins,
+    corsHeaders: flags.corsHeaders,
     persisted,
     rateStore: store,
     limits: {
@@ -192,7 +247,7 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
   };
   let server: ListeningGateway;
   try {
-    const gateway = createGateway(options);
+    const gateway = inOperatorTerms(() => createGateway(options));
     await gateway.ready;
     server = await listen(gateway, { port: flags.port, host: flags.host }).catch((err: NodeJS.ErrnoException) => {
       if (err instanceof RunpodError) throw err;

@@ -29,8 +29,18 @@ export function parseCpuInput(value: unknown): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** schema.graphql, executable: custom scalars coerce as the platform does. One per caller (it is cheap to keep). */
+let built: GraphQLSchema | undefined;
+
+/**
+ * schema.graphql, executable: custom scalars coerce as the platform does. Built once per process
+ * and shared by every executor (the gateway, the in-process executor, the emulator): building the
+ * platform's whole schema is the costliest step of start-up, and a built schema is never changed.
+ */
 export function buildExecutableSchema(): GraphQLSchema {
+  return (built ??= buildOnce());
+}
+
+function buildOnce(): GraphQLSchema {
   const schema = buildSchema(schemaSdl);
   const cpuInput = schema.getType('deployCpuPodInput');
   if (cpuInput instanceof GraphQLScalarType) {

@@ -51,6 +51,18 @@ function innermostMessage(err: unknown): string {
   return message;
 }
 
+/**
+ * In a page (or a page's worker), the page's origin when a fetch to another origin failed as a bare
+ * TypeError ("Failed to fetch"): all a browser says when it refused the call's CORS preflight.
+ * Retrying cannot help. Undefined anywhere else.
+ */
+function refusingPage(req: HttpRequest, err: unknown): string | undefined {
+  const g = globalThis as { location?: { origin?: unknown }; document?: unknown; WorkerGlobalScope?: unknown };
+  const page = g.document ?? g.WorkerGlobalScope ? g.location?.origin : undefined;
+  // req.url is absolute (checked when the client was made), so it parses.
+  return typeof page === 'string' && page.startsWith('http') && err instanceof TypeError && new URL(req.url).origin !== page ? page : undefined;
+}
+
 /** The after-answer steps of one client's core. */
 export function createAfterAnswer(c: AnswerContext) {
   const { options, pacer, log, scrub, summarise, send } = c;
@@ -63,11 +75,16 @@ export function createAfterAnswer(c: AnswerContext) {
       return NOT_SENT_CODES.has(errorCode(err) ?? '');
     },
 
+    refusingPage,
+
     /** The ConnectionError that ends a call whose fetch failed. */
     connectionError(req: HttpRequest, err: unknown, notSent: boolean): ConnectionError {
       const code = errorCode(err);
       const message = scrub(innermostMessage(err));
-      return new ConnectionError(`${req.operation}: ${message}`, {
+      // A browser does not say whether CORS or the network failed: the likelier cause, and its fix.
+      const page = refusingPage(req, err);
+      const hint = page ? `: refused by the browser, most often by CORS: allow ${page} and the call's headers (runpod-gql gateway --cors-origin ${page}, --cors-header); not retried` : '';
+      return new ConnectionError(`${req.operation}: ${message}${hint}`, {
         notSent,
         request: summarise(req),
         cause: Object.assign(new Error(message), code ? { code } : {}),
@@ -160,16 +177,28 @@ export function createAfterAnswer(c: AnswerContext) {
 
     /** What `onResponse` is told of one answer; the headers are scrubbed of the key like an error's. */
     responseInfo(req: HttpRequest, res: Response): ResponseInfo {
-      // Everything is read from the scrubbed copy: a server may echo the key in any header.
-      const headers = redactValue(Object.fromEntries(Object.entries(headersToRecord(res.headers)).map(([name, value]) => [name, scrub(value)])));
-      const scrubbed = new Headers(headers);
+      // Everything is read from scrubbed copies: a server may echo the key in any header. What a
+      // hook does not read is never built (most read the id alone; a gateway reads every answer's).
+      const get = (name: string) => {
+        const value = res.headers.get(name);
+        return value && redactText(scrub(value));
+      };
+      let headers: Record<string, string> | undefined;
+      const all = () => (headers ??= redactValue(Object.fromEntries(Object.entries(headersToRecord(res.headers)).map(([name, value]) => [name, scrub(value)]))));
       return {
         operation: req.operation,
         status: res.status,
-        requestId: requestIdOf(scrubbed),
-        workerId: scrubbed.get('x-runpod-worker-id') ?? undefined,
-        rateLimit: parseRateLimitHeaders(scrubbed),
-        headers,
+        // Scrubbed before requestIdOf clips it, so no key is cut in half and left partly readable.
+        requestId: requestIdOf({ get } as Pick<Headers, 'get'> as Headers),
+        get workerId() {
+          return get('x-runpod-worker-id') || undefined;
+        },
+        get rateLimit() {
+          return parseRateLimitHeaders(new Headers(all()));
+        },
+        get headers() {
+          return all();
+        },
       };
     },
 

@@ -107,6 +107,8 @@ export interface HttpCore {
   readonly log: Log;
 }
 
+/** A `RateLimit` member with nothing left (`r=0`): the one window the pacer acts on (see rate-limit-headers.ts). */
+const SPENT_WINDOW = /;\s*r\s*=\s*0+\s*(?:[;,]|$)/;
 const afterLostAnswer = new WeakSet<object>();
 const unsent = new WeakSet<object>();
 
@@ -311,7 +313,10 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         }
         answerHeaders.set(req, res.headers);
         if (req.onResponse) callHook(req.onResponse, (afterAnswer ?? (await loadAfter())).responseInfo(req, res));
-        if (res.headers.has('ratelimit') || res.headers.has('ratelimit-policy')) quota = (afterAnswer ?? (await loadAfter())).rateLimitFeedback(req, res.headers);
+        // Parsed only where something reads it: onRateLimit, or the pacer once a window is spent.
+        if (resolved.onRateLimit ? res.headers.has('ratelimit') || res.headers.has('ratelimit-policy') : req.rateLimitKey !== undefined && SPENT_WINDOW.test(res.headers.get('ratelimit') ?? '')) {
+          quota = (afterAnswer ?? (await loadAfter())).rateLimitFeedback(req, res.headers);
+        }
         if (res.ok) {
           const value = await read(res);
           if (raw && req.signal) {
@@ -371,7 +376,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         } else {
           const after = afterAnswer ?? (await loadAfter());
           const notSent = after.wasNotSent(err);
-          if (!(req.idempotent || notSent) || !canRetry) throw after.connectionError(req, err, notSent);
+          if (!(req.idempotent || notSent) || !canRetry || after.refusingPage(req, err)) throw after.connectionError(req, err, notSent);
           reason = 'connection';
           if (!notSent) earlierMayHaveActed = true;
         }

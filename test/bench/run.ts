@@ -547,6 +547,33 @@ async function gatewayRoundTrip(): Promise<void> {
   row('  with a per-caller rate on (a limit no round reaches)', `${fmtSpread(rated.gatewayUs, 0)} µs vs ${fmtSpread(rated.directUs, 0)} µs: ${fmtSpread(rated.ratio, 3)}`, '≤ 1.25', rated.ratio.median <= 1.25);
 }
 
+/**
+ * Issue 38: the gateway against graphql-yoga + graphql-armor (one hand-written resolver) and against
+ * the floor (the project's own listener and REST client, no GraphQL), each server in its own
+ * process, the same pod from one emulator, concurrency 16: the server process's CPU per request.
+ */
+async function gatewayProcesses(): Promise<void> {
+  const { measureGatewayProcesses } = await import('./gateway-processes.js');
+  const emulator = await startServer(['pages', '1']);
+  try {
+    const options = emulator.info.options as { restUrl: string; graphqlUrl: string; apiKey: string };
+    const figures = await measureGatewayProcesses((args) => command('server', ['--import', 'tsx', script('gateway-servers.ts'), ...args]), root, options, quick);
+    const load = loadavg()[0]!;
+    results.gatewayProcesses = { ...figures, loadAverage: load };
+    const { cpuUs } = figures;
+    row(
+      `gateway vs yoga and the floor: server CPU per request (${figures.rounds} interleaved rounds of ${figures.perRound}, concurrency ${figures.concurrency}, load ${fmt(load, 1)})`,
+      `gateway ${fmtSpread(cpuUs.gateway, 0)} µs, graphql-yoga + armor ${fmtSpread(cpuUs.yoga, 0)} µs, floor ${fmtSpread(cpuUs.floor, 0)} µs`,
+      '',
+      undefined,
+    );
+    row('  gateway / graphql-yoga + graphql-armor', `${fmt(figures.gatewayOverYoga, 3)} (per round ${fmtSpread(figures.roundRatios.overYoga, 3)})`, '≤ 0.70', figures.gatewayOverYoga <= 0.7);
+    row('  gateway / floor (own listener + REST client, no GraphQL)', `${fmt(figures.gatewayOverFloor, 3)} (per round ${fmtSpread(figures.roundRatios.overFloor, 3)})`, '≤ 1.25', figures.gatewayOverFloor <= 1.25);
+  } finally {
+    emulator.child.kill('SIGTERM');
+  }
+}
+
 // ---- 7. in-process GraphQL ---------------------------------------------------------------------------
 
 /** Issue 32: a document executed in process over REST v2 against the REST path of rp.pods.get (own JS, on a fetch double). */
@@ -562,7 +589,7 @@ async function inProcessGraphQL(): Promise<void> {
 
 // `--only=per-call,fan-out-processes` runs some sections (for trying a change); the default runs all.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, gateway: gatewayRoundTrip, 'in-process-graphql': inProcessGraphQL };
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, gateway: gatewayRoundTrip, 'gateway-processes': gatewayProcesses, 'in-process-graphql': inProcessGraphQL };
 const started = performance.now();
 const sectionSeconds: Record<string, number> = {};
 for (const [name, section] of Object.entries(sections)) {

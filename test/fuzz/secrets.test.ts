@@ -277,7 +277,7 @@ describe("the gateway's per-caller rate: what its store sees", () => {
             return response.status;
           }),
         );
-        expect(statuses.every((s) => s === 200)).toBe(true);
+        expect(statuses.every((s) => s === 400)).toBe(true);
         const used = [...new Set(callers)];
         expect(asked.sort()).toEqual((await Promise.all(used.map(async (t) => `${await pacingScope(t)} gateway:caller`))).sort());
         for (const token of used) for (const spelling of spellingsOf(token)) if (spelling.length >= 8) expect(asked.join('\n')).not.toContain(spelling);

@@ -37,12 +37,15 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * part Query and Mutation reach, without ignored characters): 6,660 B more than the subset the
  * package's own operations needed (the whole file, as text, would have cost 13,400 B).
  */
+// Round 4 (the gateway's answers) added to every bundle's core: a page's refused cross-origin call
+// named as CORS and not retried, RateLimit headers parsed only when read, onResponse's fields built
+// on demand. Measured: full 92,322 B, rest-v1 18,452 B, serverless 21,768 B (+250 to +300 B each).
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
   ['runpod-gql', 'dist/index.js', 97 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 27 * 1024],
-  ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 18 * 1024],
-  ['runpod-gql/serverless', 'dist/serverless/index.js', 21 * 1024],
+  ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 18.5 * 1024],
+  ['runpod-gql/serverless', 'dist/serverless/index.js', 21.5 * 1024],
 ];
 
 

@@ -1,0 +1,157 @@
+// What the gateway answers once a document ran (or failed to): the HTTP status, headers and body,
+// the same whichever upstream ran it. A failure that concerns the whole request (the caller's key
+// refused, RunPod's rate limit, an ambiguous create, RunPod unreachable) is answered by its status,
+// whether the client threw it (RunPod's GraphQL) or a resolver met it (in process over REST v2).
+import type { ExecutionResult, GraphQLError } from 'graphql';
+import {
+  AuthenticationError,
+  ConnectionError,
+  PermissionDeniedError,
+  PossiblyCreatedError,
+  RateLimitError,
+  RunpodError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+} from '../errors.js';
+import type { GatewayErrorEntry } from './protocol.js';
+
+/** A gateway answer before it is written: status, body and extra headers. */
+export interface GatewayAnswer {
+  readonly status: number;
+  readonly body: GatewayBody;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** A GraphQL answer's body, as the gateway writes it. */
+export interface GatewayBody {
+  readonly data?: ExecutionResult['data'];
+  readonly errors?: readonly GatewayErrorEntry[] | undefined;
+  readonly extensions?: Record<string, unknown> | undefined;
+}
+
+/** How one failure that concerns the whole request is answered. */
+interface WholeRequestStatus {
+  readonly status: number;
+  readonly code: string;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** `Retry-After` in whole seconds, at least 1, from the client's hint. */
+const retryAfterSeconds = (ms: number | undefined): string => String(ms === undefined ? 1 : Math.max(1, Math.ceil(ms / 1000)));
+
+/**
+ * The one table of failures that concern the whole request, undefined for any other (a field's
+ * own). In pass-through mode the key refused is the caller's, said as RunPod says it; otherwise it
+ * is the gateway's own key, which no caller can fix.
+ */
+function wholeRequestStatus(err: RunpodError, passThrough: boolean): WholeRequestStatus | undefined {
+  if (err instanceof AuthenticationError) {
+    return passThrough ? { status: 401, code: 'UNAUTHENTICATED', headers: { 'www-authenticate': 'Bearer error="invalid_token"' } } : { status: 502, code: `UPSTREAM_${err.name}` };
+  }
+  if (err instanceof PermissionDeniedError && passThrough) return { status: 403, code: 'FORBIDDEN' };
+  if (err instanceof PossiblyCreatedError) return { status: 502, code: 'POSSIBLY_CREATED' };
+  if (err instanceof RateLimitError) return { status: 503, code: 'UPSTREAM_RATE_LIMITED', headers: { 'retry-after': retryAfterSeconds(err.retryAfterMs) } };
+  if (err instanceof ServerError || err instanceof ConnectionError || err instanceof TimeoutError) return { status: 502, code: `UPSTREAM_${err.name}` };
+  return undefined;
+}
+
+/** What a typed error adds to its entry's `extensions`: what the caller needs to act on it. */
+function errorExtensions(err: RunpodError): Record<string, unknown> {
+  const extensions: Record<string, unknown> = {};
+  if (err instanceof PossiblyCreatedError) extensions.createMarker = err.createMarker;
+  if (err instanceof RateLimitError && err.retryAfterMs !== undefined) extensions.retryAfterMs = err.retryAfterMs;
+  if (err.requestId !== undefined) extensions.requestId = err.requestId;
+  return extensions;
+}
+
+/** The answer to a failure the client threw (RunPod's GraphQL, or a refusal before sending). */
+export function thrownAnswer(err: unknown, passThrough: boolean): GatewayAnswer {
+  if (!(err instanceof RunpodError)) {
+    return { status: 500, body: { errors: [{ message: 'the gateway failed to run the operation', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] } };
+  }
+  const entry = (code: string): GatewayBody => ({ errors: [{ message: err.message, extensions: { code, ...errorExtensions(err) } }] });
+  if (err instanceof ValidationError) return { status: 400, body: entry(err.name === 'TransportUnsupportedError' ? 'TRANSPORT_UNSUPPORTED' : 'BAD_USER_INPUT') };
+  const whole = wholeRequestStatus(err, passThrough);
+  if (whole) return { status: whole.status, body: entry(whole.code), headers: whole.headers };
+  // Anything else from upstream (a 404 on a route, a 410 with --upstream graphql): the caller cannot fix it.
+  return { status: 502, body: entry(`UPSTREAM_${err.name}`) };
+}
+
+/** A field error as its entry, with what its typed error adds (`createMarker`, `retryAfterMs`, `requestId`). */
+function fieldEntry(error: GraphQLError): GatewayErrorEntry {
+  const entry = error.toJSON() as GatewayErrorEntry;
+  const original = error.originalError;
+  if (!(original instanceof RunpodError)) return entry;
+  return { ...entry, extensions: { ...entry.extensions, ...errorExtensions(original) } };
+}
+
+/**
+ * True when `data` holds a value anywhere: something the caller asked for was done or read. An
+ * object holding only nulls (`{ myself: { pods: null } }`, where `myself` is a wrapper that reads
+ * nothing) is no data; a list, even empty, is a read that succeeded.
+ */
+function hasData(data: unknown): boolean {
+  if (data === null || data === undefined) return false;
+  if (typeof data !== 'object' || Array.isArray(data)) return true;
+  for (const key in data) if (hasData((data as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
+/**
+ * The answer to a document that ran. A result with no data at all whose errors include a failure of
+ * the whole request is answered with that failure's status (the most pressing one: 401, 403, 502,
+ * 503 in that order) and every error, without `data` (a non-2xx GraphQL answer carries none). A
+ * result with any data is 200: what was done or read is never reported as failed. A result with
+ * errors and no `data` entry is the upstream's refusal of the request itself: 400.
+ */
+export function resultAnswer(result: ExecutionResult, passThrough: boolean): GatewayAnswer {
+  if (!result.errors?.length) return { status: 200, body: { data: result.data } };
+  const errors = result.errors.map(fieldEntry);
+  if (result.data === undefined) return { status: 400, body: { errors } };
+  if (!hasData(result.data)) {
+    let worst: WholeRequestStatus | undefined;
+    const wholeErrors = result.errors.map((error, index) => {
+      const original = error.originalError;
+      const whole = original instanceof RunpodError ? wholeRequestStatus(original, passThrough) : undefined;
+      if (!whole) return errors[index]!;
+      if (!worst || whole.status < worst.status) worst = whole;
+      // Named as the same failure is when the client throws it (RunPod's GraphQL upstream).
+      return { ...errors[index]!, extensions: { ...errors[index]!.extensions, code: whole.code } };
+    });
+    if (worst) return { status: worst.status, headers: worst.headers, body: { errors: wholeErrors } };
+  }
+  return { status: 200, body: { data: result.data, errors } };
+}
+
+/** Most upstream request ids an answer lists: one document makes at most a few dozen calls. */
+const MAX_UPSTREAM_IDS = 64;
+
+/**
+ * The request ids of one gateway request: the gateway's own (also its `x-request-id` header) and
+ * those of the upstream answers it caused, which RunPod's support asks for.
+ */
+export class RequestIds {
+  readonly gateway: string;
+  private readonly upstream: string[] = [];
+
+  constructor() {
+    this.gateway = `gw_${globalThis.crypto.randomUUID()}`;
+  }
+
+  /** Records one upstream answer's id (bounded, without repeats). */
+  add(id: string | undefined): void {
+    if (id !== undefined && this.upstream.length < MAX_UPSTREAM_IDS && !this.upstream.includes(id)) this.upstream.push(id);
+  }
+
+  /** Records the ids a typed error carries, from an upstream answer the request did not see answered. */
+  addFrom(errors: readonly GraphQLError[] | undefined, thrown?: unknown): void {
+    if (thrown instanceof RunpodError) this.add(thrown.requestId);
+    for (const error of errors ?? []) if (error.originalError instanceof RunpodError) this.add(error.originalError.requestId);
+  }
+
+  /** `extensions.requestIds` of the answer. */
+  toJSON(): { gateway: string; upstream: string[] } {
+    return { gateway: this.gateway, upstream: this.upstream };
+  }
+}
