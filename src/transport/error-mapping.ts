@@ -214,7 +214,9 @@ function describeNonJson(headers: Headers, text: string): string {
 export function headersToRecord(k: AfterAnswerKit, headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    if (name !== 'set-cookie') out[name] = k.clip(value, ERROR_BODY_LIMITS.stringChars);
+    // A long value is scrubbed before it is cut: a secret cut in two there would leave a piece no
+    // scrubber recognises (the error scrubs what it keeps again).
+    if (name !== 'set-cookie') out[name] = value.length > ERROR_BODY_LIMITS.stringChars ? k.clip(k.redactText(value), ERROR_BODY_LIMITS.stringChars) : value;
   });
   return out;
 }

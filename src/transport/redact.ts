@@ -187,7 +187,8 @@ function base64Spellings(secret: string): string[] {
   const bytes = utf8(secret);
   return [0, 1, 2].flatMap((skip) => {
     const whole = Math.floor((bytes.length - skip) / 3) * 3;
-    if (whole < 9) return [];
+    // Six bytes (eight characters) at least: an 8-character key inside `user:key` is still found.
+    if (whole < 6) return [];
     let binary = '';
     // In chunks: a 5,000-character value would overflow an argument list spread at once.
     for (let at = skip; at < skip + whole; at += 4096) binary += String.fromCharCode(...bytes.subarray(at, Math.min(at + 4096, skip + whole)));
@@ -292,6 +293,14 @@ function strideStarts(units: Int32Array): number[] {
   }
 }
 
+/**
+ * Indexed by its strides: a spelling of SECRET_WINDOW units or more that holds more than one
+ * character. One of a single repeated character (a value of 40 spaces) is matched whole.
+ */
+function isLong(units: Int32Array): boolean {
+  return units.length >= SECRET_WINDOW && strideStarts(units).length > 0;
+}
+
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 type Decoded = ReturnType<typeof decode>;
@@ -313,7 +322,7 @@ class SecretIndex {
     this.secrets.set(secret, held + 1);
     if (held > 0) return;
     for (const { units, short } of patternsOf(secret)) {
-      if (units.length >= SECRET_WINDOW) {
+      if (isLong(units)) {
         for (const at of strideStarts(units)) {
           const hash = hashUnits(units, at, STRIDE) & KEY_BITS;
           const bucket = this.strides.get(hash) ?? [];
@@ -345,7 +354,7 @@ class SecretIndex {
     }
     this.secrets.delete(secret);
     for (const { units } of patternsOf(secret)) {
-      if (units.length >= SECRET_WINDOW) {
+      if (isLong(units)) {
         for (const at of strideStarts(units)) {
           const hash = hashUnits(units, at, STRIDE) & KEY_BITS;
           const bucket = this.strides.get(hash);
