@@ -166,16 +166,24 @@ describe('the account digest a shared pacing store sees', () => {
 
 const SECRET_ECHOES = ['error body', 'problem 422', 'html page', 'headers echo URL', 'rate limited', 'connection failure', 'wrong shape 200'];
 
-/** One case of the secret value property: the value sent by create or update, echoed back spelled its `spelling`th way. */
-async function secretValueCase(value: string, echoName: string, spelling: number, update: boolean): Promise<void> {
-  const spelled = echoSpelling(value, spelling);
-  const { client } = fuzzClient(async (url) => {
-    const answer = await ECHOES[echoName]!(value, spelled);
+/** A server that answers `spelled` the `echoName` way (a failed connection carries it in its message). */
+function echoing(secret: string, echoName: string, spelled: string) {
+  return async (url: URL) => {
+    const answer = await ECHOES[echoName]!(secret, spelled);
     if (answer === 'throw') throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
     return answer;
-  });
-  const call = update ? () => client.rest.secrets.update('s1', { value }) : () => client.rest.secrets.create({ name: 'TOKEN', value });
-  const settled = await settleWithin(call);
+  };
+}
+
+/** A secret value sent by create or update to a server that echoes `spelled`: how the call settled. */
+function sendValue(value: string, echoName: string, spelled: string, update: boolean) {
+  const { client } = fuzzClient(echoing(value, echoName, spelled));
+  return settleWithin(update ? () => client.rest.secrets.update('s1', { value }) : () => client.rest.secrets.create({ name: 'TOKEN', value }));
+}
+
+/** One case of the secret value property: the value sent by create or update, echoed back spelled its `spelling`th way. */
+async function secretValueCase(value: string, echoName: string, spelling: number, update: boolean): Promise<void> {
+  const settled = await sendValue(value, echoName, echoSpelling(value, spelling), update);
   if (settled.kind !== 'rejected' || !(settled.error instanceof RunpodError)) return;
   errorObjects++;
   const views = viewsOf(settled.error).join('\n');
@@ -371,14 +379,7 @@ describe('secret values of any length: no spelling, and no slice of the window w
   it('property: values of 1 to 5,000 characters of any text, echoed whole or sliced, in any spelling including hex', async () => {
     await fc.assert(
       fc.asyncProperty(anyValueArb, fc.constantFrom(...SECRET_ECHOES), fc.nat(), fc.tuple(fc.nat(), fc.nat()), fc.boolean(), async (value, echoName, spelling, slice, update) => {
-        const spelled = echoOf(value, spelling, slice);
-        const { client } = fuzzClient(async (url) => {
-          const answer = await ECHOES[echoName]!(value, spelled);
-          if (answer === 'throw') throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
-          return answer;
-        });
-        const call = update ? () => client.rest.secrets.update('s1', { value }) : () => client.rest.secrets.create({ name: 'TOKEN', value });
-        const settled = await settleWithin(call);
+        const settled = await sendValue(value, echoName, echoOf(value, spelling, slice), update);
         if (settled.kind !== 'rejected' || !(settled.error instanceof RunpodError)) return;
         valueCases++;
         const found = leaked(viewsOf(settled.error).join('\n'), value);
@@ -402,11 +403,7 @@ describe('keys of arbitrary text never leak', () => {
         const spelled = echoOf(key, spelling, slice);
         let made: ReturnType<typeof fuzzClient>;
         try {
-          made = fuzzClient(async (url) => {
-            const answer = await ECHOES[echoName]!(key, spelled);
-            if (answer === 'throw') throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
-            return answer;
-          }, { apiKey: key });
+          made = fuzzClient(echoing(key, echoName, spelled), { apiKey: key });
         } catch (err) {
           expect(err).toBeInstanceOf(RunpodError);
           if (key.trim().length >= 8) expect(leaked(viewsOf(err).join('\n'), key.trim())).toEqual([]);

@@ -1,6 +1,6 @@
 // A gatewayToken goes nowhere but its gateway: a client holding one refuses, before sending, any
 // call to another origin (RunPod's REST v2 and serverless hosts among them). `apiKey: null` makes a
-// keyless client, and in a page the no-key error names gatewayToken.
+// keyless client. (In a page: test/gateway/client-side.test.ts.)
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRunpodClient, ValidationError } from '../../src/index.js';
 import { captureError, json, recordingFetch } from '../helpers.js';
@@ -8,16 +8,7 @@ import { captureError, json, recordingFetch } from '../helpers.js';
 const TOKEN = 'gw-read-token-0123456789abcdef';
 const GATEWAY = 'https://gateway.example.test/graphql';
 
-const g = globalThis as Record<string, unknown>;
-function asBrowserPage(href: string): void {
-  g.window = {};
-  g.document = {};
-  Object.defineProperty(globalThis, 'location', { value: new URL(href), configurable: true });
-}
 afterEach(() => {
-  delete g.window;
-  delete g.document;
-  delete g.location;
   vi.unstubAllEnvs();
 });
 
@@ -62,28 +53,9 @@ describe('apiKey: null, a keyless client', () => {
     expect(calls[0]!.url.search).toBe('');
     expect(JSON.stringify(calls)).not.toContain('rpa_from_env');
   });
-
-  it('in a page, calls the app\'s own backend path with a relative graphqlUrl', async () => {
-    asBrowserPage('https://app.example.test/board');
-    const { fetch, calls } = recordingFetch(() => json({ data: { gpuTypes: [] } }));
-    const rp = createRunpodClient({ apiKey: null, graphqlUrl: '/api/runpod', fetch });
-    await rp.graphql.request('{ gpuTypes { id } }');
-    expect(calls.map((c) => [c.url.href, c.headers.get('authorization')])).toEqual([['https://app.example.test/api/runpod', null]]);
-  });
 });
 
 describe('no credential at all', () => {
-  it('in a page, the error names gatewayToken (and apiKey: null), not an environment variable', async () => {
-    asBrowserPage('https://app.example.test/board');
-    const { fetch, calls } = recordingFetch(() => json({ data: {} }));
-    const err = await captureError<ValidationError>(createRunpodClient({ graphqlUrl: '/graphql', fetch }).graphql.request('{ gpuTypes { id } }'));
-    expect(err.field).toBe('apiKey');
-    expect(err.message).toContain('gatewayToken');
-    expect(err.message).toContain('apiKey: null');
-    expect(err.message).not.toContain('RUNPOD_API_KEY');
-    expect(calls).toEqual([]);
-  });
-
   it('on a server, it names RUNPOD_API_KEY, and gatewayToken too', async () => {
     vi.stubEnv('RUNPOD_API_KEY', '');
     const { fetch, calls } = recordingFetch(() => json({ data: {} }));
