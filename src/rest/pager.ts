@@ -1,8 +1,9 @@
 // One pager for every cursor-paginated REST v2 list (pods, templates, endpoints, releases, builds).
 // Each page is its own request through the HTTP core, so a walk keeps the call's signal, per-attempt
 // time-out, retries and the REST bucket's pacing page after page.
-import { ValidationError } from '../errors.js';
+import { ServerError, ValidationError } from '../errors.js';
 import type { CallOptions } from '../transport/options.js';
+import { redactUrl } from '../transport/redact.js';
 import { checkInteger, shown } from '../validation.js';
 import type { components } from './__generated__/rest-v2.js';
 import type { RestRequester } from './rest-request.js';
@@ -21,7 +22,17 @@ export interface PageOptions extends CallOptions {
    * @default the first page
    */
   cursor?: string | undefined;
+  /**
+   * Most pages one walk reads (`await list`, `for await`, `pages()`). A server that still has a
+   * next page after this many ends the walk in a `ServerError` naming the cap and the route,
+   * instead of reading for ever (one that hands out a fresh cursor on every page never ends).
+   * @default 10000 (ten million items at the largest page)
+   */
+  maxPages?: number | undefined;
 }
+
+/** Pages one walk reads at most, unless `maxPages` says otherwise. */
+export const MAX_PAGES = 10_000;
 
 /** Where a page stands (the contract's `Pagination`): `nextCursor` reads the next page while `hasNextPage` is true. */
 export type Pagination = components['schemas']['Pagination'];
@@ -71,11 +82,12 @@ let walker: Promise<typeof import('./page-walk.js')> | undefined;
  * given as a function is built on first use, so a bad id rejects the use rather than throwing here.
  */
 export function pagedList<T>(rest: RestRequester, where: PagedRoute | (() => PagedRoute), options: PageOptions = {}): PagedList<T> {
-  const { limit, cursor, ...callOptions } = options;
+  const { limit, cursor, maxPages = MAX_PAGES, ...callOptions } = options;
   let route: PagedRoute;
   const check = () => {
     route ??= typeof where === 'function' ? where() : where;
     checkInteger('limit', limit, 1, route.maxLimit);
+    checkInteger('maxPages', maxPages, 1);
     if (cursor !== undefined && (typeof cursor !== 'string' || cursor === '')) throw new ValidationError('cursor', `must be a non-empty string (a nextCursor passed back verbatim), got ${shown(cursor)}`);
   };
 
@@ -85,7 +97,17 @@ export function pagedList<T>(rest: RestRequester, where: PagedRoute | (() => Pag
 
   async function* pages(): AsyncGenerator<Page<T>, void, undefined> {
     check();
-    yield* (await walk()).pages();
+    let read = 0;
+    for await (const page of (await walk()).pages()) {
+      yield page;
+      // Checked before the next page is asked for: page maxPages + 1 is never sent.
+      if (++read >= maxPages && page.pagination.hasNextPage) {
+        throw new ServerError(`${route.route}: still a next page after ${maxPages} pages (maxPages); stopped reading, as a list that never ends would be read for ever`, {
+          status: 200,
+          request: { method: 'GET', url: redactUrl(`${rest.core.options.restUrl}${route.path}`), operation: route.route },
+        });
+      }
+    }
   }
 
   let all: Promise<T[]> | undefined;

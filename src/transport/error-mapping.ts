@@ -19,6 +19,7 @@ import {
 } from '../errors.js';
 import { clip, isCapacityMessage, MAX_ERROR_BODY_CHARS, requestIdOf, withRequestId } from './answer-facts.js';
 import { parseRateLimitHeaders } from './rate-limit-headers.js';
+import { redactText } from './redact.js';
 
 const BODY_SNIPPET_CHARS = 300;
 /** Bounds of the body an error keeps: nesting, entries per object or list, characters per string, values in all. */
@@ -222,7 +223,9 @@ function describeNonJson(headers: Headers, text: string): string {
 export function headersToRecord(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    if (name !== 'set-cookie') out[name] = clip(value, ERROR_BODY_LIMITS.stringChars);
+    // A long value is scrubbed before it is cut: a secret cut in two there would leave a piece no
+    // scrubber recognises (the error scrubs what it keeps again).
+    if (name !== 'set-cookie') out[name] = value.length > ERROR_BODY_LIMITS.stringChars ? clip(redactText(value), ERROR_BODY_LIMITS.stringChars) : value;
   });
   return out;
 }

@@ -1,12 +1,12 @@
-import { AbortError, ApiRetiredError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
+import { AbortError, ApiError, ApiRetiredError, ConnectionError, RunpodError, ServerError, TimeoutError, ValidationError, type RequestSummary } from '../errors.js';
 import { deadlineOf, linkAbort, sleep, startDeadline, timerFired, type LinkedAbort } from './abort.js';
 import type { AfterAnswer } from './after-answer.js';
 import { loadAfterAnswer } from './after-answer-loader.js';
 import { MAX_ERROR_BODY_CHARS, REDIRECT_STATUSES, requestIdOf } from './answer-facts.js';
-import { globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
+import { credentialProblem, globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
 import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
-import { createScrubber, redactText, redactUrl, registerSecret } from './redact.js';
+import { createScrubber, redactUrl, registerSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from './retry.js';
 import { monotonicNow } from './clock.js';
 import { createLog, type Log } from './logger.js';
@@ -110,14 +110,22 @@ export interface HttpCore {
 /** A `RateLimit` member with nothing left (`r=0`): the one window the pacer acts on (see rate-limit-headers.ts). */
 const SPENT_WINDOW = /;\s*r\s*=\s*0+\s*(?:[;,]|$)/;
 const afterLostAnswer = new WeakSet<object>();
+/** Read past the cut of a long error answer, so a secret that straddles it is still seen whole. */
+const SCRUB_MARGIN = 64 * 1024;
 const unsent = new WeakSet<object>();
 
 /**
  * A failure after which a request may have been acted on, its answer lost: a 5xx (or an answer of
- * the wrong shape), a time-out, a connection cut after the request may have left.
+ * the wrong shape), a time-out, a connection cut after the request may have left, a 301, 302 or
+ * 303 to another origin not followed (the server may have acted before it pointed elsewhere).
  */
 export function mayHaveActed(err: unknown): boolean {
-  return err instanceof ServerError || err instanceof TimeoutError || (err instanceof ConnectionError && !err.notSent);
+  return (
+    err instanceof ServerError ||
+    err instanceof TimeoutError ||
+    (err instanceof ConnectionError && !err.notSent) ||
+    (err instanceof ApiError && (err.status === 301 || err.status === 302 || err.status === 303))
+  );
 }
 
 /**
@@ -154,8 +162,9 @@ export function callHook<T>(hook: ((event: T) => void) | undefined, event: T): v
 export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined): HttpCore {
   // A shared store knows the account by a digest of the key, never the key.
   const pacer = createPacer(resolved.rateLimits, resolved.pacingStore && resolved.rateLimits !== false ? { store: resolved.pacingStore, scope: pacingScope(apiKey) } : undefined);
-  const scrub = createScrubber(apiKey);
-  const log = createLog(resolved.logLevel, resolved.logger, (text) => redactText(scrub(text)));
+  // The client's key and every secret the process registered, in one pass.
+  const scrub = createScrubber(apiKey, { registered: true });
+  const log = createLog(resolved.logLevel, resolved.logger, scrub);
   // Fixed for the client's life: the hot path pays one boolean when debug is off.
   const debug = log.enabled('debug');
 
@@ -221,8 +230,10 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
 
   function checkBeforeSending(options: CallOptions, auth: AuthPlacement, describe: () => HttpRequest): void {
     validateCallOptions(options, () => summarise(describe()));
-    if (auth !== 'none' && !apiKey) {
-      throw new ValidationError('apiKey', 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY', { request: summarise(describe()) });
+    // Which credential may go where is decided in options.ts; a call it refuses sends nothing.
+    if (auth !== 'none' && (!apiKey || resolved.gatewayOrigin !== undefined)) {
+      const problem = credentialProblem(resolved, !!apiKey, describe().url);
+      if (problem) throw new ValidationError(problem.field, problem.message, { request: summarise(describe()) });
     }
   }
 
@@ -330,10 +341,12 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
           await res.body?.cancel().catch(() => undefined);
           return await read(new Response(null, { status: 204, headers: res.headers }));
         }
-        // Bounded before anything reads it: a 20 MB error page is kept as its first part.
+        // Bounded before anything reads it: a 20 MB error page is kept as its first part. Scrubbed
+        // before that cut and before any later clip (a message, a body's strings): a secret cut in
+        // two there would leave a piece no scrubber recognises.
         const full = await res.text();
         answered = true;
-        const text = scrub(full.length > MAX_ERROR_BODY_CHARS ? full.slice(0, MAX_ERROR_BODY_CHARS) : full);
+        const text = full.length > MAX_ERROR_BODY_CHARS ? scrub(full.slice(0, MAX_ERROR_BODY_CHARS + SCRUB_MARGIN)).slice(0, MAX_ERROR_BODY_CHARS) : scrub(full);
         const after = afterAnswer ?? (await loadAfter());
         const retryAfterMs = after.parseRetryAfterMs(res.headers);
         if (res.status === 429) pacer.pause(req.rateLimitKey, Math.min(retryAfterMs ?? backoffMs(attempt, () => 0), MAX_RETRY_AFTER_MS));

@@ -34,13 +34,18 @@ export interface RetryEvent {
 /** Options of {@link createRunpodClient}. Every URL can be changed, so the emulator or a proxy can stand in. */
 export interface RunpodClientOptions {
   /**
-   * The account's API key, used as given.
+   * The account's API key, used as given. `null`: no key at all, not even `RUNPOD_API_KEY`, and
+   * every request goes without credentials: a client of an anonymous gateway, or of the app's own
+   * backend path (`graphqlUrl: '/api/runpod'`) that adds its own.
    * @default process.env.RUNPOD_API_KEY where `process` exists, with surrounding spaces, tabs, CR and LF trimmed
    */
-  apiKey?: string | undefined;
+  apiKey?: string | null | undefined;
   /**
    * A `runpod-gql gateway`'s token, sent as `Authorization: Bearer` instead of a RunPod key. With
-   * it, point `graphqlUrl` at the gateway; this is how a browser page calls RunPod.
+   * it, point `graphqlUrl` at the gateway; this is how a browser page calls RunPod. The token goes
+   * to the gateway's origin (`graphqlUrl`'s) and nowhere else: a call to any other origin (REST v2,
+   * serverless, on RunPod's hosts) is refused before it is sent, with a `ValidationError` whose
+   * `field` is `gatewayToken`.
    */
   gatewayToken?: string | undefined;
   /**
@@ -249,6 +254,10 @@ export interface ResolvedOptions {
   readonly pacingStore: PacingStore | undefined;
   readonly logLevel: LogLevel;
   readonly logger: RunpodLogger | undefined;
+  /** The only origin a `gatewayToken` is sent to (`graphqlUrl`'s); undefined for a client with a RunPod key or none. */
+  readonly gatewayOrigin: string | undefined;
+  /** `apiKey: null`: requests go without credentials, and "no key" is not an error. */
+  readonly keyless: boolean;
 }
 
 /**
@@ -441,6 +450,41 @@ export function readApiKey(raw: string | undefined, source: string): string | un
 /** The runtime's fetch, looked up per call (tests and polyfills may replace it). It never edits what it is given. */
 export const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
+/** A page (or a Web Worker): globals a page has, or no `process` to read a key from. */
+function inPage(): boolean {
+  return (g.document !== undefined && g.window !== undefined) || typeof (globalThis as { process?: unknown }).process === 'undefined';
+}
+
+/**
+ * Why a call that needs a credential may not be sent to `url`, or undefined when it may:
+ * - a `gatewayToken` goes to its gateway's origin only, never to RunPod's hosts nor anywhere else;
+ * - a client with no credential at all is told where one comes from (in a page: a `gatewayToken`),
+ *   unless it was made keyless on purpose (`apiKey: null`).
+ * The messages name no credential, only where it may go.
+ */
+export function credentialProblem(resolved: ResolvedOptions, hasCredential: boolean, url: string): { field: string; message: string } | undefined {
+  if (resolved.gatewayOrigin !== undefined) {
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      origin = 'an unparseable URL';
+    }
+    if (origin === resolved.gatewayOrigin) return undefined;
+    return {
+      field: 'gatewayToken',
+      message: `belongs to the gateway at ${resolved.gatewayOrigin}, so it is never sent to ${origin}: call the gateway's GraphQL (rp.graphql, rp.pods, rp.gpuTypes), or make REST v2 and serverless calls from a server, with a client that has an apiKey`,
+    };
+  }
+  if (hasCredential || resolved.keyless) return undefined;
+  return {
+    field: 'apiKey',
+    message: inPage()
+      ? 'no credential: in a page, pass `gatewayToken` with `graphqlUrl` at your runpod-gql gateway, or `apiKey: null` for an anonymous gateway or your own backend path'
+      : 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY (`gatewayToken` for a runpod-gql gateway, `apiKey: null` for none)',
+  };
+}
+
 /**
  * The credential: the gateway token, or the RunPod key. A RunPod key in a browser is refused
  * unless `dangerouslyAllowBrowser`: a page's code is readable by anyone who opens it.
@@ -453,6 +497,7 @@ function credentialOf(options: RunpodClientOptions): string | undefined {
     return options.gatewayToken;
   }
   let apiKey: string | undefined;
+  if (options.apiKey === null) return undefined;
   if (options.apiKey != null) {
     // A key given in code is taken as it is: a stray space there is a bug to show, not to hide.
     checkApiKey(options.apiKey, 'apiKey');
@@ -471,10 +516,11 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
   const logLevel = resolveLogLevel(options.logLevel);
   const apiKey = credentialOf(options);
   const userFetch = options.fetch;
+  const graphqlUrl = (absoluteGraphqlUrl(urlOption(options, 'graphqlUrl')) as string | undefined) ?? DEFAULT_GRAPHQL_URL;
   return {
     apiKey,
     resolved: {
-      graphqlUrl: (absoluteGraphqlUrl(urlOption(options, 'graphqlUrl')) as string | undefined) ?? DEFAULT_GRAPHQL_URL,
+      graphqlUrl,
       restUrl: trimSlash(urlOption(options, 'restUrl') ?? DEFAULT_REST_URL),
       serverlessUrl: trimSlash(urlOption(options, 'serverlessUrl') ?? DEFAULT_SERVERLESS_URL),
       fetch: userFetch ?? globalFetch,
@@ -495,6 +541,8 @@ export function resolveOptions(options: RunpodClientOptions = {}): { apiKey: str
       pacingStore: options.pacingStore ?? undefined,
       logLevel,
       logger: options.logger ?? undefined,
+      gatewayOrigin: options.gatewayToken != null ? new URL(graphqlUrl).origin : undefined,
+      keyless: options.apiKey === null && options.gatewayToken == null,
     },
   };
 }

@@ -30,20 +30,32 @@ export const MAX_REDACT_DEPTH = 32;
 /** Set on errors that scrubbed themselves when they were built (every RunpodError). */
 export const SCRUBBED: unique symbol = Symbol.for('runpod-gql.scrubbed');
 
-// How scrubbing works, and why it is linear: the text is decoded once into "units", one per
-// character it spells (raw, percent-encoded to any depth as UTF-8 or Latin-1, a JSON escape, a
-// numeric HTML entity), each case-folded and with `+` read as a space. Every key, and its base64
-// spellings, is stored as folded units too, indexed by a rolling hash per pattern length. One pass
-// per distinct length finds every spelling of every key at once: the cost does not depend on how
-// many keys are alive (keys share a handful of lengths), and a near miss costs nothing extra, as
-// no pattern is ever compared unless its whole hash matched. No regular expression is built from a key.
+// How scrubbing works, and why it costs the same however many secrets are live: the text is
+// decoded once into "units", one per character it spells (raw, percent-encoded to any depth as
+// UTF-8 or Latin-1, a JSON escape, a numeric HTML entity), each case-folded and with `+` read as a
+// space. Every secret is stored as the folded units of each of its spellings (as written, base64,
+// hex, its own escapes decoded). A spelling of SECRET_WINDOW units or more is indexed by the hash
+// of one STRIDE-unit run per STRIDE units, all secrets in one map: one rolling pass over the text
+// looks each of its STRIDE-unit runs up once, compares a hit unit by unit, and extends it to all
+// the text shares with that spelling. So any run of SECRET_WINDOW units of a long secret (a slice a
+// server clipped, a piece of a 2,000-character value) is found, and the cost does not depend on
+// how many secrets are live. A shorter spelling is stored whole and found by a rolling hash of its
+// first WHOLE_PREFIX units (at most WHOLE_PREFIX passes in all, whatever the number of secrets),
+// then compared unit by unit. No regular expression is built from a secret.
 
 const hexValue = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1);
 
+/**
+ * ASCII folded: lower case; `+` and `-` read as a space, `_` as `/`. So a form-encoded space
+ * matches, and base64url reads as base64 (one spelling to index, not two); the few texts this
+ * makes equal (`a-b`, `a+b`, `a b`) are scrubbed alike, which costs nothing.
+ */
+const FOLD_ASCII = Int32Array.from({ length: 128 }, (_, c) => (c === 43 || c === 45 ? 32 : c === 95 ? 47 : c >= 65 && c <= 90 ? c + 32 : c));
+
 const foldCache = new Map<number, number>();
-/** Case-folds one code point (both ways, so `µ`, `Μ` and `μ` agree) and reads `+` as a space. */
+/** Case-folds one code point (both ways, so `µ`, `Μ` and `μ` agree), and ASCII as FOLD_ASCII says. */
 function fold(cp: number): number {
-  if (cp < 128) return cp === 43 ? 32 : cp >= 65 && cp <= 90 ? cp + 32 : cp;
+  if (cp < 128) return FOLD_ASCII[cp]!;
   let out = foldCache.get(cp);
   if (out === undefined) {
     const lower = String.fromCodePoint(cp).toUpperCase().toLowerCase();
@@ -109,6 +121,11 @@ function unitAt(t: string, i: number, kinds = EVERY_ESCAPE): { cp: number; end: 
         return { cp: cu, end: i + 6, escaped: true };
       }
     } else if (n === 47 || n === 34 || n === 92) return { cp: n, end: i + 2, escaped: true };
+    else {
+      // `\n`, `\r`, `\t`, `\b`, `\f`: a secret value holding a line break is echoed with them.
+      const control = n === 110 ? 10 : n === 114 ? 13 : n === 116 ? 9 : n === 98 ? 8 : n === 102 ? 12 : -1;
+      if (control >= 0) return { cp: control, end: i + 2, escaped: true };
+    }
   } else if (c === 38 && kinds & ENTITY && t.charCodeAt(i + 1) === 35) {
     const isHex = (t.charCodeAt(i + 2) | 32) === 120;
     let j = i + (isHex ? 3 : 2);
@@ -135,7 +152,7 @@ function decode(text: string, kinds = EVERY_ESCAPE): { cps: Int32Array; starts: 
     const c = text.charCodeAt(i);
     if (c < 128 && c !== 37 && c !== 92 && c !== 38) {
       // The common case, without an object per character.
-      cps[count] = c === 43 ? 32 : c >= 65 && c <= 90 ? c + 32 : c;
+      cps[count] = FOLD_ASCII[c]!;
       starts[count] = i++;
       continue;
     }
@@ -151,20 +168,45 @@ function decode(text: string, kinds = EVERY_ESCAPE): { cps: Int32Array; starts: 
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
-/** Base64 (and base64url) of the key inside a longer base64 text (Basic auth's `user:key`), at each byte alignment. */
+/**
+ * Width, in decoded characters, of the runs by which a long secret is recognised: any run of at
+ * least this many characters of a registered secret, in any spelling, is scrubbed wherever it
+ * appears, however long the secret. Spellings shorter than this are matched whole.
+ */
+export const SECRET_WINDOW = 32;
+// A long spelling is indexed by the hash of its STRIDE-unit runs that start at every STRIDE-th
+// unit (and the last one): any run of 2 × STRIDE - 1 units of it holds one whole, and a run found
+// is then extended unit by unit to all it shares with the spelling. So a run of SECRET_WINDOW is
+// always found, at one index entry per STRIDE units of each spelling.
+const STRIDE = SECRET_WINDOW / 2;
+// Whole spellings are found by the hash of their first units (up to this many), then compared.
+const WHOLE_PREFIX = 8;
+
+/** Base64 (base64url folds to it) of the key inside a longer base64 text (Basic auth's `user:key`), at each byte alignment. */
 function base64Spellings(secret: string): string[] {
   const bytes = utf8(secret);
   return [0, 1, 2].flatMap((skip) => {
     const whole = Math.floor((bytes.length - skip) / 3) * 3;
-    if (whole < 9) return [];
-    const text = btoa(String.fromCharCode(...bytes.subarray(skip, skip + whole)));
-    return [text, text.replace(/\+/g, '-').replace(/\//g, '_')];
+    // Six bytes (eight characters) at least: an 8-character key inside `user:key` is still found.
+    if (whole < 6) return [];
+    let binary = '';
+    // In chunks: a 5,000-character value would overflow an argument list spread at once.
+    for (let at = skip; at < skip + whole; at += 4096) binary += String.fromCharCode(...bytes.subarray(at, Math.min(at + 4096, skip + whole)));
+    // base64url folds to the same units (FOLD_ASCII).
+    return [btoa(binary)];
   });
 }
 
+/** Hex of the key's UTF-8 bytes (the fold makes upper case match too); a slice's hex is a run of it. */
+function hexSpelling(secret: string): string {
+  let out = '';
+  for (const byte of utf8(secret)) out += byte.toString(16).padStart(2, '0');
+  return out;
+}
+
 /**
- * The folded units of every spelling of `secret` to look for: as written, its base64 forms, and,
- * when the key itself holds escapes (`%41`, `\"`, `&#65;`), as the text decoder reads its echoes.
+ * The folded units of every spelling of `secret` to look for: as written, its base64 and hex forms,
+ * and, when the key itself holds escapes (`%41`, `\"`, `&#65;`), as the text decoder reads its echoes.
  * The text is decoded before matching, so a key holding `%41` reads as `A` wherever it is written
  * raw, and its once-URL-encoded `%2541` reads as `A` escaped twice. Which of the key's own escapes
  * are read depends on how the echo was encoded: URL-encoding keeps its percent escapes readable
@@ -178,9 +220,7 @@ function patternsOf(secret: string): Array<{ units: Int32Array; short: boolean }
     if (units.length > 0 && !out.some((o) => o.units.length === units.length && sameUnits(o.units, units, 0))) out.push({ units, short });
   };
   const short = secret.length < SHORT_KEY;
-  for (const spelled of [secret, ...(short ? [] : base64Spellings(secret))]) {
-    push(Int32Array.from([...spelled], (ch) => fold(ch.codePointAt(0)!)), short);
-  }
+  for (const spelled of [secret, ...(short ? [] : [...base64Spellings(secret), hexSpelling(secret)])]) push(foldedUnits(spelled), short);
   if (!/[%\\&]/.test(secret)) return out;
   for (let kinds = 1; kinds <= EVERY_ESCAPE; kinds++) {
     // `%41%42%43%44` decodes to four letters: scrubbed only as a whole token, like any short key.
@@ -188,6 +228,18 @@ function patternsOf(secret: string): Array<{ units: Int32Array; short: boolean }
     push(decoded.cps.slice(0, decoded.count), short || decoded.count < SHORT_KEY);
   }
   return out;
+}
+
+/** The folded code points of `text`, as written (no escape read). */
+function foldedUnits(text: string): Int32Array {
+  const units = new Int32Array(text.length);
+  let n = 0;
+  for (let i = 0; i < text.length; n++) {
+    const cp = text.codePointAt(i)!;
+    units[n] = fold(cp);
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return n === text.length ? units : units.slice(0, n);
 }
 
 interface Pattern {
@@ -206,18 +258,63 @@ function hashUnits(units: ArrayLike<number>, from: number, length: number): numb
   return h;
 }
 
+// Maps are keyed by 30 bits of a hash: a small integer, which V8 keys without allocating.
+const KEY_BITS = 0x3fffffff;
+
 function powBase(length: number): number {
   let p = 1;
   for (let k = 1; k < length; k++) p = Math.imul(p, BASE);
   return p;
 }
 
+const POW_STRIDE = powBase(STRIDE);
+
+/** One STRIDE-unit run of a long spelling: where it starts in it. */
+interface StrideEntry {
+  readonly units: Int32Array;
+  readonly at: number;
+  refs: number;
+}
+
+/**
+ * Where a long spelling is indexed: every STRIDE-th unit, and the last STRIDE, but for runs of one
+ * repeated character: 16 spaces or dashes in a secret value (a PEM's rule, indentation) tell
+ * nothing of it, and matching them would scrub such runs in every text. A run of a secret that
+ * holds other characters too is still found through them, then extended over the repeats.
+ */
+function strideStarts(units: Int32Array): number[] {
+  const out: number[] = [];
+  const last = units.length - STRIDE;
+  for (let at = 0; ; at = Math.min(at + STRIDE, last)) {
+    let uniform = true;
+    for (let k = 1; k < STRIDE && uniform; k++) uniform = units[at + k] === units[at];
+    if (!uniform) out.push(at);
+    if (at === last) return out;
+  }
+}
+
+/**
+ * Indexed by its strides: a spelling of SECRET_WINDOW units or more that holds more than one
+ * character. One of a single repeated character (a value of 40 spaces) is matched whole.
+ */
+function isLong(units: Int32Array): boolean {
+  return units.length >= SECRET_WINDOW && strideStarts(units).length > 0;
+}
+
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
-/** Every spelling of a set of keys, indexed by length, then hash. */
+type Decoded = ReturnType<typeof decode>;
+
+/**
+ * Every spelling of a set of secrets: the long ones by their STRIDE-unit runs, the short ones whole,
+ * by the hash of their first units. Secrets are counted per holder.
+ */
 class SecretIndex {
-  private readonly byLength = new Map<number, { pow: number; patterns: Map<number, Pattern[]> }>();
-  /** Keys held, counted per holder. */
+  /** Hash of a STRIDE-unit run → the long spellings that hold it, and where. */
+  private readonly strides = new Map<number, StrideEntry[]>();
+  /** Prefix width → hash of a whole spelling's first units → the spellings. */
+  private readonly wholes = new Map<number, { pow: number; patterns: Map<number, Pattern[]> }>();
+  /** Secrets held, counted per holder. */
   readonly secrets = new Map<string, number>();
 
   add(secret: string): void {
@@ -225,11 +322,23 @@ class SecretIndex {
     this.secrets.set(secret, held + 1);
     if (held > 0) return;
     for (const { units, short } of patternsOf(secret)) {
-      let slot = this.byLength.get(units.length);
-      if (!slot) this.byLength.set(units.length, (slot = { pow: powBase(units.length), patterns: new Map() }));
-      const hash = hashUnits(units, 0, units.length);
+      if (isLong(units)) {
+        for (const at of strideStarts(units)) {
+          const hash = hashUnits(units, at, STRIDE) & KEY_BITS;
+          const bucket = this.strides.get(hash) ?? [];
+          const same = bucket.find((e) => e.at === at && e.units.length === units.length && sameUnits(e.units, units, 0));
+          if (same) same.refs++;
+          else bucket.push({ units, at, refs: 1 });
+          this.strides.set(hash, bucket);
+        }
+        continue;
+      }
+      const width = Math.min(units.length, WHOLE_PREFIX);
+      let slot = this.wholes.get(width);
+      if (!slot) this.wholes.set(width, (slot = { pow: powBase(width), patterns: new Map() }));
+      const hash = hashUnits(units, 0, width) & KEY_BITS;
       const bucket = slot.patterns.get(hash) ?? [];
-      const same = bucket.find((p) => sameUnits(p.units, units, 0));
+      const same = bucket.find((p) => p.units.length === units.length && sameUnits(p.units, units, 0));
       if (same) same.refs++;
       else bucket.push({ units, short, refs: 1 });
       slot.patterns.set(hash, bucket);
@@ -245,15 +354,27 @@ class SecretIndex {
     }
     this.secrets.delete(secret);
     for (const { units } of patternsOf(secret)) {
-      const slot = this.byLength.get(units.length);
-      const hash = hashUnits(units, 0, units.length);
+      if (isLong(units)) {
+        for (const at of strideStarts(units)) {
+          const hash = hashUnits(units, at, STRIDE) & KEY_BITS;
+          const bucket = this.strides.get(hash);
+          const i = bucket?.findIndex((e) => e.at === at && e.units.length === units.length && sameUnits(e.units, units, 0)) ?? -1;
+          if (!bucket || i < 0 || --bucket[i]!.refs > 0) continue;
+          bucket.splice(i, 1);
+          if (bucket.length === 0) this.strides.delete(hash);
+        }
+        continue;
+      }
+      const width = Math.min(units.length, WHOLE_PREFIX);
+      const slot = this.wholes.get(width);
+      const hash = hashUnits(units, 0, width) & KEY_BITS;
       const bucket = slot?.patterns.get(hash);
-      const at = bucket?.findIndex((p) => sameUnits(p.units, units, 0)) ?? -1;
+      const at = bucket?.findIndex((p) => p.units.length === units.length && sameUnits(p.units, units, 0)) ?? -1;
       if (!slot || !bucket || at < 0) continue;
       if (--bucket[at]!.refs > 0) continue;
       bucket.splice(at, 1);
       if (bucket.length === 0) slot.patterns.delete(hash);
-      if (slot.patterns.size === 0) this.byLength.delete(units.length);
+      if (slot.patterns.size === 0) this.wholes.delete(width);
     }
   }
 
@@ -261,51 +382,92 @@ class SecretIndex {
     return this.secrets.size;
   }
 
-  scrub(text: string): string {
-    if (this.byLength.size === 0 || text.length === 0) return text;
-    const { cps, starts, escaped, count } = decode(text);
-    // Matched spans, as [start, end) offsets into `text`.
-    const spans: number[] = [];
-    for (const [length, { pow, patterns }] of this.byLength) {
-      if (length > count) continue;
-      let h = hashUnits(cps, 0, length);
-      for (let u = 0; ; u++) {
-        const bucket = patterns.get(h);
-        if (bucket) {
-          for (const p of bucket) {
-            if (sameUnits(p.units, cps, u) && (!p.short || this.isToken(text, starts, escaped, u, u + length))) {
-              spans.push(starts[u]!, starts[u + length]!);
-              break;
-            }
-          }
-        }
-        if (u + length >= count) break;
-        h = (Math.imul(h - Math.imul(cps[u]!, pow), BASE) + cps[u + length]!) | 0;
-      }
-    }
-    if (spans.length === 0) return text;
-    const order = Array.from({ length: spans.length / 2 }, (_, k) => k).sort((a, b) => spans[2 * a]! - spans[2 * b]!);
-    let out = '';
-    let at = 0;
-    for (let k = 0; k < order.length; ) {
-      const start = spans[2 * order[k]!]!;
-      let end = spans[2 * order[k]! + 1]!;
-      for (k++; k < order.length && spans[2 * order[k]!]! <= end; k++) end = Math.max(end, spans[2 * order[k]! + 1]!);
-      out += text.slice(at, Math.max(at, start)) + REDACTED;
-      at = Math.max(at, end);
-    }
-    return out + text.slice(at);
+  get empty(): boolean {
+    return this.strides.size === 0 && this.wholes.size === 0;
   }
 
-  /** A short key counts only as a whole token: no raw letter or digit right before or after it. */
-  private isToken(text: string, starts: Int32Array, escaped: Uint8Array, from: number, to: number): boolean {
-    if (from > 0 && !escaped[from - 1]) {
-      const before = String.fromCodePoint(text.codePointAt(starts[from - 1]!)!);
-      if (WORD_CHAR.test(before)) return false;
+  /** Adds to `spans` the [start, end) offsets into `text` of every spelling found in it. */
+  collect(text: string, { cps, starts, escaped, count }: Decoded, spans: number[]): void {
+    for (const [width, { pow, patterns }] of this.wholes) {
+      if (width > count) continue;
+      let h = hashUnits(cps, 0, width);
+      for (let u = 0; ; u++) {
+        const bucket = patterns.get(h & KEY_BITS);
+        if (bucket) {
+          for (const p of bucket) {
+            const end = u + p.units.length;
+            if (end <= count && sameUnits(p.units, cps, u) && (!p.short || isToken(text, starts, escaped, u, end))) addSpan(spans, starts[u]!, starts[end]!);
+          }
+        }
+        if (u + width >= count) break;
+        h = (Math.imul(h - Math.imul(cps[u]!, pow), BASE) + cps[u + width]!) | 0;
+      }
     }
-    const after = starts[to]!;
-    return after >= text.length || !WORD_CHAR.test(String.fromCodePoint(text.codePointAt(after)!));
+    if (this.strides.size === 0 || count < STRIDE) return;
+    let h = hashUnits(cps, 0, STRIDE);
+    // Units up to here are inside a run found already: a stride there needs no second look.
+    let covered = 0;
+    for (let u = 0; ; u++) {
+      const bucket = u + STRIDE > covered ? this.strides.get(h & KEY_BITS) : undefined;
+      if (bucket) {
+        for (const { units, at } of bucket) {
+          if (!sameRange(units, at, cps, u, STRIDE)) continue;
+          // All the text shares with this spelling around the stride, unit by unit.
+          let before = 0;
+          while (before < at && before < u && units[at - before - 1] === cps[u - before - 1]) before++;
+          let after = STRIDE;
+          while (at + after < units.length && u + after < count && units[at + after] === cps[u + after]) after++;
+          if (before + after < SECRET_WINDOW) continue;
+          addSpan(spans, starts[u - before]!, starts[u + after]!);
+          covered = Math.max(covered, u + after);
+        }
+      }
+      if (u + STRIDE >= count) break;
+      h = (Math.imul(h - Math.imul(cps[u]!, POW_STRIDE), BASE) + cps[u + STRIDE]!) | 0;
+    }
   }
+}
+
+function sameRange(a: Int32Array, from: number, b: Int32Array, at: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (a[from + k] !== b[at + k]) return false;
+  return true;
+}
+
+/** Adds a span, merged with the last one when they touch (one pass finds them left to right). */
+function addSpan(spans: number[], start: number, end: number): void {
+  const last = spans.length - 1;
+  if (last > 0 && start >= spans[last - 1]! && start <= spans[last]!) spans[last] = Math.max(spans[last]!, end);
+  else spans.push(start, end);
+}
+
+/** A short key counts only as a whole token: no raw letter or digit right before or after it. */
+function isToken(text: string, starts: Int32Array, escaped: Uint8Array, from: number, to: number): boolean {
+  if (from > 0 && !escaped[from - 1]) {
+    const before = String.fromCodePoint(text.codePointAt(starts[from - 1]!)!);
+    if (WORD_CHAR.test(before)) return false;
+  }
+  const after = starts[to]!;
+  return after >= text.length || !WORD_CHAR.test(String.fromCodePoint(text.codePointAt(after)!));
+}
+
+/** `text` with every spelling of every secret of `indexes` replaced: decoded once, whatever their number. */
+function scrubWith(text: string, indexes: readonly SecretIndex[]): string {
+  if (text.length === 0 || indexes.every((index) => index.empty)) return text;
+  const decoded = decode(text);
+  const spans: number[] = [];
+  for (const index of indexes) if (!index.empty) index.collect(text, decoded, spans);
+  if (spans.length === 0) return text;
+  const order = Array.from({ length: spans.length / 2 }, (_, k) => k).sort((a, b) => spans[2 * a]! - spans[2 * b]!);
+  let out = '';
+  let at = 0;
+  for (let k = 0; k < order.length; ) {
+    const start = spans[2 * order[k]!]!;
+    let end = spans[2 * order[k]! + 1]!;
+    for (k++; k < order.length && spans[2 * order[k]!]! <= end; k++) end = Math.max(end, spans[2 * order[k]! + 1]!);
+    out += text.slice(at, Math.max(at, start)) + REDACTED;
+    at = Math.max(at, end);
+  }
+  return out + text.slice(at);
 }
 
 function sameUnits(pattern: Int32Array, units: Int32Array, from: number): boolean {
@@ -313,9 +475,10 @@ function sameUnits(pattern: Int32Array, units: Int32Array, from: number): boolea
   return true;
 }
 
-// Every key a live client of this process holds. Errors scrub themselves against these, so no
-// surface can forget to; module-private and never exported, like the key inside the core. A key
-// is forgotten when the last client holding it is collected.
+// Every key a live client of this process holds, and every secret value it sent. Errors scrub
+// themselves against these, so no surface can forget to; module-private and never exported, like
+// the key inside the core. A secret is forgotten when the last holder of it is collected. Strings a
+// caller brings (a pass-through key in the gateway) never go here: see `createScrubber`.
 const registered = new SecretIndex();
 const release =
   typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<string>((secret) => registered.remove(secret));
@@ -323,12 +486,32 @@ const release =
 // Indexes for one key, for `scrubSecret(text, key)`: a client's core keeps its own.
 const single = new Map<string, SecretIndex>();
 
-/** The scrubbing function for one key: linear in the text, built once. */
-export function createScrubber(secret: string | undefined): (text: string) => string {
-  if (!secret || secret.length > MAX_KEY_LENGTH) return (text) => text;
+/** Options of {@link createScrubber}. */
+export interface ScrubberOptions {
+  /**
+   * Also scrub every secret registered in this process (live clients' keys, gateway tokens, account
+   * secret values), in the same pass. Reading them adds nothing to them.
+   * @default false
+   */
+  readonly registered?: boolean | undefined;
+}
+
+/**
+ * A scrubbing function for a fixed list of secrets (a key, a caller's key plus the gateway's own
+ * tokens, …): every spelling of each, and every {@link SECRET_WINDOW}-character run of a longer
+ * one, is replaced by `[REDACTED]`. Built once, linear in the text, and private to the caller:
+ * the secrets are never added to the process-wide index, so nothing a caller brings changes how
+ * another caller's text is scrubbed. Empty and undefined entries are skipped; a key over
+ * {@link MAX_KEY_LENGTH} characters is refused at client creation, so it is skipped here too.
+ */
+export function createScrubber(secrets: string | undefined | readonly (string | undefined)[], options: ScrubberOptions = {}): (text: string) => string {
   const index = new SecretIndex();
-  index.add(secret);
-  return (text) => index.scrub(text);
+  for (const secret of typeof secrets === 'string' || secrets === undefined ? [secrets] : secrets) {
+    if (secret && secret.length <= MAX_KEY_LENGTH) index.add(secret);
+  }
+  const indexes = options.registered ? [index, registered] : [index];
+  if (index.empty && !options.registered) return (text) => text;
+  return (text) => scrubWith(text, indexes);
 }
 
 /** Registers a key to be scrubbed from every error for as long as `holder` (its client's core) lives. */
@@ -339,27 +522,20 @@ export function registerSecret(secret: string | undefined, holder?: object): voi
   if (holder) release?.register(holder, secret);
 }
 
-/** Pieces a long secret value is registered in: each between this and twice this long. */
-const VALUE_PIECE = 256;
-
 /**
  * Registers a secret value the client sends (an account secret's value) like a key, for as long as
- * `holder` lives. A value longer than a key may be is registered in pieces, so that every piece of
- * it, and so the whole, is scrubbed wherever a server or proxy echoes it.
+ * `holder` lives, whatever its length: the whole value, and every {@link SECRET_WINDOW}-character
+ * run of it, is scrubbed wherever a server or proxy echoes it, however it was clipped.
  */
 export function registerSecretValue(value: string, holder?: object): void {
-  if (value.length <= MAX_KEY_LENGTH) return registerSecret(value, holder);
-  for (let at = 0; at < value.length; at += VALUE_PIECE) {
-    // The last piece takes the rest when what would remain is shorter than a piece.
-    const end = value.length - at < 2 * VALUE_PIECE ? value.length : at + VALUE_PIECE;
-    registerSecret(value.slice(at, end), holder);
-    if (end === value.length) break;
-  }
+  if (!value) return;
+  registered.add(value);
+  if (holder) release?.register(holder, value);
 }
 
 /** `text` with every spelling of `secret` (or, by default, of every registered key) replaced. */
 export function scrubSecret(text: string, secret?: string): string {
-  if (secret === undefined) return registered.scrub(text);
+  if (secret === undefined) return redactText(text);
   if (!secret) return text;
   let index = single.get(secret);
   if (!index) {
@@ -368,12 +544,13 @@ export function scrubSecret(text: string, secret?: string): string {
     if (secret.length <= MAX_KEY_LENGTH) index.add(secret);
     single.set(secret, index);
   }
-  return index.scrub(text);
+  return scrubWith(text, [index]);
 }
 
+const REGISTERED = [registered];
 /** `text` scrubbed of every registered key. */
 export function redactText(text: string): string {
-  return registered.size === 0 ? text : registered.scrub(text);
+  return registered.empty ? text : scrubWith(text, REGISTERED);
 }
 
 /**

@@ -585,11 +585,34 @@ async function inProcessGraphQL(): Promise<void> {
   row('  ratio', fmtSpread(figures.ratio, 3), '≤ 1.10', figures.ratio.median <= 1.1);
 }
 
+// ---- 8. redaction with many live keys --------------------------------------------------------------
+
+/** Issue 38: one error and one new client with 2,000 live keys, against the same with one key (CPU, its own process). */
+async function redaction(): Promise<void> {
+  const keys = 2_000;
+  type Costs = { errorMs: ReturnType<typeof spread>; clientMs: ReturnType<typeof spread>; liveKeys: number };
+  const out = await worker<{ oneKey: Costs; manyKeys: Costs; bodyChars: number }>('redaction.ts', { rounds: quick ? 8 : 20, perRound: quick ? 20 : 50, keys });
+  results.redaction = out;
+  const { oneKey, manyKeys } = out;
+  row(
+    `redaction: one HTTP 500 (${fmt(out.bodyChars / 1024, 1)} KB body), ${keys.toLocaleString('en')} live keys of 20–500 characters`,
+    `${fmtSpread(manyKeys.errorMs, 3)} ms vs ${fmtSpread(oneKey.errorMs, 3)} ms with 1 key: ${fmt(manyKeys.errorMs.median / oneKey.errorMs.median, 2)}×`,
+    '≤ 5 ms',
+    manyKeys.errorMs.median <= 5,
+  );
+  row(
+    `redaction: a new client, ${keys.toLocaleString('en')} live keys`,
+    `${fmtSpread(manyKeys.clientMs, 3)} ms vs ${fmtSpread(oneKey.clientMs, 3)} ms with ${oneKey.liveKeys} keys: ${fmt(manyKeys.clientMs.median / oneKey.clientMs.median, 2)}×`,
+    '≤ 5 ms',
+    manyKeys.clientMs.median <= 5,
+  );
+}
+
 // ---- main -----------------------------------------------------------------------------------------
 
 // `--only=per-call,fan-out-processes` runs some sections (for trying a change); the default runs all.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, gateway: gatewayRoundTrip, 'gateway-processes': gatewayProcesses, 'in-process-graphql': inProcessGraphQL };
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, gateway: gatewayRoundTrip, 'gateway-processes': gatewayProcesses, 'in-process-graphql': inProcessGraphQL, redaction };
 const started = performance.now();
 const sectionSeconds: Record<string, number> = {};
 for (const [name, section] of Object.entries(sections)) {

@@ -166,16 +166,24 @@ describe('the account digest a shared pacing store sees', () => {
 
 const SECRET_ECHOES = ['error body', 'problem 422', 'html page', 'headers echo URL', 'rate limited', 'connection failure', 'wrong shape 200'];
 
-/** One case of the secret value property: the value sent by create or update, echoed back spelled its `spelling`th way. */
-async function secretValueCase(value: string, echoName: string, spelling: number, update: boolean): Promise<void> {
-  const spelled = echoSpelling(value, spelling);
-  const { client } = fuzzClient(async (url) => {
-    const answer = await ECHOES[echoName]!(value, spelled);
+/** A server that answers `spelled` the `echoName` way (a failed connection carries it in its message). */
+function echoing(secret: string, echoName: string, spelled: string) {
+  return async (url: URL) => {
+    const answer = await ECHOES[echoName]!(secret, spelled);
     if (answer === 'throw') throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNRESET ${url.href} ${spelled}`), { code: 'ECONNRESET' }) });
     return answer;
-  });
-  const call = update ? () => client.rest.secrets.update('s1', { value }) : () => client.rest.secrets.create({ name: 'TOKEN', value });
-  const settled = await settleWithin(call);
+  };
+}
+
+/** A secret value sent by create or update to a server that echoes `spelled`: how the call settled. */
+function sendValue(value: string, echoName: string, spelled: string, update: boolean) {
+  const { client } = fuzzClient(echoing(value, echoName, spelled));
+  return settleWithin(update ? () => client.rest.secrets.update('s1', { value }) : () => client.rest.secrets.create({ name: 'TOKEN', value }));
+}
+
+/** One case of the secret value property: the value sent by create or update, echoed back spelled its `spelling`th way. */
+async function secretValueCase(value: string, echoName: string, spelling: number, update: boolean): Promise<void> {
+  const settled = await sendValue(value, echoName, echoSpelling(value, spelling), update);
   if (settled.kind !== 'rejected' || !(settled.error instanceof RunpodError)) return;
   errorObjects++;
   const views = viewsOf(settled.error).join('\n');
@@ -284,5 +292,133 @@ describe("the gateway's per-caller rate: what its store sees", () => {
       }),
       params(60),
     );
+  }, FUZZ_TIMEOUT_MS);
+});
+
+// ---- Secrets of any length, in every spelling, whole or sliced (issue 37, Deliver 6) ----
+
+const WINDOW = 32;
+const hexOf = (s: string) => [...new TextEncoder().encode(s)].map((b) => b.toString(16).padStart(2, '0')).join('');
+const unicodeEscapes = (s: string, units: string[]) => units.map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+/**
+ * Every spelling of a secret a server may echo: the harness's, plus hex in both cases. `\uXXXX`
+ * is written per UTF-16 unit, as JSON does (the harness writes one escape per code point, which for
+ * an emoji is not the secret at all).
+ */
+const secretSpellings = (s: string) => [
+  ...spellingsOf(s).filter((spelled) => spelled !== unicodeEscapes(s, [...s]) || s.length === [...s].length),
+  unicodeEscapes(s, s.split('')),
+  hexOf(s),
+  hexOf(s).toUpperCase(),
+];
+
+/** Values of 1 to 5,000 characters of any text: ASCII, Latin-1, other scripts, emoji, line breaks. */
+const VALUE_CLASSES = { ...CLASSES, unicode: 'ЖжΩλ中文한글ǂ😀🔑', breaks: '\n\t\r' };
+const anyValueArb = fc
+  .tuple(fc.subarray(Object.keys(VALUE_CLASSES), { minLength: 1 }), fc.oneof(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 5_000 })), fc.infiniteStream(fc.nat()))
+  .map(([classes, length, picks]) => {
+    const alphabet = [...classes.map((c) => VALUE_CLASSES[c as keyof typeof VALUE_CLASSES]).join('')];
+    const it = picks[Symbol.iterator]();
+    // A short value starts with a letter no message of this package holds, so finding it in an
+    // error can only mean it leaked.
+    let value = length < 8 ? 'ǂ' : '';
+    while (value.length < length) value += alphabet[it.next().value % alphabet.length];
+    return value;
+  });
+
+/** True when `needle` is in `text` with no letter or digit right before or after it (how short secrets are matched). */
+function hasToken(text: string, needle: string): boolean {
+  const word = /[\p{L}\p{N}]/u;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+    const before = at > 0 ? String.fromCodePoint(text.codePointAt(at - 1)!) : '';
+    const after = text.slice(at + needle.length, at + needle.length + 2);
+    if (!word.test(before) && !(after && word.test(String.fromCodePoint(after.codePointAt(0)!)))) return true;
+  }
+  return false;
+}
+
+/**
+ * What of `value` is in `views`: a whole spelling (a short value: raw, as a token), or a run of
+ * WINDOW characters in any character-wise spelling (raw, percent, JSON, hex), checked every 4
+ * characters, so any run of WINDOW + 3 is seen. A run of one repeated character tells nothing of
+ * a secret and is not scrubbed (src/transport/README.md): it is not counted.
+ */
+function leaked(views: string, value: string): string[] {
+  if ([...value].length < 8) return hasToken(views, value) ? [value] : [];
+  const found = secretSpellings(value).filter((s) => views.includes(s));
+  const lower = views.toLowerCase();
+  const chars = [...value];
+  for (let at = 0; at + WINDOW <= chars.length; at += 4) {
+    const run = chars.slice(at, at + WINDOW);
+    if (run.every((c) => c === run[0])) continue;
+    const text = run.join('');
+    for (const spelled of [text, encodeURIComponent(text), JSON.stringify(text).slice(1, -1)]) if (views.includes(spelled)) found.push(spelled);
+    if (lower.includes(hexOf(text))) found.push(`hex of ${text}`);
+  }
+  return found;
+}
+
+/** The echo of `value`: whole or a slice of at least WINDOW characters, spelled its `spelling`th way. */
+function echoOf(value: string, spelling: number, slice: [number, number]): string {
+  const chars = [...value];
+  const whole = chars.length < WINDOW || slice[0] % 3 === 0;
+  const length = WINDOW + (slice[1] % Math.max(1, chars.length - WINDOW + 1));
+  const start = slice[0] % Math.max(1, chars.length - length + 1);
+  const part = whole ? value : chars.slice(start, start + length).join('');
+  const all = secretSpellings(part);
+  return all[spelling % all.length]!;
+}
+
+let valueCases = 0;
+let valueLeaks = 0;
+afterAll(() => {
+  reportFigures('no spelling or slice of a secret value of 1 to 5,000 characters survives in any error', { cases: valueCases, leaks: valueLeaks });
+});
+
+describe('secret values of any length: no spelling, and no slice of the window width, in any error', () => {
+  it('property: values of 1 to 5,000 characters of any text, echoed whole or sliced, in any spelling including hex', async () => {
+    await fc.assert(
+      fc.asyncProperty(anyValueArb, fc.constantFrom(...SECRET_ECHOES), fc.nat(), fc.tuple(fc.nat(), fc.nat()), fc.boolean(), async (value, echoName, spelling, slice, update) => {
+        const settled = await sendValue(value, echoName, echoOf(value, spelling, slice), update);
+        if (settled.kind !== 'rejected' || !(settled.error instanceof RunpodError)) return;
+        valueCases++;
+        const found = leaked(viewsOf(settled.error).join('\n'), value);
+        if (found.length) valueLeaks++;
+        expect(found, `${echoName}, ${[...value].length} characters`).toEqual([]);
+      }),
+      params(80),
+    );
+    expect(valueCases).toBeGreaterThan(40);
+  }, FUZZ_TIMEOUT_MS);
+});
+
+/** Keys of arbitrary text: whatever is refused at creation is refused without being echoed. */
+const arbitraryKeyArb = fc.oneof(fc.string({ minLength: 1, maxLength: 80, unit: 'binary' }), fc.string({ minLength: 1, maxLength: 600 }), keyArb.map((k) => `${k}${k}${k}`));
+
+describe('keys of arbitrary text never leak', () => {
+  it('property: refused at creation without an echo, or scrubbed from every error in every spelling (hex and slices included)', async () => {
+    let accepted = 0;
+    await fc.assert(
+      fc.asyncProperty(arbitraryKeyArb, fc.constantFrom(...Object.keys(ECHOES)), fc.nat(), fc.tuple(fc.nat(), fc.nat()), async (key, echoName, spelling, slice) => {
+        const spelled = echoOf(key, spelling, slice);
+        let made: ReturnType<typeof fuzzClient>;
+        try {
+          made = fuzzClient(echoing(key, echoName, spelled), { apiKey: key });
+        } catch (err) {
+          expect(err).toBeInstanceOf(RunpodError);
+          if (key.trim().length >= 8) expect(leaked(viewsOf(err).join('\n'), key.trim())).toEqual([]);
+          return;
+        }
+        accepted++;
+        const settled = await settleWithin(() => made.client.rest.pods.get('p1'));
+        // A key of a few characters (`:`, `a1`) is scrubbed as a whole token, but an error's own
+        // words and punctuation may spell it too: it is counted from 8 characters on.
+        if (settled.kind !== 'rejected' || !(settled.error instanceof RunpodError) || key.length < 8) return;
+        const found = leaked(viewsOf(settled.error).join('\n'), key);
+        expect(found, echoName).toEqual([]);
+      }),
+      params(150),
+    );
+    expect(accepted).toBeGreaterThan(20);
   }, FUZZ_TIMEOUT_MS);
 });

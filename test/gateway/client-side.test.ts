@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRunpodClient, ValidationError } from '../../src/index.js';
+import { captureError, json, recordingFetch } from '../helpers.js';
 
 const g = globalThis as Record<string, unknown>;
 /** Makes this process look like a browser page at `href` for one test. */
@@ -56,5 +57,28 @@ describe('outside a browser', () => {
   it('a RunPod key needs no flag, and a relative graphqlUrl is refused (there is no page to resolve it against)', () => {
     expect(() => createRunpodClient({ apiKey: 'rpa_x' })).not.toThrow();
     expect(() => createRunpodClient({ apiKey: 'rpa_x', graphqlUrl: '/graphql' })).toThrow(/graphqlUrl: must be an absolute URL/);
+  });
+});
+
+describe('a keyless client, and no credential, in a page', () => {
+  it('in a page, calls the app\'s own backend path with a relative graphqlUrl', async () => {
+    asBrowserPage('https://app.example.test/board');
+    const { fetch, calls } = recordingFetch(() => json({ data: { gpuTypes: [] } }));
+    const rp = createRunpodClient({ apiKey: null, graphqlUrl: '/api/runpod', fetch });
+    await rp.graphql.request('{ gpuTypes { id } }');
+    expect(calls.map((c) => [c.url.href, c.headers.get('authorization')])).toEqual([['https://app.example.test/api/runpod', null]]);
+  });
+
+  it('in a page, the error names gatewayToken (and apiKey: null), not an environment variable', async () => {
+    asBrowserPage('https://app.example.test/board');
+    vi.stubEnv('RUNPOD_API_KEY', '');
+    const { fetch, calls } = recordingFetch(() => json({ data: {} }));
+    const err = await captureError<ValidationError>(createRunpodClient({ graphqlUrl: '/graphql', fetch }).graphql.request('{ gpuTypes { id } }'));
+    vi.unstubAllEnvs();
+    expect(err.field).toBe('apiKey');
+    expect(err.message).toContain('gatewayToken');
+    expect(err.message).toContain('apiKey: null');
+    expect(err.message).not.toContain('RUNPOD_API_KEY');
+    expect(calls).toEqual([]);
   });
 });

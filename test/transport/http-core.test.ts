@@ -3,6 +3,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { loadGraphQLRuntime } from '../../src/graphql/graphql-client.js';
 import {
   AbortError,
+  ApiError,
   ConnectionError,
   createRunpodClient,
   RateLimitError,
@@ -231,24 +232,37 @@ describe('HTTP core: requests, redirects and secrets', () => {
     expect(JSON.parse(call?.body ?? '{}')).toMatchObject({ operationName: 'Pod', variables: { input: { podId: 'pod-abc123' } } });
   });
 
-  it('follows a same-origin redirect with the key and a cross-origin one without it', async () => {
+  it('follows a same-origin redirect with the key and, for a request without a body, a cross-origin one without it', async () => {
+    const { fetch, calls } = recordingFetch((call, i) => {
+      if (i === 0) return new Response(null, { status: 307, headers: { location: '/v2/pods-moved/p' } });
+      if (i === 1) return new Response(null, { status: 307, headers: { location: `https://evil.example/collect?api_key=${TEST_API_KEY}` } });
+      return call.headers.get('authorization') ? json({ id: 'p' }) : json({ error: 'no key' }, { status: 401 });
+    });
+    const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
+    const err = await captureError(rp.rest.pods.get('p'));
+    expect(calls.map((c) => c.url.origin + c.url.pathname)).toEqual(['https://api.runpod.io/v2/pods/p', 'https://api.runpod.io/v2/pods-moved/p', 'https://evil.example/collect']);
+    expect(calls[1]?.headers.get('authorization')).toBe(`Bearer ${TEST_API_KEY}`);
+    expect(calls[2]?.headers.get('authorization')).toBeNull();
+    expect(calls[2]?.url.search).not.toContain(TEST_API_KEY);
+    expect(err.name).toBe('AuthenticationError');
+  });
+
+  it('follows a same-origin redirect of a request with a body, and never a cross-origin one: nothing reaches the other origin', async () => {
     const { fetch, calls } = recordingFetch((call, i) => {
       if (i === 0) return new Response(null, { status: 307, headers: { location: '/graphql-v2?x=1' } });
       if (i === 1) return new Response(null, { status: 307, headers: { location: `https://evil.example/collect?api_key=${TEST_API_KEY}` } });
-      return call.url.searchParams.has('api_key') ? ok() : json({ errors: [{ message: 'no key' }] }, { status: 401 });
+      return ok();
     });
     const rp = createRunpodClient({ apiKey: TEST_API_KEY, fetch });
-    const err = await captureError(rp.pods.get('p'));
-    expect(calls.map((c) => c.url.origin + c.url.pathname)).toEqual([
-      'https://api.runpod.io/graphql',
-      'https://api.runpod.io/graphql-v2',
-      'https://evil.example/collect',
-    ]);
+    const err = await captureError<ApiError>(rp.pods.get('p'));
+    expect(calls.map((c) => c.url.origin + c.url.pathname)).toEqual(['https://api.runpod.io/graphql', 'https://api.runpod.io/graphql-v2']);
     expect(calls[1]?.url.searchParams.get('api_key')).toBe(TEST_API_KEY);
-    expect(calls[2]?.url.searchParams.get('api_key')).toBeNull();
-    expect(calls[2]?.url.search).not.toContain(TEST_API_KEY);
-    expect(calls[2]?.body).toContain('"operationName":"Pod"');
-    expect(err.name).toBe('AuthenticationError');
+    expect(calls[1]?.body).toContain('"operationName":"Pod"');
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(307);
+    expect(err.message).toContain('https://evil.example');
+    expect(err.message).toContain('never sent to another origin');
+    expect(JSON.stringify(err)).not.toContain(TEST_API_KEY);
   });
 
   it('a missing key is a ValidationError before anything is sent', async () => {
