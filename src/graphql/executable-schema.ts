@@ -52,28 +52,57 @@ export const MAX_CACHED_QUERIES = 500;
 /** A document parsed and validated against the schema, or the errors that refused it. */
 export type PreparedDocument = DocumentNode | readonly GraphQLError[];
 
-/** Parsed documents by query text, least recently used first out, bounded by entry size, total size and count. */
+/**
+ * A refusal as the cache keeps it: each error's message, locations and extensions only. A
+ * graphql-js error holds its stack, and the AST nodes it names hold the whole parsed document: 500
+ * invalid documents kept that way held 215 MB.
+ */
+type KeptRefusal = ReadonlyArray<{ readonly message: string; readonly locations: GraphQLError['locations']; readonly extensions: GraphQLError['extensions'] }>;
+
+/** Characters a kept refusal is charged in the cache's bound: its messages, and a little per error. */
+const refusalChars = (kept: KeptRefusal): number => kept.reduce((sum, e) => sum + e.message.length + 64, 0);
+
+/**
+ * Parsed documents by query text, least recently used first out, bounded by entry size, total size
+ * and count. A refusal is kept as its messages (see {@link KeptRefusal}), counted in the size bound,
+ * and handed out as fresh GraphQLErrors.
+ */
 export class DocumentCache {
-  private readonly entries = new Map<string, PreparedDocument>();
+  private readonly entries = new Map<string, { readonly kept: DocumentNode | KeptRefusal; readonly chars: number }>();
   private chars = 0;
 
   get(query: string): PreparedDocument | undefined {
     const hit = this.entries.get(query);
-    if (hit !== undefined) {
-      this.entries.delete(query);
-      this.entries.set(query, hit);
-    }
-    return hit;
+    if (hit === undefined) return undefined;
+    this.entries.delete(query);
+    this.entries.set(query, hit);
+    if ('kind' in hit.kept) return hit.kept;
+    return hit.kept.map(({ message, locations, extensions }) => {
+      const error = new GraphQLError(message, { extensions });
+      // Set after construction: the constructor derives locations from nodes or a source, and
+      // neither is kept.
+      if (locations) Object.defineProperty(error, 'locations', { value: locations, enumerable: true, writable: true, configurable: true });
+      return error;
+    });
   }
 
   set(query: string, prepared: PreparedDocument): void {
     if (query.length > MAX_CACHED_QUERY_CHARS || this.entries.has(query)) return;
-    this.entries.set(query, prepared);
-    this.chars += query.length;
-    for (const oldest of this.entries.keys()) {
+    let kept: DocumentNode | KeptRefusal;
+    let chars = query.length;
+    if (isDocument(prepared)) kept = prepared;
+    else {
+      const refusal = prepared.map((e) => ({ message: e.message, locations: e.locations, extensions: e.extensions }));
+      chars += refusalChars(refusal);
+      kept = refusal;
+    }
+    if (chars > MAX_CACHED_QUERY_CHARS) return;
+    this.entries.set(query, { kept, chars });
+    this.chars += chars;
+    for (const [oldest, entry] of this.entries) {
       if (this.chars <= MAX_CACHED_QUERIES_CHARS && this.entries.size <= MAX_CACHED_QUERIES) break;
       this.entries.delete(oldest);
-      this.chars -= oldest.length;
+      this.chars -= entry.chars;
     }
   }
 
@@ -81,6 +110,7 @@ export class DocumentCache {
     return this.entries.size;
   }
 
+  /** The characters held: every query text, and every kept refusal's messages. */
   get totalChars(): number {
     return this.chars;
   }
