@@ -57,52 +57,38 @@ export type PreparedDocument = DocumentNode | readonly GraphQLError[];
  * graphql-js error holds its stack, and the AST nodes it names hold the whole parsed document: 500
  * invalid documents kept that way held 215 MB.
  */
-type KeptRefusal = ReadonlyArray<{ readonly message: string; readonly locations: GraphQLError['locations']; readonly extensions: GraphQLError['extensions'] }>;
-
-/** Characters a kept refusal is charged in the cache's bound: its messages, and a little per error. */
-const refusalChars = (kept: KeptRefusal): number => kept.reduce((sum, e) => sum + e.message.length + 64, 0);
+type KeptRefusal = ReadonlyArray<Pick<GraphQLError, 'message' | 'locations' | 'extensions'>>;
 
 /**
  * Parsed documents by query text, least recently used first out, bounded by entry size, total size
- * and count. A refusal is kept as its messages (see {@link KeptRefusal}), counted in the size bound,
- * and handed out as fresh GraphQLErrors.
+ * and count. A refusal is kept as its messages (see {@link KeptRefusal}), charged with them (and
+ * 64 characters an error) in the size bound, and handed out as fresh GraphQLErrors.
  */
 export class DocumentCache {
-  private readonly entries = new Map<string, { readonly kept: DocumentNode | KeptRefusal; readonly chars: number }>();
+  /** Each entry, and the characters it is charged. */
+  private readonly entries = new Map<string, [DocumentNode | KeptRefusal, number]>();
   private chars = 0;
 
   get(query: string): PreparedDocument | undefined {
     const hit = this.entries.get(query);
-    if (hit === undefined) return undefined;
+    if (!hit) return undefined;
     this.entries.delete(query);
     this.entries.set(query, hit);
-    if ('kind' in hit.kept) return hit.kept;
-    return hit.kept.map(({ message, locations, extensions }) => {
-      const error = new GraphQLError(message, { extensions });
-      // Set after construction: the constructor derives locations from nodes or a source, and
-      // neither is kept.
-      if (locations) Object.defineProperty(error, 'locations', { value: locations, enumerable: true, writable: true, configurable: true });
-      return error;
-    });
+    const kept = hit[0];
+    // `locations` set after construction: the constructor derives them from nodes or a source, neither kept.
+    return 'kind' in kept ? kept : kept.map((e) => Object.assign(new GraphQLError(e.message, { extensions: e.extensions }), { locations: e.locations }));
   }
 
   set(query: string, prepared: PreparedDocument): void {
-    if (query.length > MAX_CACHED_QUERY_CHARS || this.entries.has(query)) return;
-    let kept: DocumentNode | KeptRefusal;
     let chars = query.length;
-    if (isDocument(prepared)) kept = prepared;
-    else {
-      const refusal = prepared.map((e) => ({ message: e.message, locations: e.locations, extensions: e.extensions }));
-      chars += refusalChars(refusal);
-      kept = refusal;
-    }
-    if (chars > MAX_CACHED_QUERY_CHARS) return;
-    this.entries.set(query, { kept, chars });
+    const kept = isDocument(prepared) ? prepared : prepared.map(({ message, locations, extensions }) => ((chars += message.length + 64), { message, locations, extensions }));
+    if (chars > MAX_CACHED_QUERY_CHARS || this.entries.has(query)) return;
+    this.entries.set(query, [kept, chars]);
     this.chars += chars;
-    for (const [oldest, entry] of this.entries) {
+    for (const [oldest, [, size]] of this.entries) {
       if (this.chars <= MAX_CACHED_QUERIES_CHARS && this.entries.size <= MAX_CACHED_QUERIES) break;
       this.entries.delete(oldest);
-      this.chars -= entry.chars;
+      this.chars -= size;
     }
   }
 

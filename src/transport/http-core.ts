@@ -149,7 +149,7 @@ export function callHook<T>(hook: ((event: T) => void) | undefined, event: T): v
   }
 }
 
-export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined, indexKey = true): HttpCore {
+export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined, keyNotIndexed?: unknown): HttpCore {
   // A shared store knows the account by a digest of the key, never the key.
   const pacer = createPacer(resolved.rateLimits, resolved.pacingStore && resolved.rateLimits !== false ? { store: resolved.pacingStore, scope: pacingScope(apiKey) } : undefined);
   const scrub = createScrubber(apiKey);
@@ -443,7 +443,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       }
     },
   };
-  if (indexKey) registerSecret(apiKey, core);
+  if (!keyNotIndexed) registerSecret(apiKey, core);
   return core;
 }
 
@@ -453,10 +453,10 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
  * every error and answer of the process: a "key" such as `errors` would rewrite everyone's. Their
  * core still scrubs its own key from what it builds, and the gateway scrubs each answer for its caller.
  */
-export const KEY_NOT_INDEXED: unique symbol = Symbol('runpod-gql.keyNotIndexed');
+export const KEY_NOT_INDEXED: unique symbol = Symbol();
 
 /** The core for a client's options; the key stays inside the core's closure. */
 export function createHttpCoreFromOptions(options: RunpodClientOptions): HttpCore {
   const { apiKey, resolved } = resolveOptions(options);
-  return createHttpCore(resolved, apiKey, (options as { [KEY_NOT_INDEXED]?: boolean })[KEY_NOT_INDEXED] !== true);
+  return createHttpCore(resolved, apiKey, (options as { [KEY_NOT_INDEXED]?: true })[KEY_NOT_INDEXED]);
 }
