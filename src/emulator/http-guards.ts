@@ -81,8 +81,7 @@ export const isLoopbackName = (hostname: string): boolean => LOOPBACK_HOST.test(
  * must both name an allowed host. Undefined when they do; else the name to show in the refusal
  * (printable, at most 100 characters).
  */
-export function refusedHost(request: Request, isAllowed: (hostname: string) => boolean): string | undefined {
-  const url = new URL(request.url);
+export function refusedHost(request: Request, isAllowed: (hostname: string) => boolean, url = new URL(request.url)): string | undefined {
   const header = request.headers.get('host');
   let headerHost: string | undefined;
   if (header !== null) {

@@ -239,7 +239,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     if (url.pathname === '/healthz') return plain(200, 'ok');
     if (url.pathname === '/readyz') return isReady ? plain(200, 'ready') : plain(503, 'starting');
     if (ownScrub !== noScrub) scrubbers.set(request, ownScrub);
-    const wrongHost = hosts.refuse(request);
+    const wrongHost = hosts.refuse(request, url);
     if (wrongHost) return refusal(request, undefined, wrongHost);
     if (url.pathname !== '/graphql') return plain(404, 'not found: the gateway serves /graphql, /healthz and /readyz');
 

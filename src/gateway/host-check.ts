@@ -7,8 +7,8 @@ import { Refusal } from './protocol.js';
 
 /** What the gateway answers, and whose pages are its own. */
 export interface HostPolicy {
-  /** A 403 Refusal for a request whose URL or `Host` names a host the gateway does not answer. */
-  refuse(request: Request): Refusal | undefined;
+  /** A 403 Refusal for a request whose URL (`url`, parsed) or `Host` names a host the gateway does not answer. */
+  refuse(request: Request, url: URL): Refusal | undefined;
   /** True for an origin the gateway was told is its own (the address `listen` bound): never read from the request. */
   isOwnOrigin(origin: string): boolean;
   /** The address the listener bound (`http://HOST:PORT`): its host is answered, and its origins are the gateway's own. */
@@ -37,9 +37,9 @@ export function createHostPolicy(allowed: '*' | readonly string[] | undefined): 
   const own = new Set<string>();
   const isAllowed = (hostname: string) => isLoopbackName(hostname) || names.has(hostname);
   return {
-    refuse(request) {
+    refuse(request, url) {
       if (allowed === '*') return undefined;
-      const shown = refusedHost(request, isAllowed);
+      const shown = refusedHost(request, isAllowed, url);
       if (shown === undefined) return undefined;
       return new Refusal(403, `Host ${JSON.stringify(shown)} is not allowed: the gateway answers loopback names and its listen host only (see --allowed-host)`, 'HOST_NOT_ALLOWED');
     },
