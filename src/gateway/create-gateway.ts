@@ -254,9 +254,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       if (!isReady) await gateway.ready;
       const caller = authenticate(request, url, info?.clientAddress ?? '');
       const taken = fairness.takeRate(caller.credential);
-      const charge = typeof taken === 'function' ? taken : await taken;
+      if (taken) await taken;
       return await run(request, url, caller, media, allowedOrigin, (operation) =>
-        fairness.start({ credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey }, operation, request.signal, charge),
+        fairness.start({ credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey }, operation, request.signal),
       );
     } catch (err) {
       return refusal(request, allowedOrigin, err);

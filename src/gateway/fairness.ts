@@ -7,7 +7,7 @@ import type { PacingStore } from '../transport/pacing.js';
 import { parseRetryAfterMs } from '../transport/retry-after.js';
 import type { ResolvedLimits } from './limits.js';
 import { Refusal } from './protocol.js';
-import { createCallerRate, type Charge } from './rate.js';
+import { createCallerRate } from './rate.js';
 
 const monotonicNow = (): number => performance.now();
 
@@ -46,7 +46,7 @@ const DEADLINE = 'deadline';
 const PAUSED = 'paused';
 
 export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | undefined, refusedKeys: { take(address: string): number; waitFor(address: string): number } | undefined) {
-  const takeRate = createCallerRate(limits.rate, rateStore);
+  const rate = createCallerRate(limits.rate, rateStore);
   const inFlight = new Map<string, number>();
   const upstreams = new WeakMap<object, Upstream>();
   const upstreamOf = (client: object): Upstream => {
@@ -69,7 +69,7 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
 
   return {
     /** Takes a turn of the caller's rate (429 past it), before the body is read. */
-    takeRate,
+    takeRate: (credential: string | undefined) => rate.take(credential),
 
     /** Refuses (429) an address that has had too many keys refused by RunPod, before any client is built. */
     checkAddress(address: string): void {
@@ -82,10 +82,10 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
 
     /**
      * Starts a document's run upstream: 429 when its caller already has `maxInFlight` running, 503
-     * when RunPod has asked for a pause longer than the gateway's wait. `charge` is the caller's
-     * rate turn, charged for each answer past the first.
+     * when RunPod has asked for a pause longer than the gateway's wait. The caller's rate is
+     * charged for each answer past the first.
      */
-    start(caller: TurnCaller, operation: 'query' | 'mutation', requestSignal: AbortSignal | undefined, charge: Charge): Turn {
+    start(caller: TurnCaller, operation: 'query' | 'mutation', requestSignal: AbortSignal | undefined): Turn {
       const state = upstreamOf(caller.upstream);
       if (state.pausedUntil - monotonicNow() > limits.pacingWaitMs) throw paused(remainingSeconds(state));
       const name = caller.credential ?? '';
@@ -106,7 +106,7 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
       return {
         signal: controller.signal,
         onResponse(info) {
-          if (++answers > 1) charge(1);
+          if (++answers > 1) rate.charge(caller.credential, 1);
           if (info.status === 401) refusedKey = true;
           let ms: number | undefined;
           if (info.status === 429) ms = parseRetryAfterMs(new Headers(info.headers)) ?? 1000;

@@ -1,11 +1,6 @@
 import { pacingScope, type PacingBucket, type PacingStore } from '../transport/pacing.js';
 import { Refusal } from './protocol.js';
 
-/** Charges a caller `calls` more upstream calls (a document's answers past its first). */
-export type Charge = (calls: number) => void;
-
-const noCharge: Charge = () => {};
-
 /** Buckets kept per gateway before the full ones are dropped. */
 const MAX_BUCKETS = 1024;
 
@@ -78,22 +73,33 @@ const refuse = (limit: { requests: number; intervalMs: number }, retryMs: number
   return new Refusal(429, `rate limit: at most ${limit.requests} upstream calls per ${limit.intervalMs} ms for this caller; retry in ${seconds} s`, 'RATE_LIMITED', { 'retry-after': String(seconds) });
 };
 
+/** A caller's rate: `take` one turn as a document arrives (429 past it), `charge` its further upstream calls. */
+export interface CallerRate {
+  /** Takes one turn for `credential` (undefined: the anonymous caller): at once in memory, a promise with a shared store. Throws or rejects with a 429 Refusal. */
+  take(credential: string | undefined): void | Promise<void>;
+  /** Charges `credential` `calls` more upstream calls, after the fact. */
+  charge(credential: string | undefined, calls: number): void;
+}
+
+const unlimited: CallerRate = { take: () => {}, charge: () => {} };
+
 /**
  * The per-caller rate, charged in upstream calls: a document takes one turn when it arrives, and
  * its caller is charged one more for each upstream answer past its first (one document may make 31
- * upstream calls). In memory by default; in a shared `store` (Redis) one bucket per caller, named
- * by a digest of its credential, never the credential, so gateways that share it share each rate.
+ * upstream calls). In memory by default: a counter per caller, nothing allocated per request. In a
+ * shared `store` (Redis): one bucket per caller, named by a digest of its credential, never the
+ * credential, so gateways that share it share each rate.
  */
-export function createCallerRate(rate: false | { requests: number; intervalMs: number }, store?: PacingStore) {
-  if (rate === false) return (_credential: string | undefined): Charge => noCharge;
+export function createCallerRate(rate: false | { requests: number; intervalMs: number }, store?: PacingStore): CallerRate {
+  if (rate === false) return unlimited;
   if (!store) {
     const buckets = new TokenBuckets(rate.requests, rate.intervalMs);
-    // A plain function, no promise: a gateway's hot path pays two map reads and a little arithmetic.
-    return (credential: string | undefined): Charge => {
-      const name = credential ?? '';
-      const wait = buckets.take(name);
-      if (wait > 0) throw refuse(rate, wait);
-      return (calls) => buckets.charge(name, calls);
+    return {
+      take(credential) {
+        const wait = buckets.take(credential ?? '');
+        if (wait > 0) throw refuse(rate, wait);
+      },
+      charge: (credential, calls) => buckets.charge(credential ?? '', calls),
     };
   }
   const shared = store;
@@ -104,35 +110,37 @@ export function createCallerRate(rate: false | { requests: number; intervalMs: n
     // Concurrency is not limited here: a turn's slot is given back as soon as it is granted.
     for (let i = 0; i < grant.granted; i++) bucket.release(grant.lease);
   };
-  return async (credential: string | undefined): Promise<Charge> => {
-    // The digest is taken once per caller, when its bucket is made, not on every request (Web
-    // Crypto's digest is asynchronous and costs more than the rest of this turn). Only the store
-    // sees the digest; this map, keyed by the credential, stays inside this closure.
-    const key = credential ?? '';
-    let bucket = buckets.get(key);
-    if (!bucket) {
-      const scope = await pacingScope(credential);
-      // Another request of the same caller may have made it while the digest was taken.
-      bucket = buckets.get(key);
+  return {
+    async take(credential) {
+      // The digest is taken once per caller, when its bucket is made, not on every request (Web
+      // Crypto's digest is asynchronous and costs more than the rest of this turn). Only the store
+      // sees the digest; this map, keyed by the credential, stays inside this closure.
+      const key = credential ?? '';
+      let bucket = buckets.get(key);
       if (!bucket) {
-        if (buckets.size >= MAX_BUCKETS) for (const [held, old] of buckets) if (old.idle()) buckets.delete(held);
-        bucket = shared.bucket(scope, 'gateway:caller', limit);
-        buckets.set(key, bucket);
+        const scope = await pacingScope(credential);
+        // Another request of the same caller may have made it while the digest was taken.
+        bucket = buckets.get(key);
+        if (!bucket) {
+          if (buckets.size >= MAX_BUCKETS) for (const [held, old] of buckets) if (old.idle()) buckets.delete(held);
+          bucket = shared.bucket(scope, 'gateway:caller', limit);
+          buckets.set(key, bucket);
+        }
       }
-    }
-    const held = bucket;
-    let grant;
-    try {
-      grant = await held.take(1);
-    } catch {
-      // A store that fails lets the call through, as the client's pacer does.
-      return noCharge;
-    }
-    if (grant.granted < 1) throw refuse(rate, grant.retryInMs);
-    settle(held, grant);
-    return (calls) => {
-      // Charged after the fact: what the store cannot grant now is refused to the caller's next document.
-      void Promise.resolve(held.take(calls)).then((g) => settle(held, g), () => {});
-    };
+      let grant;
+      try {
+        grant = await bucket.take(1);
+      } catch {
+        // A store that fails lets the call through, as the client's pacer does.
+        return;
+      }
+      if (grant.granted < 1) throw refuse(rate, grant.retryInMs);
+      settle(bucket, grant);
+    },
+    charge(credential, calls) {
+      const bucket = buckets.get(credential ?? '');
+      // What the store cannot grant now is refused to the caller's next document.
+      if (bucket) void Promise.resolve(bucket.take(calls)).then((grant) => settle(bucket, grant), () => {});
+    },
   };
 }
