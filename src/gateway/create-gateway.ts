@@ -12,7 +12,7 @@ import { buildExecutableSchema, DocumentCache, isDocument, type PreparedDocument
 import type { RunpodClientOptions } from '../transport/options.js';
 import type { PacingStore } from '../transport/pacing.js';
 import { registerSecret } from '../transport/redact.js';
-import { createFairness, type Turn } from './fairness.js';
+import { createFairness, observingFetch, type Turn } from './fairness.js';
 import { attachHostPolicy, createHostPolicy } from './host-check.js';
 import { checkShape, resolveLimits, type GatewayLimits } from './limits.js';
 import { checkPassThroughKey, createPassThroughPool } from './pass-through.js';
@@ -149,7 +149,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     throw new ValidationError('tokens', 'no gateway token is configured: set RUNPOD_GATEWAY_TOKENS (read:TOKEN,write:TOKEN), or serve anonymous callers on loopback with --allow-anonymous');
   }
   const persisted = options.persisted === undefined ? undefined : loadPersisted(options.persisted);
-  const clientOptions: RunpodClientOptions = { ...options.client, graphqlTransport: upstream };
+  const ownFetch = options.client?.fetch ?? undefined;
+  if (ownFetch !== undefined && typeof ownFetch !== 'function') throw new ValidationError('client.fetch', 'must be a function');
+  // Each upstream answer is reported to the document it was made for (fairness.ts).
+  const clientOptions: RunpodClientOptions = { ...options.client, fetch: observingFetch(ownFetch), graphqlTransport: upstream };
   const gateway: Gateway = { fetch: handle, ready: persisted?.hashed ?? Promise.resolve(), anonymous };
   const hosts = createHostPolicy(options.allowedHosts);
   attachHostPolicy(gateway, hosts);
@@ -292,7 +295,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const turn = start(operation.operation);
     try {
       // The client's one executor: RunPod's GraphQL, or schema.graphql in process over REST v2.
-      result = await caller.client().graphql.execute(text, params.variables, { operationName: params.operationName, signal: turn.signal, onResponse: turn.onResponse });
+      result = await caller.client().graphql.execute(text, params.variables, { operationName: params.operationName, signal: turn.signal, fetchOptions: turn.fetchOptions });
     } catch (err) {
       const stopped = turn.stopped(err);
       if (stopped) throw stopped;

@@ -2,8 +2,9 @@
 // time: documents in flight per caller, the rate charged in upstream calls (rate.ts), a short wait
 // when RunPod asks the gateway to slow down, and a deadline per document.
 import { PossiblyCreatedError, RateLimitError } from '../errors.js';
-import type { ResponseInfo } from '../transport/options.js';
+import { globalFetch, type FetchLike, type FetchOptions } from '../transport/options.js';
 import type { PacingStore } from '../transport/pacing.js';
+import { parseRateLimitHeaders } from '../transport/rate-limit-headers.js';
 import { parseRetryAfterMs } from '../transport/retry-after.js';
 import type { ResolvedLimits } from './limits.js';
 import { Refusal } from './protocol.js';
@@ -11,12 +12,29 @@ import { createCallerRate } from './rate.js';
 
 const monotonicNow = (): number => performance.now();
 
+/** Where a document's fetch options carry what observes its upstream answers (see {@link observingFetch}). */
+const OBSERVER: unique symbol = Symbol('gateway answers');
+type Observer = (status: number, headers: Headers) => void;
+
+/**
+ * The upstream client's fetch, reporting each answer to the document it was made for (the turn's
+ * observer rides in the call's fetch options). Cheaper than `onResponse`, which scrubs every header
+ * of every answer for its caller: the gateway reads only the status and RunPod's wait hints.
+ */
+export function observingFetch(base: FetchLike = globalFetch): FetchLike {
+  return async (input, init) => {
+    const response = await base(input, init);
+    (init as { [OBSERVER]?: Observer } | undefined)?.[OBSERVER]?.(response.status, response.headers);
+    return response;
+  };
+}
+
 /** A document's run upstream: the options its `execute` takes, and what stopped it, if anything. */
 export interface Turn {
   /** Fires when the caller hangs up, the deadline passes, or RunPod asks for a pause past the wait. */
   readonly signal: AbortSignal;
-  /** Counts each upstream answer: the rate's charge, RunPod's pauses, a refused pass-through key. */
-  readonly onResponse: (info: ResponseInfo) => void;
+  /** The call's fetch options: they carry what counts each upstream answer (the rate's charge, RunPod's pauses, a refused key). */
+  readonly fetchOptions: FetchOptions;
   /**
    * The answer for a run the gateway stopped (504 past the deadline, 503 for RunPod's pause), or
    * undefined. `err`: what the run threw; an ambiguous create keeps its own answer (its marker).
@@ -59,12 +77,15 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
     new Refusal(503, `RunPod asked the gateway to slow down: retry in ${seconds} s`, 'UPSTREAM_RATE_LIMITED', { 'retry-after': String(seconds) });
   const remainingSeconds = (state: Upstream) => Math.max(1, Math.ceil((state.pausedUntil - monotonicNow()) / 1000));
 
-  /** RunPod asked for a pause of `ms`: past the wait, every query waiting on it is answered now. */
-  function pause(state: Upstream, ms: number): void {
+  /**
+   * RunPod asked for a pause of `ms`: past the wait, every query waiting on it is answered now,
+   * but `spared` (the query whose answer said so, and was not refused).
+   */
+  function pause(state: Upstream, ms: number, spared?: AbortController): void {
     state.pausedUntil = Math.max(state.pausedUntil, monotonicNow() + ms);
     // Only queries are stopped: a mutation may be on the wire, and stopping it would make its
     // outcome unknown. Mutations wait (bounded by the deadline).
-    if (ms > limits.pacingWaitMs) for (const controller of state.queries) controller.abort(PAUSED);
+    if (ms > limits.pacingWaitMs) for (const controller of state.queries) if (controller !== spared) controller.abort(PAUSED);
   }
 
   return {
@@ -103,16 +124,17 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
       let answers = 0;
       let refusedKey = false;
       let ended = false;
+      const observe: Observer = (status, headers) => {
+        if (++answers > 1) rate.charge(caller.credential, 1);
+        if (status === 401) refusedKey = true;
+        else if (status === 429) pause(state, parseRetryAfterMs(headers) ?? 1000);
+        // REST v2 announces a spent window on an answer that still counts: the client then waits
+        // for its reset, so the others are answered, this one is read.
+        if (headers.has('ratelimit')) for (const w of parseRateLimitHeaders(headers)) if (w.remaining === 0 && w.resetSeconds !== undefined) pause(state, w.resetSeconds * 1000, status === 429 ? undefined : controller);
+      };
       return {
         signal: controller.signal,
-        onResponse(info) {
-          if (++answers > 1) rate.charge(caller.credential, 1);
-          if (info.status === 401) refusedKey = true;
-          let ms: number | undefined;
-          if (info.status === 429) ms = parseRetryAfterMs(new Headers(info.headers)) ?? 1000;
-          for (const window of info.rateLimit) if (window.remaining === 0 && window.resetSeconds !== undefined) ms = Math.max(ms ?? 0, window.resetSeconds * 1000);
-          if (ms !== undefined) pause(state, ms);
-        },
+        fetchOptions: { [OBSERVER]: observe } as FetchOptions,
         stopped(err) {
           if (err instanceof RateLimitError && err.retryAfterMs !== undefined) pause(state, err.retryAfterMs);
           if (err instanceof PossiblyCreatedError) return undefined;

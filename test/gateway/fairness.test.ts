@@ -172,3 +172,21 @@ describe('the per-document deadline', () => {
     expect((await next).status).toBe(200);
   }, 20_000);
 });
+
+describe("REST v2's spent window", () => {
+  it('RateLimit: remaining 0 with a long reset is answered 503 at once to the next document, with nothing sent', async () => {
+    let first = true;
+    const { ask, calls } = gatewayOver(async () => {
+      if (first) {
+        first = false;
+        return new Response(JSON.stringify({ data: { myself: { id: 'u1' } } }), { status: 200, headers: { 'content-type': 'application/json', ratelimit: '"default";r=0;t=900', 'ratelimit-policy': '"default";q=100;w=900' } });
+      }
+      return Response.json({ data: { myself: { id: 'u1' } } });
+    });
+    expect((await ask(READ_TOKEN)).status).toBe(200);
+    const next = await ask(WRITE_TOKEN);
+    expect(next.status).toBe(503);
+    expect(Number(next.headers.get('retry-after'))).toBeGreaterThan(800);
+    expect(calls).toHaveLength(1);
+  }, 20_000);
+});
