@@ -72,6 +72,30 @@ export function emulatorCors(allowed: '*' | readonly string[] | undefined): Midd
 /** Names that reach this machine only: a DNS name cannot be made to point at them by a web page. */
 const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
+/** True for a loopback host name (`localhost`, `127.x.x.x`, `[::1]`). */
+export const isLoopbackName = (hostname: string): boolean => LOOPBACK_HOST.test(hostname);
+
+/**
+ * The host check against DNS rebinding, shared by the emulator and the gateway: the request's URL
+ * (built from `Host` by a Node listener; an absolute-form target's own host) and its `Host` header
+ * must both name an allowed host. Undefined when they do; else the name to show in the refusal
+ * (printable, at most 100 characters).
+ */
+export function refusedHost(request: Request, isAllowed: (hostname: string) => boolean, url = new URL(request.url)): string | undefined {
+  const header = request.headers.get('host');
+  let headerHost: string | undefined;
+  if (header !== null) {
+    try {
+      // A Host is a name and a port: user info or a path would make the URL parser read another name.
+      headerHost = /[@/\\?#\s]/.test(header) ? '' : new URL(`http://${header}`).hostname;
+    } catch {
+      headerHost = '';
+    }
+  }
+  if (isAllowed(url.hostname.toLowerCase()) && (headerHost === undefined || isAllowed(headerHost.toLowerCase()))) return undefined;
+  return (headerHost ?? url.hostname).slice(0, 100).replace(/[^\x20-\x7e]/g, '?');
+}
+
 /**
  * The host names the emulator answers: loopback names and `inProcessHost` (`emulator.invalid`,
  * which no DNS can resolve), plus `allowed`, or any with `'*'`. Against DNS rebinding: a page on
@@ -83,20 +107,8 @@ export function hostCheck(allowed: '*' | readonly string[] | undefined, inProces
   const extra = new Set((allowed ?? []).map((host) => host.toLowerCase()));
   const isAllowed = (hostname: string) => LOOPBACK_HOST.test(hostname) || hostname === inProcessHost || extra.has(hostname);
   return async (c, next) => {
-    // In Node the listener builds the URL from the Host header; in-process it is the URL asked for.
-    const url = new URL(c.req.raw.url);
-    const header = c.req.raw.headers.get('host');
-    let headerHost: string | undefined;
-    if (header !== null) {
-      try {
-        // A Host is a name and a port: user info or a path would make the URL parser read another name.
-        headerHost = /[@/\\?#\s]/.test(header) ? '' : new URL(`http://${header}`).hostname;
-      } catch {
-        headerHost = '';
-      }
-    }
-    if (isAllowed(url.hostname.toLowerCase()) && (headerHost === undefined || isAllowed(headerHost.toLowerCase()))) return next();
-    const shownHost = (headerHost ?? url.hostname).slice(0, 100).replace(/[^\x20-\x7e]/g, '?');
+    const shownHost = refusedHost(c.req.raw, isAllowed);
+    if (shownHost === undefined) return next();
     return c.json({ error: `Host ${JSON.stringify(shownHost)} is not allowed: the emulator answers loopback names only (add it to the allowedHosts option)`, status: 403 }, 403);
   };
 }

@@ -49,8 +49,11 @@ export function parseCorsHeaders(names: readonly string[], field = 'corsHeaders'
 
 /** The CORS side of one gateway: its allowlist, its preflight answer, and its notes to the operator. */
 export interface CorsPolicy {
-  /** The origin to answer with (allowed, or the gateway's own), or undefined. */
-  allowed(origin: string | null, ownOrigin: string): string | undefined;
+  /**
+   * The origin to answer with (allowed, or one of the gateway's own, which `isOwn` tells from the
+   * address it listens on, never from the request), or undefined.
+   */
+  allowed(origin: string | null, isOwn: (origin: string) => boolean): string | undefined;
   /** Logs `origin`'s refusal once per origin (a page retries; the log should not flood). */
   refused(origin: string): void;
   /** The answer to an `OPTIONS` preflight. */
@@ -65,7 +68,7 @@ export function createCorsPolicy(origins: readonly string[], headers: readonly s
   const allowHeaders = [...new Set([...PREFLIGHT_HEADERS, ...headers])].join(', ');
   const told = new Set<string>();
   return {
-    allowed: (origin, ownOrigin) => (origin !== null && (allowlist.has(origin) || origin === ownOrigin) ? origin : undefined),
+    allowed: (origin, isOwn) => (origin !== null && (allowlist.has(origin) || isOwn(origin)) ? origin : undefined),
     refused(origin) {
       if (told.has(origin)) return;
       if (told.size >= MAX_REMEMBERED_ORIGINS) told.clear();

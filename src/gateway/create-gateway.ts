@@ -9,7 +9,10 @@ import { redactText, registerSecret } from '../transport/redact.js';
 import type { TransportChangeEvent } from '../transport/transport-choice.js';
 import { RequestIds, resultAnswer, thrownAnswer, type GatewayAnswer, type GatewayBody } from './answers.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
+import { createFairness, observingFetch, type Turn } from './fairness.js';
+import { attachHostPolicy, createHostPolicy } from './host-check.js';
 import { checkShape, resolveLimits, type GatewayLimits } from './limits.js';
+import { checkPassThroughKey, createPassThroughPool } from './pass-through.js';
 import { loadPersisted } from './persisted.js';
 import {
   GRAPHQL_RESPONSE,
@@ -20,7 +23,8 @@ import {
   type GatewayErrorEntry,
   type GraphQLParams,
 } from './protocol.js';
-import { createCallerRate } from './rate.js';
+import { TokenBuckets } from './rate.js';
+import { noScrub, scrubberOf, type Scrub } from './scrub.js';
 import { bearerOf, tokenTable, type GatewayScope, type GatewayToken } from './tokens.js';
 
 /** Which API the gateway's upstream client uses (the client's `graphqlTransport`). */
@@ -52,7 +56,8 @@ export interface GatewayOptions {
   passThroughKeys?: boolean | undefined;
   /**
    * Origins whose pages may call the gateway (`scheme://host[:port]`; a trailing `/` is dropped; `*`
-   * is refused). Same-origin pages always may. A refused origin is logged once, at warn. @default none
+   * is refused). Pages on the address `listen` bound always may; the gateway never takes its own
+   * origin from a request. A refused origin is logged once, at warn. @default none
    */
   corsOrigins?: readonly string[] | undefined;
   /**
@@ -61,6 +66,12 @@ export interface GatewayOptions {
    * the names in the client's `headers` option. @default none
    */
   corsHeaders?: readonly string[] | undefined;
+  /**
+   * Host names answered besides loopback names and the listen host (a proxy's public name), or
+   * `'*'` for any. A request whose `Host` or absolute-form target names another is refused (403),
+   * against DNS rebinding. @default none
+   */
+  allowedHosts?: '*' | readonly string[] | undefined;
   /** Document id → text. With it, only these documents run, asked for by id or by SHA-256 hash. */
   persisted?: Readonly<Record<string, string>> | undefined;
   limits?: GatewayLimits | undefined;
@@ -74,30 +85,44 @@ export interface GatewayOptions {
 
 /** A GraphQL-over-HTTP gateway as a fetch handler: serve it with any fetch runtime, or with `listen` from `runpod-gql/gateway/node`. */
 export interface Gateway {
-  /** Answers `/graphql`, `/healthz` and `/readyz`. Never rejects. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Answers `/graphql`, `/healthz` and `/readyz`. Never rejects. `info.clientAddress` (the peer's
+   * IP, which the Node listener passes) is what refused pass-through keys are counted by.
+   */
+  fetch(request: Request, info?: GatewayRequestInfo): Promise<Response>;
   /** Resolves once persisted documents are indexed; `/readyz` answers 200 from then on. */
   readonly ready: Promise<void>;
   /** True when no token is configured and anonymous callers are served. */
   readonly anonymous: boolean;
 }
 
-/** Longest document, in tokens, the parser reads: past it, the document is refused without building it. */
-const MAX_TOKENS = 5_000;
-/** Pass-through clients kept, one per caller key, so each caller keeps its pacing. */
-const MAX_PASS_THROUGH_CLIENTS = 256;
+/** What the server knows of a request beyond the request itself. */
+export interface GatewayRequestInfo {
+  /** The peer's address. Without it, every caller counts as one address. */
+  readonly clientAddress?: string | undefined;
+}
+
 
 function envTokens(): string | undefined {
   const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
   return proc?.env?.RUNPOD_GATEWAY_TOKENS || undefined;
 }
 
-/** One caller, authenticated: what it may do, the credential its rate is kept under, and its upstream client. */
+/**
+ * One caller, authenticated: what it may do, the credential its rate is kept under, its upstream
+ * client, its address, and the scrubber of its answers.
+ */
 interface Caller {
   readonly scope: GatewayScope;
   readonly credential: string | undefined;
   readonly client: () => RunpodClient;
+  readonly address: string;
+  readonly scrub: Scrub;
+  readonly onRefusedKey?: (() => void) | undefined;
 }
+
+/** The scrubber of each request's answer (see `answer`), set once its caller is known. */
+const scrubbers = new WeakMap<Request, Scrub>();
 
 /**
  * Creates the gateway: RunPod's GraphQL schema (`schema.graphql`) over GraphQL-over-HTTP, executed
@@ -120,32 +145,35 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     throw new ValidationError('tokens', 'no gateway token is configured: set RUNPOD_GATEWAY_TOKENS (read:TOKEN,write:TOKEN), or serve anonymous callers on loopback with --allow-anonymous');
   }
   const persisted = options.persisted === undefined ? undefined : loadPersisted(options.persisted);
-  const clientOptions: RunpodClientOptions = { ...options.client, graphqlTransport: upstream, onTransportChange: options.client?.onTransportChange ?? transportNote(log) };
+  const ownFetch = options.client?.fetch ?? undefined;
+  if (ownFetch !== undefined && typeof ownFetch !== 'function') throw new ValidationError('client.fetch', 'must be a function');
+  // Each upstream answer is reported to the document it was made for (fairness.ts).
+  const clientOptions: RunpodClientOptions = {
+    ...options.client,
+    fetch: observingFetch(ownFetch),
+    graphqlTransport: upstream,
+    onTransportChange: options.client?.onTransportChange ?? transportNote(log),
+  };
   const gateway: Gateway = { fetch: handle, ready: persisted?.hashed ?? Promise.resolve(), anonymous };
-  // Tokens are scrubbed from every error and answer as API keys are, for as long as the gateway lives.
+  const hosts = createHostPolicy(options.allowedHosts);
+  attachHostPolicy(gateway, hosts);
+  // Tokens are scrubbed from every error as API keys are, for as long as the gateway lives.
   for (const token of tokens.keys()) registerSecret(token, gateway);
 
   let serverClient: RunpodClient | undefined;
+  /** The gateway's own secrets (its key and tokens): every answer is scrubbed of these. */
+  let ownScrub: Scrub = noScrub;
   if (passThrough) {
     if (options.client?.apiKey !== undefined) throw new ValidationError('client.apiKey', 'must not be set with passThroughKeys: the gateway holds no key of its own');
   } else {
     serverClient = createRunpodClient(clientOptions);
     const probe = clientOptions.apiKey ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.RUNPOD_API_KEY;
     if (!probe) throw new ValidationError('apiKey', 'the gateway needs the upstream key: set RUNPOD_API_KEY, or use pass-through keys');
+    ownScrub = scrubberOf([probe, ...tokens.keys()]);
   }
-  const passThroughClients = new Map<string, RunpodClient>();
-  const clientFor = (key: string): RunpodClient => {
-    let client = passThroughClients.get(key);
-    if (client) {
-      passThroughClients.delete(key);
-    } else {
-      client = createRunpodClient({ ...clientOptions, apiKey: key, graphqlAuth: 'header' });
-      if (passThroughClients.size >= MAX_PASS_THROUGH_CLIENTS) passThroughClients.delete(passThroughClients.keys().next().value!);
-    }
-    passThroughClients.set(key, client);
-    return client;
-  };
-  const takeTurn = createCallerRate(limits.rate, options.rateStore);
+  const passThroughClients = createPassThroughPool(clientOptions);
+  const refusedKeys = passThrough && limits.refusedKeys !== false ? new TokenBuckets(limits.refusedKeys.requests, limits.refusedKeys.intervalMs) : undefined;
+  const fairness = createFairness(limits, options.rateStore, refusedKeys);
   let isReady = false;
   void gateway.ready.then(() => (isReady = true), () => {});
 
@@ -159,7 +187,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     if (cached) return cached;
     let prepared: PreparedDocument;
     try {
-      const document = parse(text, { noLocation: true, maxTokens: MAX_TOKENS });
+      const document = parse(text, { noLocation: true, maxTokens: limits.maxTokens });
       for (const d of document.definitions) if (d.kind === 'OperationDefinition') checkShape(document, d, limits);
       const errors = validate(buildExecutableSchema(), document);
       prepared = errors.length > 0 ? errors.map((e) => new GraphQLError(e.message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) : document;
@@ -171,19 +199,24 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     return prepared;
   }
 
-  function authenticate(request: Request, url: URL): Caller {
+  function authenticate(request: Request, url: URL, address: string): Caller {
     const bearer = bearerOf(request);
     if (passThrough) {
       const key = url.searchParams.get('api_key') || bearer;
       if (!key) throw new Refusal(401, 'a RunPod API key is required (?api_key= or Authorization: Bearer)', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
-      if (key.length > 512 || !/^[\x21-\x7e]+$/.test(key)) throw new Refusal(401, 'the API key is not well-formed', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer error="invalid_token"' });
-      return { scope: 'write', credential: key, client: () => clientFor(key) };
+      // An address RunPod has refused too many keys from is not relayed again for a while.
+      fairness.checkAddress(address);
+      checkPassThroughKey(key);
+      const entry = passThroughClients.get(key);
+      // The caller's own key, scrubbed from its own answer only (it never enters shared state).
+      scrubbers.set(request, entry.scrub);
+      return { scope: 'write', credential: key, client: () => entry.client, address, scrub: entry.scrub, onRefusedKey: () => passThroughClients.drop(key) };
     }
-    if (anonymous) return { scope: 'write', credential: undefined, client: () => serverClient! };
+    if (anonymous) return { scope: 'write', credential: undefined, client: () => serverClient!, address, scrub: ownScrub };
     if (!bearer) throw new Refusal(401, 'a gateway token is required: Authorization: Bearer <token>', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
     const scope = tokens.get(bearer);
     if (!scope) throw new Refusal(401, 'the gateway token is not known', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer error="invalid_token"' });
-    return { scope, credential: bearer, client: () => serverClient! };
+    return { scope, credential: bearer, client: () => serverClient!, address, scrub: ownScrub };
   }
 
   /** The document text to run: a persisted one by id, or the request's own text where that is allowed. */
@@ -199,20 +232,24 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     throw new Refusal(400, 'a GraphQL request needs `query`', 'BAD_REQUEST');
   }
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, info?: GatewayRequestInfo): Promise<Response> {
     const ids = new RequestIds();
     let url: URL;
     try {
       url = new URL(request.url);
     } catch {
-      return answer(ids, undefined, { status: 400, body: { errors: [{ message: 'bad request URL' }] } });
+      return answer(request, ids, undefined, { status: 400, body: { errors: [{ message: 'bad request URL' }] } });
     }
+    // Probes reveal nothing, and a load balancer's name them by the pod's address.
     if (url.pathname === '/healthz') return plain(200, 'ok');
     if (url.pathname === '/readyz') return isReady ? plain(200, 'ready') : plain(503, 'starting');
+    if (ownScrub !== noScrub) scrubbers.set(request, ownScrub);
+    const wrongHost = hosts.refuse(request, url);
+    if (wrongHost) return refusal(request, undefined, wrongHost, ids);
     if (url.pathname !== '/graphql') return plain(404, 'not found: the gateway serves /graphql, /healthz and /readyz');
 
     const origin = request.headers.get('origin');
-    const allowedOrigin = cors.allowed(origin, url.origin);
+    const allowedOrigin = cors.allowed(origin, hosts.isOwnOrigin);
     if (origin !== null && allowedOrigin === undefined) cors.refused(origin);
     if (request.method === 'OPTIONS') return cors.preflight(request, allowedOrigin);
     const media = negotiate(request.headers.get('accept'));
@@ -221,20 +258,26 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       if (request.method !== 'GET' && request.method !== 'POST') throw new Refusal(405, 'the gateway accepts GET and POST', 'METHOD_NOT_ALLOWED', { allow: 'GET, POST, OPTIONS' });
       if (!media) throw new Refusal(406, `the gateway answers ${GRAPHQL_RESPONSE} or application/json`, 'NOT_ACCEPTABLE');
       if (!isReady) await gateway.ready;
-      const caller = authenticate(request, url);
-      const turn = takeTurn(caller.credential);
-      const release = typeof turn === 'function' ? turn : await turn;
-      try {
-        return await run(request, url, caller, media, allowedOrigin, ids);
-      } finally {
-        release();
-      }
+      const caller = authenticate(request, url, info?.clientAddress ?? '');
+      const taken = fairness.takeRate(caller.credential);
+      if (taken) await taken;
+      return await run(request, url, caller, media, allowedOrigin, ids, (operation) =>
+        fairness.start({ credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey }, operation, request.signal),
+      );
     } catch (err) {
       return refusal(request, allowedOrigin, err, ids);
     }
   }
 
-  async function run(request: Request, url: URL, caller: Caller, media: string, origin: string | undefined, ids: RequestIds): Promise<Response> {
+  async function run(
+    request: Request,
+    url: URL,
+    caller: Caller,
+    media: string,
+    origin: string | undefined,
+    ids: RequestIds,
+    start: (operation: 'query' | 'mutation') => Turn,
+  ): Promise<Response> {
     let params: GraphQLParams;
     if (request.method === 'GET') {
       if (url.search.length > limits.maxBodyBytes) throw new Refusal(414, `the query string is over the gateway's limit of ${limits.maxBodyBytes} bytes`, 'BODY_TOO_LARGE');
@@ -246,7 +289,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     // Documents that do not parse, validate or take their variables: 400 with either media type,
     // as RunPod's GraphQL answers them (the spec's SHOULD of 200 for JSON is for legacy servers
     // whose callers read no status; callers of RunPod's GraphQL read it). Never sent upstream.
-    const invalid = (errors: readonly GatewayErrorEntry[]) => answer(ids, origin, { status: 400, body: { errors } }, media);
+    const invalid = (errors: readonly GatewayErrorEntry[]) => answer(request, ids, origin, { status: 400, body: { errors } }, media);
     const prepared = prepare(text);
     if (!isDocument(prepared)) return invalid(prepared.map((e) => ({ message: e.message, extensions: e.extensions })));
     const operation = getOperationAST(prepared, params.operationName);
@@ -259,23 +302,40 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const coerced = getVariableValues(buildExecutableSchema(), operation.variableDefinitions ?? [], params.variables ?? {});
     if (coerced.errors) return invalid(coerced.errors.map((e) => ({ message: e.message, extensions: { code: 'BAD_USER_INPUT' } })));
     let result: ExecutionResult;
+    // In flight from here: the caller's limit, RunPod's pause, the deadline (fairness.ts).
+    const turn = start(operation.operation);
     try {
       // The client's one executor: RunPod's GraphQL, or schema.graphql in process over REST v2.
       // Each upstream answer's id is kept for the answer's `extensions.requestIds`.
-      result = await caller.client().graphql.execute(text, params.variables, { operationName: params.operationName, signal: request.signal, onResponse: (info) => ids.add(info.requestId) });
+      result = await caller.client().graphql.execute(text, params.variables, {
+        operationName: params.operationName,
+        signal: turn.signal,
+        fetchOptions: turn.fetchOptions,
+        onResponse: (info) => ids.add(info.requestId),
+      });
     } catch (err) {
+      const stopped = turn.stopped(err);
+      if (stopped) throw stopped;
       ids.addFrom(undefined, err);
-      return answer(ids, origin, thrownAnswer(err, passThrough), media);
+      return answer(request, ids, origin, thrownAnswer(err, passThrough), media);
+    } finally {
+      turn.end();
     }
     ids.addFrom(result.errors);
-    return answer(ids, origin, resultAnswer(result, passThrough), media);
+    const stopped = turn.stopped();
+    // What ran before the gateway stopped it stays in the answer (a create's field error names its marker).
+    if (stopped) {
+      const errors = [{ message: stopped.message, extensions: { code: stopped.code } }, ...(result.errors ?? []).map((e) => ({ message: e.message, path: e.path, extensions: e.extensions }))];
+      return answer(request, ids, origin, { status: stopped.status, body: { ...result, errors } as GatewayBody, headers: stopped.headers }, media);
+    }
+    return answer(request, ids, origin, resultAnswer(result, passThrough), media);
   }
 
   function refusal(request: Request, origin: string | undefined, err: unknown, ids: RequestIds): Response {
     const media = negotiate(request.headers.get('accept')) ?? 'application/json';
-    if (err instanceof Refusal) return answer(ids, origin, { status: err.status, body: { errors: [{ message: err.message, extensions: { code: err.code } }] }, headers: err.headers }, media);
+    if (err instanceof Refusal) return answer(request, ids, origin, { status: err.status, body: { errors: [{ message: err.message, extensions: { code: err.code } }] }, headers: err.headers }, media);
     ids.addFrom(undefined, err);
-    return answer(ids, origin, thrownAnswer(err, passThrough), media);
+    return answer(request, ids, origin, thrownAnswer(err, passThrough), media);
   }
 
   return gateway;
@@ -300,15 +360,16 @@ function plain(status: number, text: string): Response {
 
 /**
  * The one way an answer leaves the gateway, with its request ids (`extensions.requestIds`, and the
- * gateway's own as `x-request-id`). Its text is scrubbed of every key and token the process holds
- * (in every spelling the redactor knows) whatever produced it.
+ * gateway's own as `x-request-id`). Its text is scrubbed (in every spelling the redactor knows) of
+ * the gateway's key and tokens, and in pass-through mode of the caller's own key, whatever produced
+ * it: never with secrets other callers brought.
  */
-function answer(ids: RequestIds, origin: string | undefined, { status, body, headers: extra }: GatewayAnswer, media = 'application/json'): Response {
+function answer(request: Request, ids: RequestIds, origin: string | undefined, { status, body, headers: extra }: GatewayAnswer, media = 'application/json'): Response {
   const headers: Record<string, string> = { 'content-type': `${media}; charset=utf-8`, 'cache-control': 'no-store', vary: 'Origin', 'x-request-id': ids.gateway, ...extra };
   if (origin !== undefined) {
     headers['access-control-allow-origin'] = origin;
     headers['access-control-expose-headers'] = 'retry-after, www-authenticate, x-request-id';
   }
   const written: GatewayBody = { ...body, extensions: { ...body.extensions, requestIds: ids } };
-  return new Response(redactText(JSON.stringify(written)), { status, headers });
+  return new Response((scrubbers.get(request) ?? noScrub)(JSON.stringify(written)), { status, headers });
 }

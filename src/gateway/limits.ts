@@ -6,67 +6,171 @@ import { Refusal } from './protocol.js';
 export interface GatewayLimits {
   /** Deepest field nesting, fragments expanded (`{ myself { pods { id } } }` is 3). @default 10 */
   readonly maxDepth?: number | undefined;
-  /** Most aliased fields in one operation, fragments expanded. @default 30 */
+  /** Most aliased fields in one operation, counted through every spread of every fragment. @default 30 */
   readonly maxAliases?: number | undefined;
+  /** Longest document, in lexical tokens: past it the parser stops. @default 1000 */
+  readonly maxTokens?: number | undefined;
+  /** Most fragment definitions in one document. @default 50 */
+  readonly maxFragments?: number | undefined;
+  /** Most fragment spreads (`...Name`) directly in one selection set. @default 10 */
+  readonly maxSpreadsPerSelection?: number | undefined;
   /** Largest request body (POST) or query string (GET), in bytes. @default 102400 */
   readonly maxBodyBytes?: number | undefined;
   /**
-   * Requests per caller (token, pass-through key, or the anonymous caller) per `intervalMs`,
-   * shared between gateways that share a `rateStore`. `false`: no limit.
+   * Documents of one caller running upstream at once, in this gateway; past it, 429.
+   * @default 4
+   */
+  readonly maxInFlight?: number | undefined;
+  /**
+   * Milliseconds a document may run, from the moment it is sent upstream; past it, 504. A create
+   * that may have reached RunPod is still answered with its `createMarker`. @default 30000
+   */
+  readonly deadlineMs?: number | undefined;
+  /**
+   * How long a document may wait for RunPod's rate limit to lift. When RunPod has asked for a
+   * longer pause, the document is answered 503 `UPSTREAM_RATE_LIMITED` with the remaining
+   * `Retry-After` at once, instead of waiting on the connection. @default 2000
+   */
+  readonly pacingWaitMs?: number | undefined;
+  /**
+   * Upstream calls per caller (token, pass-through key, or the anonymous caller) per `intervalMs`:
+   * a document costs one call, and one more for each upstream answer past its first. Shared between
+   * gateways that share a `rateStore`. `false`: no limit.
    * @default 300 per 60000 ms
    */
   readonly rate?: false | { readonly requests: number; readonly intervalMs: number } | undefined;
+  /**
+   * Pass-through mode: keys RunPod may refuse (401) per client address per `intervalMs`; past it,
+   * that address gets 429 without anything sent upstream. `false`: no limit.
+   * @default 10 per 600000 ms
+   */
+  readonly refusedKeys?: false | { readonly requests: number; readonly intervalMs: number } | undefined;
 }
+
+type Window = false | { readonly requests: number; readonly intervalMs: number };
 
 export interface ResolvedLimits {
   readonly maxDepth: number;
   readonly maxAliases: number;
+  readonly maxTokens: number;
+  readonly maxFragments: number;
+  readonly maxSpreadsPerSelection: number;
   readonly maxBodyBytes: number;
-  readonly rate: false | { readonly requests: number; readonly intervalMs: number };
+  readonly maxInFlight: number;
+  readonly deadlineMs: number;
+  readonly pacingWaitMs: number;
+  readonly rate: Window;
+  readonly refusedKeys: Window;
 }
+
+/** The defaults, in one place: the README's table of limits gives the same figures. */
+export const DEFAULT_LIMITS = {
+  maxDepth: 10,
+  maxAliases: 30,
+  // graphql-armor's default: the costliest document under the old 5,000 took 0.2–0.56 s of CPU.
+  maxTokens: 1_000,
+  maxFragments: 50,
+  maxSpreadsPerSelection: 10,
+  maxBodyBytes: 102_400,
+  maxInFlight: 4,
+  deadlineMs: 30_000,
+  pacingWaitMs: 2_000,
+  rate: { requests: 300, intervalMs: 60_000 },
+  refusedKeys: { requests: 10, intervalMs: 600_000 },
+} as const;
 
 const positiveInteger = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
 
+function windowOf(name: 'rate' | 'refusedKeys', value: Window | undefined): Window {
+  const window = value ?? DEFAULT_LIMITS[name];
+  if (window !== false && (!positiveInteger(window?.requests) || !positiveInteger(window.intervalMs))) {
+    throw new ValidationError(`limits.${name}`, 'must be false or { requests, intervalMs } with integers above 0');
+  }
+  return window;
+}
+
 export function resolveLimits(limits: GatewayLimits = {}): ResolvedLimits {
-  for (const field of ['maxDepth', 'maxAliases', 'maxBodyBytes'] as const) {
+  const counts = ['maxDepth', 'maxAliases', 'maxTokens', 'maxFragments', 'maxSpreadsPerSelection', 'maxBodyBytes', 'maxInFlight', 'deadlineMs'] as const;
+  for (const field of counts) {
     if (limits[field] != null && !positiveInteger(limits[field])) throw new ValidationError(`limits.${field}`, 'must be an integer above 0');
   }
-  const rate = limits.rate ?? { requests: 300, intervalMs: 60_000 };
-  if (rate !== false && (!positiveInteger(rate.requests) || !positiveInteger(rate.intervalMs))) {
-    throw new ValidationError('limits.rate', 'must be false or { requests, intervalMs } with integers above 0');
-  }
-  return { maxDepth: limits.maxDepth ?? 10, maxAliases: limits.maxAliases ?? 30, maxBodyBytes: limits.maxBodyBytes ?? 102_400, rate };
+  if (limits.pacingWaitMs != null && !(Number.isSafeInteger(limits.pacingWaitMs) && limits.pacingWaitMs >= 0)) throw new ValidationError('limits.pacingWaitMs', 'must be an integer ≥ 0');
+  const pick = <K extends (typeof counts)[number] | 'pacingWaitMs'>(field: K): number => limits[field] ?? DEFAULT_LIMITS[field];
+  return {
+    maxDepth: pick('maxDepth'),
+    maxAliases: pick('maxAliases'),
+    maxTokens: pick('maxTokens'),
+    maxFragments: pick('maxFragments'),
+    maxSpreadsPerSelection: pick('maxSpreadsPerSelection'),
+    maxBodyBytes: pick('maxBodyBytes'),
+    maxInFlight: pick('maxInFlight'),
+    deadlineMs: pick('deadlineMs'),
+    pacingWaitMs: pick('pacingWaitMs'),
+    rate: windowOf('rate', limits.rate),
+    refusedKeys: windowOf('refusedKeys', limits.refusedKeys),
+  };
+}
+
+/** What a selection set asks for, fragments expanded: its deepest nesting and its aliases. */
+interface Shape {
+  readonly depth: number;
+  readonly aliases: number;
 }
 
 /**
- * Refuses an operation deeper than `maxDepth` or with more than `maxAliases` aliases. Fragments
- * count where they are spread; each fragment is walked once per depth at which it is spread, so a
- * document cannot make this walk itself expensive.
+ * Refuses a document with more fragments than `maxFragments`, and an operation deeper than
+ * `maxDepth`, with more than `maxAliases` aliases, or with more than `maxSpreadsPerSelection` spreads
+ * in one selection set. Aliases are counted through every spread, as graphql-armor counts them: a
+ * fragment of 10 aliases spread 3 times is 30. Each fragment is measured once (its shape is kept),
+ * so the walk is linear in the document however its fragments nest; a fragment that spreads itself
+ * is left to validation, which refuses it.
  */
 export function checkShape(document: DocumentNode, operation: OperationDefinitionNode, limits: ResolvedLimits): void {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-  let aliases = 0;
-  const walked = new Set<string>();
-  const walk = (set: SelectionSetNode, depth: number): void => {
+  if (fragments.size > limits.maxFragments) throw new Refusal(400, `the document has more than ${limits.maxFragments} fragments, the gateway's limit`, 'FRAGMENT_LIMIT');
+  const measured = new Map<string, Shape>();
+  const measuring = new Set<string>();
+  // Counts saturate just past the limit: a fragment spread through 20 levels of doubling is
+  // refused, never counted into the billions.
+  const cap = (aliases: number) => Math.min(aliases, limits.maxAliases + 1);
+  const measure = (set: SelectionSetNode): Shape => {
+    let depth = 0;
+    let aliases = 0;
+    let spreads = 0;
     for (const selection of set.selections) {
+      let inner: Shape | undefined;
       if (selection.kind === Kind.FIELD) {
         if (selection.alias) aliases++;
-        if (aliases > limits.maxAliases) throw new Refusal(400, `the operation has more than ${limits.maxAliases} aliases, the gateway's limit`, 'ALIAS_LIMIT');
         if (selection.selectionSet) {
-          if (depth + 1 > limits.maxDepth) throw new Refusal(400, `the operation is nested deeper than ${limits.maxDepth} levels, the gateway's limit`, 'DEPTH_LIMIT');
-          walk(selection.selectionSet, depth + 1);
-        }
+          const below = measure(selection.selectionSet);
+          inner = { depth: below.depth + 1, aliases: below.aliases };
+        } else depth = Math.max(depth, 1);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        walk(selection.selectionSet, depth);
+        inner = measure(selection.selectionSet);
       } else {
-        const fragment = fragments.get(selection.name.value);
-        const key = `${selection.name.value}@${depth}`;
-        if (!fragment || walked.has(key)) continue;
-        walked.add(key);
-        walk(fragment.selectionSet, depth);
+        if (++spreads > limits.maxSpreadsPerSelection) throw new Refusal(400, `a selection spreads more than ${limits.maxSpreadsPerSelection} fragments, the gateway's limit`, 'SPREAD_LIMIT');
+        inner = fragmentShape(selection.name.value);
+      }
+      if (inner) {
+        depth = Math.max(depth, inner.depth);
+        aliases = cap(aliases + inner.aliases);
       }
     }
+    return { depth: Math.max(depth, 1), aliases: cap(aliases) };
   };
-  walk(operation.selectionSet, 1);
+  const fragmentShape = (name: string): Shape | undefined => {
+    const known = measured.get(name);
+    if (known) return known;
+    const fragment = fragments.get(name);
+    if (!fragment || measuring.has(name)) return undefined;
+    measuring.add(name);
+    const shape = measure(fragment.selectionSet);
+    measuring.delete(name);
+    measured.set(name, shape);
+    return shape;
+  };
+  const shape = measure(operation.selectionSet);
+  if (shape.aliases > limits.maxAliases) throw new Refusal(400, `the operation has more than ${limits.maxAliases} aliases, the gateway's limit`, 'ALIAS_LIMIT');
+  if (shape.depth > limits.maxDepth) throw new Refusal(400, `the operation is nested deeper than ${limits.maxDepth} levels, the gateway's limit`, 'DEPTH_LIMIT');
 }

@@ -8,6 +8,7 @@ import type { PacingStore } from '../transport/pacing.js';
 import { redactText } from '../transport/redact.js';
 import { parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createGateway, type Gateway, type GatewayOptions, type GatewayUpstream } from './create-gateway.js';
+import { bindGatewayAddress } from './host-check.js';
 
 export interface GatewayListenOptions {
   /** 0 picks a free port. @default 0 */
@@ -38,7 +39,10 @@ export async function listen(gateway: Gateway, { port = 0, host = '127.0.0.1' }:
   if (gateway.anonymous && !isLoopback(host)) {
     throw new ValidationError('host', 'a gateway without tokens (--allow-anonymous) listens on loopback only: set RUNPOD_GATEWAY_TOKENS to serve other hosts');
   }
-  const { server, url } = await serveFetch((request: Request) => gateway.fetch(request), port, host);
+  // The peer's address, from the socket: refused pass-through keys are counted by it.
+  const { server, url } = await serveFetch((request: Request, env: unknown) => gateway.fetch(request, { clientAddress: (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress }), port, host);
+  // The address bound is the gateway's own: its host is answered, and its pages are same-origin.
+  bindGatewayAddress(gateway, url);
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -62,12 +66,20 @@ export interface GatewayFlags {
   allowAnonymous: boolean;
   corsOrigins: string[];
   corsHeaders: string[];
+  allowedHosts: string[];
   persisted: string | undefined;
   redis: string | undefined;
   maxDepth: number | undefined;
   maxAliases: number | undefined;
   maxBodyBytes: number | undefined;
   ratePerMinute: number | undefined;
+  maxTokens: number | undefined;
+  maxFragments: number | undefined;
+  maxSpreads: number | undefined;
+  maxInFlight: number | undefined;
+  deadlineMs: number | undefined;
+  pacingWaitMs: number | undefined;
+  maxRefusedKeys: number | undefined;
 }
 
 export const GATEWAY_USAGE = `usage: runpod-gql gateway [options]
@@ -82,12 +94,22 @@ RUNPOD_GATEWAY_TOKENS=read:TOKEN,write:TOKEN (read: queries only).
   --cors-origin <origin> allow pages from this origin, e.g. http://localhost:5173 (repeatable;
                          none by default; * is refused: any web page could spend the key)
   --cors-header <name>   a request header pages may send beyond the client's own (repeatable)
+  --allowed-host <name>  answer this Host too, e.g. a proxy's name (repeatable; loopback
+                         names and --host by default)
   --persisted <file>     JSON id -> document text: run only these documents
   --redis <url>          share pacing and per-caller rates with other gateways
   --max-depth <n>        deepest nesting (default 10)
-  --max-aliases <n>      most aliases per operation (default 30)
+  --max-aliases <n>      most aliases per operation, through every spread (default 30)
+  --max-tokens <n>       longest document, in tokens (default 1000)
+  --max-fragments <n>    most fragments per document (default 50)
+  --max-spreads <n>      most fragment spreads per selection (default 10)
   --max-body-bytes <n>   largest request (default 102400)
-  --rate-per-minute <n>  requests per caller per minute (default 300)`;
+  --rate-per-minute <n>  upstream calls per caller per minute (default 300)
+  --max-in-flight <n>    documents per caller running at once (default 4)
+  --deadline-ms <n>      longest a document may run, then 504 (default 30000)
+  --pacing-wait-ms <n>   longest wait for RunPod's rate limit, then 503 (default 2000)
+  --max-refused-keys <n> pass-through keys RunPod may refuse per address per 10 minutes,
+                         then 429 (default 10)`;
 
 function integer(name: string, text: string | undefined, min: number): number | undefined {
   if (text === undefined) return undefined;
@@ -112,12 +134,20 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
         'allow-anonymous': { type: 'boolean' },
         'cors-origin': { type: 'string', multiple: true },
         'cors-header': { type: 'string', multiple: true },
+        'allowed-host': { type: 'string', multiple: true },
         persisted: { type: 'string' },
         redis: { type: 'string' },
         'max-depth': { type: 'string' },
         'max-aliases': { type: 'string' },
         'max-body-bytes': { type: 'string' },
         'rate-per-minute': { type: 'string' },
+        'max-tokens': { type: 'string' },
+        'max-fragments': { type: 'string' },
+        'max-spreads': { type: 'string' },
+        'max-in-flight': { type: 'string' },
+        'deadline-ms': { type: 'string' },
+        'pacing-wait-ms': { type: 'string' },
+        'max-refused-keys': { type: 'string' },
       },
     }));
   } catch (err) {
@@ -133,12 +163,20 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
     allowAnonymous: values['allow-anonymous'] ?? false,
     corsOrigins: parseCorsOrigins(values['cors-origin'] ?? [], '--cors-origin'),
     corsHeaders: parseCorsHeaders(values['cors-header'] ?? [], '--cors-header'),
+    allowedHosts: values['allowed-host'] ?? [],
     persisted: values.persisted,
     redis: values.redis,
     maxDepth: integer('max-depth', values['max-depth'], 1),
     maxAliases: integer('max-aliases', values['max-aliases'], 1),
     maxBodyBytes: integer('max-body-bytes', values['max-body-bytes'], 1),
     ratePerMinute: integer('rate-per-minute', values['rate-per-minute'], 1),
+    maxTokens: integer('max-tokens', values['max-tokens'], 1),
+    maxFragments: integer('max-fragments', values['max-fragments'], 1),
+    maxSpreads: integer('max-spreads', values['max-spreads'], 1),
+    maxInFlight: integer('max-in-flight', values['max-in-flight'], 1),
+    deadlineMs: integer('deadline-ms', values['deadline-ms'], 1),
+    pacingWaitMs: integer('pacing-wait-ms', values['pacing-wait-ms'], 0),
+    maxRefusedKeys: integer('max-refused-keys', values['max-refused-keys'], 1),
   };
 }
 
@@ -236,6 +274,7 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
     passThroughKeys: flags.passThroughKeys,
     corsOrigins: flags.corsOrigins,
     corsHeaders: flags.corsHeaders,
+    allowedHosts: flags.allowedHosts.includes('*') ? '*' : flags.allowedHosts,
     persisted,
     rateStore: store,
     limits: {
@@ -243,6 +282,13 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
       maxAliases: flags.maxAliases,
       maxBodyBytes: flags.maxBodyBytes,
       rate: flags.ratePerMinute === undefined ? undefined : { requests: flags.ratePerMinute, intervalMs: 60_000 },
+      maxTokens: flags.maxTokens,
+      maxFragments: flags.maxFragments,
+      maxSpreadsPerSelection: flags.maxSpreads,
+      maxInFlight: flags.maxInFlight,
+      deadlineMs: flags.deadlineMs,
+      pacingWaitMs: flags.pacingWaitMs,
+      refusedKeys: flags.maxRefusedKeys === undefined ? undefined : { requests: flags.maxRefusedKeys, intervalMs: 600_000 },
     },
   };
   let server: ListeningGateway;

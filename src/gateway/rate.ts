@@ -1,55 +1,146 @@
-import { memoryPacingStore, pacingScope, type PacingBucket, type PacingStore } from '../transport/pacing.js';
+import { pacingScope, type PacingBucket, type PacingStore } from '../transport/pacing.js';
 import { Refusal } from './protocol.js';
 
-const noRelease = (): void => {};
-
-/** Buckets kept per gateway before the idle ones are dropped. */
+/** Buckets kept per gateway before the full ones are dropped. */
 const MAX_BUCKETS = 1024;
 
+const monotonicNow = (): number => performance.now();
+
 /**
- * The per-caller rate: one bucket per credential (named by a digest, never the credential) in a
- * pacing store, so gateways that share a store (Redis) share each caller's rate.
+ * Token buckets by name, in memory: two numbers per name, whatever the rate (a window of send
+ * times would cost 8 bytes per request allowed: `--rate-per-minute 1e9` reached 7.7 GB). A bucket
+ * holds up to `requests` turns and refills `requests` per `intervalMs`; a charge may take it below
+ * zero (down to minus one full bucket), so an expensive document delays its caller's next ones.
+ * Unlike a sliding window, a full bucket after an idle spell lets a burst of `requests` through at
+ * once; over any longer stretch the rate holds.
  */
-export function createCallerRate(rate: false | { requests: number; intervalMs: number }, store: PacingStore = memoryPacingStore) {
+export class TokenBuckets {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly perMs: number;
+
+  constructor(private readonly requests: number, intervalMs: number) {
+    this.perMs = requests / intervalMs;
+  }
+
+  private refilled(name: string, now: number): { tokens: number; at: number } {
+    let bucket = this.buckets.get(name);
+    if (!bucket) {
+      if (this.buckets.size >= MAX_BUCKETS) this.sweep(now);
+      bucket = { tokens: this.requests, at: now };
+      this.buckets.set(name, bucket);
+    } else {
+      bucket.tokens = Math.min(this.requests, bucket.tokens + (now - bucket.at) * this.perMs);
+      bucket.at = now;
+    }
+    return bucket;
+  }
+
+  /** Drops buckets that have refilled (they remember nothing), and the oldest if none has. */
+  private sweep(now: number): void {
+    for (const [name, b] of this.buckets) if (b.tokens + (now - b.at) * this.perMs >= this.requests) this.buckets.delete(name);
+    if (this.buckets.size >= MAX_BUCKETS) this.buckets.delete(this.buckets.keys().next().value!);
+  }
+
+  /** Takes one turn for `name`: 0 when taken, else the milliseconds until one is free. */
+  take(name: string): number {
+    const bucket = this.refilled(name, monotonicNow());
+    if (bucket.tokens < 1) return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs));
+    bucket.tokens -= 1;
+    return 0;
+  }
+
+  /** Milliseconds until `name` has a turn, without taking it (0: it has one). */
+  waitFor(name: string): number {
+    const bucket = this.buckets.get(name);
+    if (!bucket) return 0;
+    const tokens = Math.min(this.requests, bucket.tokens + (monotonicNow() - bucket.at) * this.perMs);
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.perMs));
+  }
+
+  /** Takes `count` more from `name`, down to minus one full bucket. */
+  charge(name: string, count: number): void {
+    const bucket = this.refilled(name, monotonicNow());
+    bucket.tokens = Math.max(-this.requests, bucket.tokens - count);
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+}
+
+const refuse = (limit: { requests: number; intervalMs: number }, retryMs: number): Refusal => {
+  const seconds = Math.max(1, Math.ceil(retryMs / 1000));
+  return new Refusal(429, `rate limit: at most ${limit.requests} upstream calls per ${limit.intervalMs} ms for this caller; retry in ${seconds} s`, 'RATE_LIMITED', { 'retry-after': String(seconds) });
+};
+
+/** A caller's rate: `take` one turn as a document arrives (429 past it), `charge` its further upstream calls. */
+export interface CallerRate {
+  /** Takes one turn for `credential` (undefined: the anonymous caller): at once in memory, a promise with a shared store. Throws or rejects with a 429 Refusal. */
+  take(credential: string | undefined): void | Promise<void>;
+  /** Charges `credential` `calls` more upstream calls, after the fact. */
+  charge(credential: string | undefined, calls: number): void;
+}
+
+const unlimited: CallerRate = { take: () => {}, charge: () => {} };
+
+/**
+ * The per-caller rate, charged in upstream calls: a document takes one turn when it arrives, and
+ * its caller is charged one more for each upstream answer past its first (one document may make 31
+ * upstream calls). In memory by default: a counter per caller, nothing allocated per request. In a
+ * shared `store` (Redis): one bucket per caller, named by a digest of its credential, never the
+ * credential, so gateways that share it share each rate.
+ */
+export function createCallerRate(rate: false | { requests: number; intervalMs: number }, store?: PacingStore): CallerRate {
+  if (rate === false) return unlimited;
+  if (!store) {
+    const buckets = new TokenBuckets(rate.requests, rate.intervalMs);
+    return {
+      take(credential) {
+        const wait = buckets.take(credential ?? '');
+        if (wait > 0) throw refuse(rate, wait);
+      },
+      charge: (credential, calls) => buckets.charge(credential ?? '', calls),
+    };
+  }
+  const shared = store;
   /** Each caller's bucket, by credential ('' for the anonymous caller). */
   const buckets = new Map<string, PacingBucket>();
-  const limit = rate === false ? undefined : { requests: rate.requests, windowMs: rate.intervalMs, concurrency: Infinity };
-  /**
-   * Takes one turn for `credential`: its release (at once when there is no limit, so an unlimited
-   * gateway pays no promise per request), or a promise of it that rejects with a 429 Refusal.
-   */
-  return function take(credential: string | undefined): (() => void) | Promise<() => void> {
-    return limit ? takeLimited(limit, credential) : noRelease;
+  const limit = { requests: rate.requests, windowMs: rate.intervalMs, concurrency: Infinity };
+  const settle = (bucket: PacingBucket, grant: { granted: number; lease?: unknown }) => {
+    // Concurrency is not limited here: a turn's slot is given back as soon as it is granted.
+    for (let i = 0; i < grant.granted; i++) bucket.release(grant.lease);
   };
-
-  async function takeLimited(limit: { requests: number; windowMs: number; concurrency: number }, credential: string | undefined): Promise<() => void> {
-    // The digest is taken once per caller, when its bucket is made, not on every request (Web
-    // Crypto's digest is asynchronous and costs more than the rest of this turn). Only the store
-    // sees the digest; this map, keyed by the credential, stays inside this closure.
-    const key = credential ?? '';
-    let bucket = buckets.get(key);
-    if (!bucket) {
-      const scope = await pacingScope(credential);
-      // Another request of the same caller may have made it while the digest was taken.
-      bucket = buckets.get(key);
+  return {
+    async take(credential) {
+      // The digest is taken once per caller, when its bucket is made, not on every request (Web
+      // Crypto's digest is asynchronous and costs more than the rest of this turn). Only the store
+      // sees the digest; this map, keyed by the credential, stays inside this closure.
+      const key = credential ?? '';
+      let bucket = buckets.get(key);
       if (!bucket) {
-        if (buckets.size >= MAX_BUCKETS) for (const [held, old] of buckets) if (old.idle()) buckets.delete(held);
-        bucket = store.bucket(scope, 'gateway:caller', limit);
-        buckets.set(key, bucket);
+        const scope = await pacingScope(credential);
+        // Another request of the same caller may have made it while the digest was taken.
+        bucket = buckets.get(key);
+        if (!bucket) {
+          if (buckets.size >= MAX_BUCKETS) for (const [held, old] of buckets) if (old.idle()) buckets.delete(held);
+          bucket = shared.bucket(scope, 'gateway:caller', limit);
+          buckets.set(key, bucket);
+        }
       }
-    }
-    let grant;
-    try {
-      grant = await bucket.take(1);
-    } catch {
-      // A store that fails lets the call through, as the client's pacer does.
-      return noRelease;
-    }
-    if (grant.granted < 1) {
-      const seconds = Math.max(1, Math.ceil(grant.retryInMs / 1000));
-      throw new Refusal(429, `rate limit: at most ${limit.requests} requests per ${limit.windowMs} ms for this caller; retry in ${seconds} s`, 'RATE_LIMITED', { 'retry-after': String(seconds) });
-    }
-    const held = bucket;
-    return () => held.release(grant.lease);
-  }
+      let grant;
+      try {
+        grant = await bucket.take(1);
+      } catch {
+        // A store that fails lets the call through, as the client's pacer does.
+        return;
+      }
+      if (grant.granted < 1) throw refuse(rate, grant.retryInMs);
+      settle(bucket, grant);
+    },
+    charge(credential, calls) {
+      const bucket = buckets.get(credential ?? '');
+      // What the store cannot grant now is refused to the caller's next document.
+      if (bucket) void Promise.resolve(bucket.take(calls)).then((grant) => settle(bucket, grant), () => {});
+    },
+  };
 }

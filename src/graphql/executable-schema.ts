@@ -62,28 +62,43 @@ export const MAX_CACHED_QUERIES = 500;
 /** A document parsed and validated against the schema, or the errors that refused it. */
 export type PreparedDocument = DocumentNode | readonly GraphQLError[];
 
-/** Parsed documents by query text, least recently used first out, bounded by entry size, total size and count. */
+/**
+ * A refusal as the cache keeps it: each error's message, locations and extensions only. A
+ * graphql-js error holds its stack, and the AST nodes it names hold the whole parsed document: 500
+ * invalid documents kept that way held 215 MB.
+ */
+type KeptRefusal = ReadonlyArray<Pick<GraphQLError, 'message' | 'locations' | 'extensions'>>;
+
+/**
+ * Parsed documents by query text, least recently used first out, bounded by entry size, total size
+ * and count. A refusal is kept as its messages (see {@link KeptRefusal}), charged with them (and
+ * 64 characters an error) in the size bound, and handed out as fresh GraphQLErrors.
+ */
 export class DocumentCache {
-  private readonly entries = new Map<string, PreparedDocument>();
+  /** Each entry, and the characters it is charged. */
+  private readonly entries = new Map<string, [DocumentNode | KeptRefusal, number]>();
   private chars = 0;
 
   get(query: string): PreparedDocument | undefined {
     const hit = this.entries.get(query);
-    if (hit !== undefined) {
-      this.entries.delete(query);
-      this.entries.set(query, hit);
-    }
-    return hit;
+    if (!hit) return undefined;
+    this.entries.delete(query);
+    this.entries.set(query, hit);
+    const kept = hit[0];
+    // `locations` set after construction: the constructor derives them from nodes or a source, neither kept.
+    return 'kind' in kept ? kept : kept.map((e) => Object.assign(new GraphQLError(e.message, { extensions: e.extensions }), { locations: e.locations }));
   }
 
   set(query: string, prepared: PreparedDocument): void {
-    if (query.length > MAX_CACHED_QUERY_CHARS || this.entries.has(query)) return;
-    this.entries.set(query, prepared);
-    this.chars += query.length;
-    for (const oldest of this.entries.keys()) {
+    let chars = query.length;
+    const kept = isDocument(prepared) ? prepared : prepared.map(({ message, locations, extensions }) => ((chars += message.length + 64), { message, locations, extensions }));
+    if (chars > MAX_CACHED_QUERY_CHARS || this.entries.has(query)) return;
+    this.entries.set(query, [kept, chars]);
+    this.chars += chars;
+    for (const [oldest, [, size]] of this.entries) {
       if (this.chars <= MAX_CACHED_QUERIES_CHARS && this.entries.size <= MAX_CACHED_QUERIES) break;
       this.entries.delete(oldest);
-      this.chars -= oldest.length;
+      this.chars -= size;
     }
   }
 
@@ -91,6 +106,7 @@ export class DocumentCache {
     return this.entries.size;
   }
 
+  /** The characters held: every query text, and every kept refusal's messages. */
   get totalChars(): number {
     return this.chars;
   }

@@ -159,7 +159,7 @@ export function callHook<T>(hook: ((event: T) => void) | undefined, event: T): v
   }
 }
 
-export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined): HttpCore {
+export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined, keyNotIndexed?: unknown): HttpCore {
   // A shared store knows the account by a digest of the key, never the key.
   const pacer = createPacer(resolved.rateLimits, resolved.pacingStore && resolved.rateLimits !== false ? { store: resolved.pacingStore, scope: pacingScope(apiKey) } : undefined);
   // The client's key and every secret the process registered, in one pass.
@@ -461,12 +461,20 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       }
     },
   };
-  registerSecret(apiKey, core);
+  if (!keyNotIndexed) registerSecret(apiKey, core);
   return core;
 }
+
+/**
+ * Internal client option (a symbol, in no public type): the key stays out of the process-wide
+ * redaction index. The gateway's pass-through clients hold strangers' keys, and that index scrubs
+ * every error and answer of the process: a "key" such as `errors` would rewrite everyone's. Their
+ * core still scrubs its own key from what it builds, and the gateway scrubs each answer for its caller.
+ */
+export const KEY_NOT_INDEXED: unique symbol = Symbol();
 
 /** The core for a client's options; the key stays inside the core's closure. */
 export function createHttpCoreFromOptions(options: RunpodClientOptions): HttpCore {
   const { apiKey, resolved } = resolveOptions(options);
-  return createHttpCore(resolved, apiKey);
+  return createHttpCore(resolved, apiKey, (options as { [KEY_NOT_INDEXED]?: true })[KEY_NOT_INDEXED]);
 }

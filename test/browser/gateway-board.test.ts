@@ -10,7 +10,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type ListeningEmulator } from '../../src/emulator/index.js';
 import { listen } from '../../src/emulator/node.js';
-import { createGateway } from '../../src/gateway/index.js';
+import { createGateway, type Gateway } from '../../src/gateway/index.js';
 import { GpuTypesDocument, MyPodsDocument } from '../../src/graphql/index.js';
 import { createRunpodClient } from '../../src/index.js';
 
@@ -36,11 +36,8 @@ describe.runIf(available)('a page through the gateway in headless Chromium', () 
     // codegen's persisted-documents shape: id (here the SHA-256 of the text) → text.
     const persisted: Record<string, string> = {};
     for (const doc of [GpuTypesDocument, MyPodsDocument]) persisted[await sha256(doc.toString())] = doc.toString();
-    const gateway = createGateway({
-      tokens: `read:${READ_TOKEN}`,
-      persisted,
-      client: { ...urls, apiKey: UPSTREAM_KEY, fetch: (input, init) => (upstreamAuth.push(new Headers(init?.headers).get('authorization') ?? ''), fetch(input, init)) },
-    });
+    // Made once the app's origin is known: the gateway never takes "same origin" from a request.
+    let gateway: Gateway | undefined;
     const bundle = await build({ entryPoints: [fileURLToPath(new URL('./gateway-board.ts', import.meta.url))], bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
     js = bundle.outputFiles[0]!.text;
     const html = readFileSync(new URL('./gateway-board.html', import.meta.url), 'utf8');
@@ -49,13 +46,20 @@ describe.runIf(available)('a page through the gateway in headless Chromium', () 
       hostname: '127.0.0.1',
       fetch: (request: Request) => {
         const { pathname } = new URL(request.url);
-        if (pathname === '/graphql') return gateway.fetch(request);
+        if (pathname === '/graphql') return gateway!.fetch(request);
         if (pathname === '/gateway-board.js') return new Response(js, { headers: { 'content-type': 'text/javascript' } });
         return new Response(html, { headers: { 'content-type': 'text/html' } });
       },
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    pageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/?token=${READ_TOKEN}`;
+    const pageOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    gateway = createGateway({
+      tokens: `read:${READ_TOKEN}`,
+      persisted,
+      corsOrigins: [pageOrigin],
+      client: { ...urls, apiKey: UPSTREAM_KEY, fetch: (input, init) => (upstreamAuth.push(new Headers(init?.headers).get('authorization') ?? ''), fetch(input, init)) },
+    });
+    pageUrl = `${pageOrigin}/?token=${READ_TOKEN}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

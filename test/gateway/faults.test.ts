@@ -24,7 +24,7 @@ describe(`${DEPLOYS} deploys through the gateway under each ambiguous failure: p
     });
     try {
       const options = emulator.clientOptions();
-      const gateway = createGateway({ tokens: `write:${TOKEN}`, limits: { rate: false }, client: { ...options, rateLimits: false, timeoutMs } });
+      const gateway = createGateway({ tokens: `write:${TOKEN}`, limits: { rate: false, maxInFlight: 20 }, client: { ...options, rateLimits: false, timeoutMs } });
       const rule = emulator.faults.inject({ match: 'POST /v2/pods', fault, times: DEPLOYS });
       const answered: string[] = [];
       const refused: unknown[] = [];

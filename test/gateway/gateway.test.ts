@@ -21,7 +21,8 @@ describe('the gateway over loopback, against the emulator', () => {
   };
 
   beforeAll(async () => {
-    rig = await startRig({ corsOrigins: ['http://app.example.test'] });
+    // The audit sends its requests at once, all with one token: past the default 4 in flight, 429.
+    rig = await startRig({ corsOrigins: ['http://app.example.test'], limits: { maxInFlight: 64 } });
   });
   afterAll(() => rig?.close());
 
@@ -122,7 +123,8 @@ describe('the gateway over loopback, against the emulator', () => {
   });
 
   it('holds a per-token rate: past it, 429 with Retry-After and a GraphQL error', async () => {
-    const limited = await startRig({ limits: { rate: { requests: 3, intervalMs: 60_000 } } });
+    // Charged in upstream calls: `{ gpuTypes { id } }` reads the catalog twice (secure and community).
+    const limited = await startRig({ limits: { rate: { requests: 6, intervalMs: 60_000 } } });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await keep(limited.post({ query: '{ gpuTypes { id } }' }, bearer(READ_TOKEN)))).status);

@@ -1,0 +1,163 @@
+// What keeps one caller from taking the gateway from the others, and every document bounded in
+// time: documents in flight per caller, the rate charged in upstream calls (rate.ts), a short wait
+// when RunPod asks the gateway to slow down, and a deadline per document.
+import { PossiblyCreatedError, RateLimitError } from '../errors.js';
+import { globalFetch, type FetchLike, type FetchOptions } from '../transport/options.js';
+import type { PacingStore } from '../transport/pacing.js';
+import { parseRateLimitHeaders } from '../transport/rate-limit-headers.js';
+import { parseRetryAfterMs } from '../transport/retry-after.js';
+import type { ResolvedLimits } from './limits.js';
+import { Refusal } from './protocol.js';
+import { createCallerRate } from './rate.js';
+
+const monotonicNow = (): number => performance.now();
+
+/** Where a document's fetch options carry what observes its upstream answers (see {@link observingFetch}). */
+const OBSERVER: unique symbol = Symbol('gateway answers');
+type Observer = (status: number, headers: Headers) => void;
+
+/**
+ * The upstream client's fetch, reporting each answer to the document it was made for (the turn's
+ * observer rides in the call's fetch options). Cheaper than `onResponse`, which scrubs every header
+ * of every answer for its caller: the gateway reads only the status and RunPod's wait hints.
+ */
+export function observingFetch(base: FetchLike = globalFetch): FetchLike {
+  return async (input, init) => {
+    const response = await base(input, init);
+    (init as { [OBSERVER]?: Observer } | undefined)?.[OBSERVER]?.(response.status, response.headers);
+    return response;
+  };
+}
+
+/** A document's run upstream: the options its `execute` takes, and what stopped it, if anything. */
+export interface Turn {
+  /** Fires when the caller hangs up, the deadline passes, or RunPod asks for a pause past the wait. */
+  readonly signal: AbortSignal;
+  /** The call's fetch options: they carry what counts each upstream answer (the rate's charge, RunPod's pauses, a refused key). */
+  readonly fetchOptions: FetchOptions;
+  /**
+   * The answer for a run the gateway stopped (504 past the deadline, 503 for RunPod's pause), or
+   * undefined. `err`: what the run threw; an ambiguous create keeps its own answer (its marker).
+   */
+  stopped(err?: unknown): Refusal | undefined;
+  /** The run is over: frees its slot, and counts a refused key against the caller's address. */
+  end(): void;
+}
+
+/** Who runs a document: its credential (the rate and in-flight key), its upstream client, its address. */
+export interface TurnCaller {
+  readonly credential: string | undefined;
+  /** The upstream client: RunPod's pauses are kept per client (each pass-through key has its own). */
+  readonly upstream: object;
+  readonly address: string;
+  /** Called when RunPod refused the caller's key (401): the pool forgets its client. */
+  readonly onRefusedKey?: (() => void) | undefined;
+}
+
+/** One upstream client's state: until when RunPod asked it to pause, and the queries it runs. */
+interface Upstream {
+  pausedUntil: number;
+  readonly queries: Set<AbortController>;
+}
+
+const DEADLINE = 'deadline';
+const PAUSED = 'paused';
+
+export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | undefined, refusedKeys: { take(address: string): number; waitFor(address: string): number } | undefined) {
+  const rate = createCallerRate(limits.rate, rateStore);
+  const inFlight = new Map<string, number>();
+  const upstreams = new WeakMap<object, Upstream>();
+  const upstreamOf = (client: object): Upstream => {
+    let state = upstreams.get(client);
+    if (!state) upstreams.set(client, (state = { pausedUntil: 0, queries: new Set() }));
+    return state;
+  };
+
+  const paused = (seconds: number) =>
+    new Refusal(503, `RunPod asked the gateway to slow down: retry in ${seconds} s`, 'UPSTREAM_RATE_LIMITED', { 'retry-after': String(seconds) });
+  const remainingSeconds = (state: Upstream) => Math.max(1, Math.ceil((state.pausedUntil - monotonicNow()) / 1000));
+
+  /**
+   * RunPod asked for a pause of `ms`: past the wait, every query waiting on it is answered now,
+   * but `spared` (the query whose answer said so, and was not refused).
+   */
+  function pause(state: Upstream, ms: number, spared?: AbortController): void {
+    state.pausedUntil = Math.max(state.pausedUntil, monotonicNow() + ms);
+    // Only queries are stopped: a mutation may be on the wire, and stopping it would make its
+    // outcome unknown. Mutations wait (bounded by the deadline).
+    if (ms > limits.pacingWaitMs) for (const controller of state.queries) if (controller !== spared) controller.abort(PAUSED);
+  }
+
+  return {
+    /** Takes a turn of the caller's rate (429 past it), before the body is read. */
+    takeRate: (credential: string | undefined) => rate.take(credential),
+
+    /** Refuses (429) an address that has had too many keys refused by RunPod, before any client is built. */
+    checkAddress(address: string): void {
+      const wait = refusedKeys?.waitFor(address) ?? 0;
+      if (wait > 0) {
+        const seconds = Math.ceil(wait / 1000);
+        throw new Refusal(429, `too many API keys from this address were refused by RunPod: retry in ${seconds} s`, 'RATE_LIMITED', { 'retry-after': String(seconds) });
+      }
+    },
+
+    /**
+     * Starts a document's run upstream: 429 when its caller already has `maxInFlight` running, 503
+     * when RunPod has asked for a pause longer than the gateway's wait. The caller's rate is
+     * charged for each answer past the first.
+     */
+    start(caller: TurnCaller, operation: 'query' | 'mutation', requestSignal: AbortSignal | undefined): Turn {
+      const state = upstreamOf(caller.upstream);
+      if (state.pausedUntil - monotonicNow() > limits.pacingWaitMs) throw paused(remainingSeconds(state));
+      const name = caller.credential ?? '';
+      const running = inFlight.get(name) ?? 0;
+      if (running >= limits.maxInFlight) {
+        throw new Refusal(429, `this caller already has ${limits.maxInFlight} documents running, the gateway's limit`, 'TOO_MANY_IN_FLIGHT', { 'retry-after': '1' });
+      }
+      inFlight.set(name, running + 1);
+      const controller = new AbortController();
+      const hangUp = () => controller.abort(requestSignal?.reason);
+      if (requestSignal?.aborted) hangUp();
+      else requestSignal?.addEventListener('abort', hangUp, { once: true });
+      const timer = setTimeout(() => controller.abort(DEADLINE), limits.deadlineMs);
+      if (operation === 'query') state.queries.add(controller);
+      let answers = 0;
+      let refusedKey = false;
+      let ended = false;
+      const observe: Observer = (status, headers) => {
+        if (++answers > 1) rate.charge(caller.credential, 1);
+        if (status === 401) refusedKey = true;
+        else if (status === 429) pause(state, parseRetryAfterMs(headers) ?? 1000);
+        // REST v2 announces a spent window on an answer that still counts: the client then waits
+        // for its reset, so the others are answered, this one is read.
+        if (headers.has('ratelimit')) for (const w of parseRateLimitHeaders(headers)) if (w.remaining === 0 && w.resetSeconds !== undefined) pause(state, w.resetSeconds * 1000, status === 429 ? undefined : controller);
+      };
+      return {
+        signal: controller.signal,
+        fetchOptions: { [OBSERVER]: observe } as FetchOptions,
+        stopped(err) {
+          if (err instanceof RateLimitError && err.retryAfterMs !== undefined) pause(state, err.retryAfterMs);
+          if (err instanceof PossiblyCreatedError) return undefined;
+          const reason: unknown = controller.signal.reason;
+          if (reason === DEADLINE) return new Refusal(504, `the document ran past the gateway's deadline of ${limits.deadlineMs} ms`, 'DEADLINE_EXCEEDED');
+          if (reason === PAUSED || (err instanceof RateLimitError && state.pausedUntil - monotonicNow() > limits.pacingWaitMs)) return paused(remainingSeconds(state));
+          return undefined;
+        },
+        end() {
+          if (ended) return;
+          ended = true;
+          clearTimeout(timer);
+          requestSignal?.removeEventListener('abort', hangUp);
+          state.queries.delete(controller);
+          const left = (inFlight.get(name) ?? 1) - 1;
+          if (left > 0) inFlight.set(name, left);
+          else inFlight.delete(name);
+          if (refusedKey) {
+            refusedKeys?.take(caller.address);
+            caller.onRefusedKey?.();
+          }
+        },
+      };
+    },
+  };
+}
