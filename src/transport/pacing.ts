@@ -102,8 +102,9 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<string, RateLimitSetting>> = {
 };
 
 /**
- * Windows are kept this much longer than announced: the server counts arrivals, which trail the
- * sends by a varying delay, so a window exactly as long could hold one request too many there.
+ * A shared store's windows are kept this much longer than announced: the server counts arrivals,
+ * which trail the sends by a varying delay, so a window exactly as long could hold one request too
+ * many there. The memory bucket needs none: it counts each send from when its attempt ended.
  */
 const WINDOW_SLACK = 0.02;
 
@@ -211,13 +212,25 @@ const GRANT_NONE_NOW: PacingGrant = { granted: 0, retryInMs: 0 };
 const GRANT_ONE: PacingGrant = { granted: 1, retryInMs: 0 };
 
 /**
- * One bucket in memory. The rate is kept as a sliding window over the last `requests` send times,
- * so no window of `windowMs` ever holds more than `requests` sends, whichever way the server counts
- * (a refilling token bucket may send twice its size within one window after an idle spell).
+ * One bucket in memory. The rate is kept as a sliding window over the last `requests` sends, so no
+ * window of `windowMs` ever holds more than `requests` of them, whichever way the server counts (a
+ * refilling token bucket may send twice its size within one window after an idle spell).
+ *
+ * Each send is dated when an attempt ends (its slot freed), not when it is granted: a request
+ * reaches the server at the latest when its answer (or its failure) is back, so the next send a
+ * window after that date cannot arrive within one window of it, however late the first arrived. A
+ * burst's first requests wait for new connections and later ones reuse them, so dating by grant
+ * needed a margin (2 %) that a loaded machine or a slow handshake outgrew (429s at the start of the
+ * second window); dating by end costs one round trip per window instead. Attempts end in any
+ * order: the oldest undated send takes each date, so the dates stay in the ring's order and the
+ * oldest slot still holds a date that one of the last `requests` sends arrived before.
  */
 function memoryBucket({ requests, windowMs, concurrency }: PacingLimit): PacingBucket {
+  // +Infinity: granted, still in flight (undated).
   const sent = Number.isFinite(requests) ? new Float64Array(Math.max(1, Math.floor(requests))).fill(-Infinity) : undefined;
   let next = 0;
+  /** The oldest send still undated. */
+  let undated = 0;
   let inFlight = 0;
   let pausedUntil = 0;
   let lastSentAt = -Infinity;
@@ -227,14 +240,20 @@ function memoryBucket({ requests, windowMs, concurrency }: PacingLimit): PacingB
       let granted = 0;
       let retryInMs = 0;
       while (granted < count && inFlight < concurrency) {
-        const freeAt = Math.max(pausedUntil, sent ? sent[next]! + windowMs : 0);
+        const oldest = sent ? sent[next]! : -Infinity;
+        if (oldest === Infinity) {
+          // The send a window back is still in flight: its end frees the slot (and asks again).
+          retryInMs = pausedUntil > now ? pausedUntil - now : 0;
+          break;
+        }
+        const freeAt = Math.max(pausedUntil, oldest + windowMs);
         if (freeAt > now) {
           retryInMs = freeAt - now;
           break;
         }
         inFlight++;
         if (sent) {
-          sent[next] = now;
+          sent[next] = Infinity;
           next = (next + 1) % sent.length;
         }
         granted++;
@@ -247,6 +266,12 @@ function memoryBucket({ requests, windowMs, concurrency }: PacingLimit): PacingB
     },
     release() {
       inFlight--;
+      if (sent) {
+        const now = monotonicNow();
+        sent[undated] = now;
+        undated = (undated + 1) % sent.length;
+        lastSentAt = now;
+      }
     },
     pause(ms) {
       pausedUntil = Math.max(pausedUntil, monotonicNow() + ms);
@@ -444,7 +469,7 @@ export function createPacer(settings: false | Readonly<Record<string, RateLimitS
     if (bucket === undefined) {
       // A bucket is kept even without limits while a 429 may pause it.
       const { requests, intervalMs, concurrency } = resolveRateLimit(key, settings || undefined);
-      const limit = { requests, windowMs: intervalMs * (1 + WINDOW_SLACK), concurrency };
+      const limit = { requests, windowMs: shared ? intervalMs * (1 + WINDOW_SLACK) : intervalMs, concurrency };
       bucket = createBucket(shared ? shared.store.bucket(scope!, key, limit) : memoryBucket(limit));
       // One client may call many endpoints: buckets that no longer limit anything are dropped
       // whenever the map has doubled since the last sweep, so they do not pile up for the

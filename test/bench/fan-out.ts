@@ -23,6 +23,8 @@ interface Input {
 const { variant, mode = 'run', options, limits, jobs, dist, redisUrl, startAt } = JSON.parse(process.argv[2]!) as Input;
 
 const seen = { requests: 0, status429: 0, byRoute: {} as Record<string, number> };
+/** When each `/run` was handed to fetch (ms on the monotonic clock), 429s included: where a fan-out's time went. */
+const runSentAt: number[] = [];
 /** `run`, `status-sync`, `status`, …: the path segment after the endpoint id. */
 const routeOf = (input: string | URL | Request) => {
   const parts = new URL(typeof input === 'string' || input instanceof URL ? input : input.url).pathname.split('/');
@@ -33,6 +35,7 @@ const countingFetch = async (input: string | URL | Request, init?: RequestInit) 
   seen.requests += 1;
   const route = routeOf(input);
   seen.byRoute[route] = (seen.byRoute[route] ?? 0) + 1;
+  if (route === 'run') runSentAt.push(performance.now());
   const res = await fetch(input, init);
   if (res.status === 429) seen.status429 += 1;
   return res;
@@ -69,8 +72,17 @@ if (mode === 'held') {
 }
 if (startAt !== undefined) await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
 const started = performance.now();
+const cpuAtStart = process.cpuUsage();
 const settled = await Promise.allSettled(Array.from({ length: jobs }, (_, i) => job(i)));
 const seconds = (performance.now() - started) / 1000;
+// The process's CPU over the fan-out (user + system, all threads): what the wall time spends on the
+// client's side, which other work on the machine changes less than it changes the wall time.
+const cpu = process.cpuUsage(cpuAtStart);
+const cpuMs = (cpu.user + cpu.system) / 1000;
+// Seconds from the start to the send of every 1,000th `/run` and of the last: with a window of
+// 1,000 sends, the first says how long the first burst took to go out (the concurrency cap and
+// the client's CPU), the gaps between them show the window, and the end minus the last the tail.
+const runMarks = runSentAt.filter((_, i) => (i + 1) % 1000 === 0 || i === runSentAt.length - 1).map((t) => (t - started) / 1000);
 const failures: Record<string, number> = {};
 for (const s of settled) {
   if (s.status === 'rejected') {
@@ -80,6 +92,6 @@ for (const s of settled) {
   }
 }
 const completed = settled.filter((s) => s.status === 'fulfilled' && (s.value.output as { i?: number } | undefined)?.i !== undefined).length;
-console.log(JSON.stringify({ jobs, completed, seconds, finishedAt: Date.now(), requests: seen.requests, byRoute: seen.byRoute, status429: seen.status429, peakRssMb: process.resourceUsage().maxRSS / 1024, failures }));
+console.log(JSON.stringify({ jobs, completed, seconds, cpuMs, runMarks, finishedAt: Date.now(), requests: seen.requests, byRoute: seen.byRoute, status429: seen.status429, peakRssMb: process.resourceUsage().maxRSS / 1024, failures }));
 // The shared store keeps a connection open: the process ends here, with its figures printed.
 process.exit(0);

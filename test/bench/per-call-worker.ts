@@ -5,12 +5,15 @@
 // so the collector's work counts against the variant that made the garbage). `exit` ends it.
 import { createInterface } from 'node:readline';
 import { GraphQLClient } from 'graphql-request';
+import type { AblationName } from './ablations.js';
 import { referenceClient, referenceGraphQL } from './reference-client.js';
 
 type Api = typeof import('../../src/index.js');
 
-export type CallName = 'graphql' | 'rest' | 'status';
-export type VariantName = 'bare fetch' | 'bare fetch + signal' | 'reference client' | 'graphql-request' | 'runpod-gql';
+export type CallName = 'graphql' | 'rest' | 'status' | 'rest-ablation';
+
+
+export type VariantName = 'bare fetch' | 'bare fetch + signal' | 'reference client' | 'graphql-request' | 'graphql-request + signal' | 'runpod-gql' | AblationName;
 
 export interface WorkerInput {
   url: string;
@@ -36,7 +39,7 @@ const gqlUrl = `${url}/graphql?api_key=${KEY}`;
 // id (only the answer the double gives is made once).
 const restUrl = (id: string) => `${url}/v2/pods/${encodeURIComponent(id)}`;
 const statusUrl = (id: string) => `${url}/queue/v2/ep-1/status/${encodeURIComponent(id)}`;
-const target = { graphql: () => gqlUrl, rest: () => restUrl('pod-abc123'), status: () => statusUrl('job-1') }[call];
+const target = { graphql: () => gqlUrl, rest: () => restUrl('pod-abc123'), 'rest-ablation': () => restUrl('pod-abc123'), status: () => statusUrl('job-1') }[call];
 
 // The double answers every variant with the text the stub gives, read once over the network.
 let doFetch: typeof fetch = fetch;
@@ -50,7 +53,7 @@ if (input.fetchDouble) {
 // Pacing stays on (its bookkeeping is part of each call's cost) with limits no block reaches: the
 // defaults (GraphQL 100 per 10 s) would turn a CPU measurement into a wait.
 const rateLimits = Object.fromEntries(['graphql', 'rest', 'serverless'].map((key) => [key, { requests: Infinity, concurrency: 1e9 }]));
-const makeCall = (): (() => Promise<unknown>) => {
+const makeCall = async (): Promise<() => Promise<unknown>> => {
   switch (variant) {
     case 'bare fetch':
       return call === 'graphql'
@@ -74,6 +77,28 @@ const makeCall = (): (() => Promise<unknown>) => {
       const client = new GraphQLClient(gqlUrl, { fetch: doFetch });
       return () => client.request(podQuery, podVariables);
     }
+    // What a careful user of graphql-request writes: a time limit on every call, as the reference
+    // client and this client have (a controller and a timer, cleared when the answer is in).
+    case 'graphql-request + signal': {
+      const client = new GraphQLClient(gqlUrl, { fetch: doFetch });
+      return async () => {
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(), 30_000);
+        try {
+          return await client.request({ document: podQuery, variables: podVariables, signal: controller.signal });
+        } finally {
+          clearTimeout(timer);
+        }
+      };
+    }
+    case 'ref + User-Agent':
+    case "ref + redirect: 'manual'":
+    case 'ref + frozen headers':
+    case 'ref + body reader':
+    case 'ref + rate-limit headers':
+    case "ref + client's signal":
+    case 'ref + all six':
+      return await ablated(variant);
     case 'runpod-gql': {
       const rp = createRunpodClient({ apiKey: KEY, graphqlUrl: `${url}/graphql`, restUrl: `${url}/v2`, serverlessUrl: `${url}/queue/v2`, rateLimits, fetch: doFetch });
       if (call === 'graphql') return () => rp.pods.get('pod-abc123');
@@ -83,7 +108,52 @@ const makeCall = (): (() => Promise<unknown>) => {
     }
   }
 };
-const once = makeCall();
+const once = await makeCall();
+
+/**
+ * The reference client's REST GET (reference-client.ts, its retries left out: no block meets one)
+ * with one of the client's ways, or all of them, put in. Each is what `dist/transport/http-core.js`
+ * does for the same call, taken from the same build where it is code (the User-Agent, linkAbort).
+ */
+async function ablated(variant: AblationName): Promise<() => Promise<unknown>> {
+  const all = variant === 'ref + all six';
+  const has = (name: AblationName) => all || variant === name;
+  const { userAgent } = (await import(new URL('transport/user-agent.js', input.dist).href)) as typeof import('../../src/transport/user-agent.js');
+  const { linkAbort } = (await import(new URL('transport/abort.js', input.dist).href)) as typeof import('../../src/transport/abort.js');
+  const base: Record<string, string> = { ...bearer };
+  if (has('ref + User-Agent')) base['user-agent'] = userAgent()!;
+  const headers = has('ref + frozen headers') ? Object.freeze(base) : base;
+  const redirect: RequestRedirect | undefined = has("ref + redirect: 'manual'") ? 'manual' : undefined;
+  const clientSignal = has("ref + client's signal");
+  const bodyReader = has('ref + body reader');
+  const rateLimitHeaders = has('ref + rate-limit headers');
+  const readResult = async (res: Response) => ({ status: res.status, headers: res.headers, text: await res.text() });
+  return async () => {
+    let controller: AbortController | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let link: ReturnType<typeof linkAbort> | undefined;
+    let signal: AbortSignal;
+    if (clientSignal) signal = (link = linkAbort(undefined, 30_000)).signal;
+    else {
+      controller = new AbortController();
+      const c = controller;
+      timer = setTimeout(() => c.abort(), 30_000);
+      signal = controller.signal;
+    }
+    try {
+      const init: RequestInit = { method: 'GET', headers, signal };
+      if (redirect) init.redirect = redirect;
+      const res = await doFetch(target(), init);
+      if (rateLimitHeaders && (res.headers.has('ratelimit') || res.headers.has('ratelimit-policy'))) throw new Error('unexpected RateLimit header');
+      const text = bodyReader ? (await readResult(res)).text : await res.text();
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      return JSON.parse(text) as unknown;
+    } finally {
+      if (link) link.dispose();
+      else clearTimeout(timer);
+    }
+  };
+}
 
 async function block(size: number): Promise<number> {
   const cpu0 = process.cpuUsage();

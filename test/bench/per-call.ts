@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface, type Interface } from 'node:readline';
 import { spread, type Spread } from './stats.js';
+import { ABLATIONS, type AblationName } from './ablations.js';
 import type { CallName, VariantName, WorkerInput } from './per-call-worker.js';
 
 /**
@@ -30,6 +31,11 @@ const RATIOS: ReadonlyArray<readonly [VariantName, VariantName]> = [
   ['graphql-request', 'bare fetch'],
   ['graphql-request', 'reference client'],
   ['runpod-gql', 'graphql-request'],
+  ['graphql-request + signal', 'graphql-request'],
+  ['graphql-request + signal', 'reference client'],
+  ['runpod-gql', 'graphql-request + signal'],
+  // The REST GET's ablation: each step against the reference it starts from.
+  ...(Object.keys(ABLATIONS) as AblationName[]).map((name) => [name, 'reference client'] as const),
 ];
 
 /**
@@ -50,11 +56,14 @@ function summarise(variants: readonly VariantName[], perRound: ReadonlyArray<Par
   return { cpuUs: Object.fromEntries(variants.map((v) => [v, figure((rounds) => perCall(rounds, v))])), ratios };
 }
 
-export const CALLS: Record<CallName, { label: string; variants: VariantName[] }> = {
-  graphql: { label: 'pods.get (GraphQL)', variants: ['bare fetch', 'bare fetch + signal', 'reference client', 'graphql-request', 'runpod-gql'] },
+export const CALLS: Record<Exclude<CallName, 'rest-ablation'>, { label: string; variants: VariantName[] }> = {
+  graphql: { label: 'pods.get (GraphQL)', variants: ['bare fetch', 'bare fetch + signal', 'reference client', 'graphql-request', 'graphql-request + signal', 'runpod-gql'] },
   rest: { label: 'rest.pods.get (REST v2 GET)', variants: ['bare fetch', 'bare fetch + signal', 'reference client', 'runpod-gql'] },
   status: { label: 'endpoint(id).status (job status)', variants: ['bare fetch', 'bare fetch + signal', 'reference client', 'runpod-gql'] },
 };
+
+/** The REST GET's ablation, over the network only: the reference, each step of it, all six, and the client. */
+export const ABLATION_VARIANTS: VariantName[] = ['reference client', ...(Object.keys(ABLATIONS) as AblationName[]), 'runpod-gql'];
 
 interface Worker {
   readonly child: ChildProcess;
@@ -77,7 +86,8 @@ export async function measureCall(options: {
   /** Profile each worker with V8's sampler, into `<profileDir>/<variant>` (see cpu-profile.ts). */
   readonly profileDir?: string | undefined;
 }): Promise<PerCallFigures> {
-  const { variants } = CALLS[options.input.call];
+  const { call } = options.input;
+  const variants = call === 'rest-ablation' ? ABLATION_VARIANTS : CALLS[call].variants;
   const workers = new Map<VariantName, Worker>();
   try {
     for (const variant of variants) {

@@ -8,6 +8,7 @@ import { createEmulator } from '../../src/emulator/index.js';
 import { listen } from '../../src/emulator/node.js';
 import { DEFAULT_SERVERLESS_LIMITS } from '../../src/emulator/serverless-limits.js';
 import { podFixture } from '../fixtures.js';
+import { startLimitsServer } from './limits-server.js';
 
 export const BENCH_KEY = 'rpa_bench_key';
 const [mode = 'stub', scaleArg = '1'] = process.argv.slice(2);
@@ -72,6 +73,12 @@ if (mode === 'stub') {
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+} else if (mode === 'limits') {
+  // Issue 38: the platform's documented serverless limits and nothing else (limits-server.ts);
+  // every answer takes `scaleArg` ms.
+  const limits = { run: DEFAULT_SERVERLESS_LIMITS.run, status: DEFAULT_SERVERLESS_LIMITS.status };
+  const server = await startLimitsServer({ apiKey: BENCH_KEY, limits, latencyMs: Number(scaleArg) });
+  console.log(JSON.stringify({ url: server.url, options: server.options, limits }));
 } else if (mode === 'pages') {
   // An account of `scaleArg` pods (CPU pods: no GPU stock to run out of) for the pagination row.
   const emulator = createEmulator({ apiKeys: [BENCH_KEY], restRateLimitPerMinute: 1_000_000 });

@@ -23,8 +23,8 @@ export const FUZZ_SCALE = Math.max(1, Number(process.env.FUZZ_RUNS ?? 1) || 1);
 /** Fixed unless `FUZZ_SEED` is given; printed with every failure by fast-check, and by the soak. */
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20261121);
 export const SOAK = process.env.FUZZ_RUNS !== undefined;
-/** Time allowed to one property test: the suite's default, scaled with the runs. */
-export const FUZZ_TIMEOUT_MS = 20_000 * FUZZ_SCALE;
+/** Time allowed to one property test: the suite's default (a watchdog, see vitest.config.ts), scaled with the runs. */
+export const FUZZ_TIMEOUT_MS = 60_000 * FUZZ_SCALE;
 
 export function params(numRuns: number): fc.Parameters<unknown> {
   return { numRuns: numRuns * FUZZ_SCALE, seed: FUZZ_SEED, endOnFailure: true };

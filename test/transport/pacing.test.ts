@@ -47,7 +47,7 @@ describe('rate-limit settings', () => {
 });
 
 describe('the bucket', () => {
-  it('never lets more than `requests` through in any window of intervalMs (kept 2 % longer for arrival jitter)', async () => {
+  it('never lets more than `requests` through in any window of intervalMs, each counted from when its attempt ended', async () => {
     const pacer = createPacer({ 'serverless:ep-1:status': { requests: 3, intervalMs: 1000, concurrency: 100 } });
     const times: number[] = [];
     const start = Date.now();
@@ -56,7 +56,31 @@ describe('the bucket', () => {
     );
     await vi.advanceTimersByTimeAsync(5000);
     await all;
-    expect(times).toEqual([0, 0, 0, 1020, 1020, 1020, 2040]);
+    // Ended at once: a window after the end is a window after the send.
+    expect(times).toEqual([0, 0, 0, 1000, 1000, 1000, 2000]);
+  });
+
+  it('a send still in flight holds its place in the window until its answer, so a late arrival never makes the next window hold one too many', async () => {
+    // Issue 38: a burst's first requests wait for new connections, and reached the server after
+    // later ones; dated by their grant (2 % margin), the next window's sends arrived within one
+    // window of them and met 429 (98–148 of 3,000 `/run` on a loaded machine).
+    const pacer = createPacer({ 'serverless:ep-1:run': { requests: 2, intervalMs: 1000, concurrency: 100 } });
+    const start = Date.now();
+    const times: number[] = [];
+    const first = await pacer.acquire('serverless:ep-1:run');
+    const second = await pacer.acquire('serverless:ep-1:run');
+    const more = Promise.all([0, 1].map(() => pacer.acquire('serverless:ep-1:run').then((release) => (times.push(Date.now() - start), release()))));
+    // The first answer is back at 300 ms, the second at 1,500 ms (it may have arrived just before).
+    await vi.advanceTimersByTimeAsync(300);
+    first();
+    await vi.advanceTimersByTimeAsync(1200);
+    second();
+    await vi.advanceTimersByTimeAsync(3000);
+    await more;
+    // The third goes a window after the first answer. The fourth goes a window after the third
+    // end (the third's, at 1,300 ms): by then two of the three before it had ended, so at most one
+    // of them (the second) can still fall in the server's window. Dated by grant, both went at 1,020 ms.
+    expect(times).toEqual([1300, 2300]);
   });
 
   it('caps requests in flight, and a finished one lets the next start', async () => {
@@ -166,7 +190,7 @@ describe('buckets of many keys', () => {
     await vi.advanceTimersByTimeAsync(30_000);
     await all;
     // Dropped and made anew, each would have answered at once.
-    expect(waited.sent).toBeGreaterThanOrEqual(10_200 - 3000);
+    expect(waited.sent).toBeGreaterThanOrEqual(10_000 - 3000);
     expect(waited.paused).toBeGreaterThanOrEqual(30_000 - 3000);
     expect(waited.busy).toBeGreaterThanOrEqual(5000);
   });
