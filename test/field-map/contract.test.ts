@@ -33,7 +33,7 @@ function expand(schema: JsonSchema, seen = new Set<JsonSchema>()): JsonSchema[] 
 function exists(component: string, path: string): boolean {
   let at: JsonSchema[] = expand(contract.components.schemas[component]!);
   for (const step of path.split('.')) {
-    const next = at.flatMap((s) => [...(s.properties?.[step] ? [s.properties[step]] : []), ...(s.items?.properties?.[step] ? [s.items.properties[step]] : [])]);
+    const next = at.flatMap((s) => [s, ...(s.items ? expand(s.items) : [])]).flatMap((s) => (s.properties?.[step] ? [s.properties[step]] : []));
     if (next.length === 0) return false;
     at = next.flatMap((s) => expand(s));
   }
