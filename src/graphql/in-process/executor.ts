@@ -30,6 +30,7 @@ import type { PodsApi } from '../../pods/types.js';
 import type { RunpodRest } from '../../rest/rest-client.js';
 import type { RestRequester } from '../../rest/rest-request.js';
 import type { CallOptions } from '../../transport/options.js';
+import { redactText } from '../../transport/redact.js';
 import { buildExecutableSchema, createDocumentPreparer, isDocument, type PreparedDocument } from '../executable-schema.js';
 import { accountResolvers } from './account-resolvers.js';
 import { createPodResolvers } from './pod-resolvers.js';
@@ -143,6 +144,9 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
       return null;
     }
     if (!check(value)) throw wrongShape(label, `${reads} with a value of another type than ${String(field.type)}`);
+    // A key or registered secret never reaches an answer, wherever REST v2 put it (an env value).
+    if (typeof value === 'string') return redactText(value);
+    if (Array.isArray(value) && typeof value[0] === 'string') return value.map((v: unknown) => (typeof v === 'string' ? redactText(v) : v));
     return value;
   };
   const derivedFault = (err: unknown): never => {
