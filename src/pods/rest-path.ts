@@ -91,8 +91,8 @@ const PLACEMENT_ONLY = [
 const FIXES: Readonly<Record<string, string>> = {
   supportPublicIp:
     "leave supportPublicIp out (or false): REST v2's create cannot ask for a public IP, and RunPod's documentation does not say that a cloud or data centre implies one; TCP ports get the address the machine has (runtime.ports[].isIpPublic tells)",
-  minMemoryInGb: 'give a minMemoryInGb that divides by gpuCount (REST v2 filters RAM per GPU), or leave it out',
-  minVcpuCount: 'give a minVcpuCount that divides by gpuCount (REST v2 filters vCPUs per GPU), or leave it out',
+  minMemoryInGb: 'give a minMemoryInGb that REST v2 can divide by gpuCount (it filters RAM per GPU, in whole GB), or leave it out',
+  minVcpuCount: 'give a minVcpuCount that REST v2 can divide by gpuCount (it filters whole vCPUs per GPU), or leave it out',
   volumeInGb: 'give volumeInGb 0 or at least 10 (REST v2 volumes start at 10 GB), and no volumeInGb with a networkVolumeId or on a CPU pod',
   networkVolumeId: 'mount either a networkVolumeId or a volumeInGb, not both',
   containerDiskInGb: 'give containerDiskInGb of at least 1',
