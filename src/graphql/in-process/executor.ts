@@ -238,7 +238,7 @@ function documentContext(deps: InProcessDeps, options: CallOptions): ResolverCon
 export function createInProcessExecutor(deps: InProcessDeps): InProcessExecutor {
   const schema = buildExecutableSchema();
   // The account's resolvers win a field both answer (Query.myself, User.pods): the account is theirs.
-  const resolvers = mergeTables(createPodResolvers(deps.requester), accountResolvers);
+  const resolvers = mergeTables(createPodResolvers(deps.requester, deps.rest.catalog), accountResolvers);
   installResolvers(schema, resolvers);
   const prepare = createDocumentPreparer(schema);
   const passes = new WeakMap<DocumentNode, Map<string | undefined, Unanswerable>>();
