@@ -1,14 +1,12 @@
-import { GraphQLResponseError, RunpodError, TransportUnsupportedError, ValidationError } from './errors.js';
-import { createDeployCatalog, createGpuTypesApi, restPathKit, type GpuTypesApi } from './gpu-types/index.js';
-import { createGraphQLClient, documentFacts, graphqlErrorsKit, rawOptions, routeGraphQL, runtimeKit, type RunpodGraphQL } from './graphql/graphql-client.js';
+import { createDeployCatalog, createGpuTypesApi, type GpuTypesApi } from './gpu-types/index.js';
+import { createGraphQLClient, routeGraphQL, type RunpodGraphQL } from './graphql/graphql-client.js';
 import { createPodsApi, type PodsApi } from './pods/index.js';
 import { createRestClient, type RunpodRest } from './rest/rest-client.js';
 import { createRestRequester } from './rest/rest-request.js';
 import { createServerlessClient, type RunpodServerless } from './serverless/serverless-client.js';
 import { createHttpCoreFromOptions } from './transport/http-core.js';
 import { createTransportChoice } from './transport/transport-choice.js';
-import { validateCallOptions, validateTransportOptions, type RunpodClientOptions } from './transport/options.js';
-import { toJsonBody } from './validation.js';
+import { validateTransportOptions, type RunpodClientOptions } from './transport/options.js';
 
 export interface RunpodClient extends RunpodServerless {
   /** Pods, typed as GraphQL selects them, over GraphQL or REST v2 (`graphqlTransport`). */
@@ -43,29 +41,15 @@ export function createRunpodClient(options: RunpodClientOptions = {}): RunpodCli
   // rp.gpuTypes and deploy's catalog read REST v2 through src/rest/, as rp.rest does.
   const restRequester = createRestRequester(core);
   const pods = createPodsApi({ graphql: upstream, core, choice, catalog: createDeployCatalog(upstream, restRequester, choice) });
-  // Documents run in process over rp.pods and rp.gpuTypes' REST path, loaded with the first one that does.
+  const rest = createRestClient(core);
+  // Documents run in process over rp.pods and REST v2, loaded with the first one that does.
   let routes: ReturnType<typeof loadRoutes> | undefined;
-  const loadRoutes = () =>
-    import('./graphql/in-process/route.js').then((m) =>
-      m.createRoutes({
-        upstream,
-        choice,
-        pods,
-        gpuTypes: restPathKit(restRequester),
-        documentFacts,
-        runtimeKit,
-        rawOptions,
-        toJsonBody,
-        validateCallOptions,
-        graphqlErrorsKit,
-        errors: { RunpodError, GraphQLResponseError, TransportUnsupportedError, ValidationError },
-      }),
-    );
+  const loadRoutes = () => import('./graphql/in-process/route.js').then((m) => m.createRoutes({ upstream, choice, pods, rest, requester: restRequester }));
   return {
     pods,
     gpuTypes: createGpuTypesApi(upstream, restRequester, choice),
     graphql: routeGraphQL(upstream, choice, () => (routes ??= loadRoutes())),
-    rest: createRestClient(core),
+    rest,
     ...createServerlessClient(core),
   };
 }

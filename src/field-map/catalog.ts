@@ -1,5 +1,131 @@
-// The GPU catalog (GpuType, LowestPrice), CPU types and data centres, and their root fields.
-import type { FieldEntry, FieldMap } from './types.js';
+// The GPU catalog (GpuType, LowestPrice), CPU types and data centres, and their root fields: what a
+// public price page reads, so every field is of scope `catalog`.
+import { call, derived, holding, none, path, readPath, standIn, WrongRestShape, type Derivations, type FieldEntry, type FieldMap } from './types.js';
 
-export const catalogQueryFields: Readonly<Record<string, FieldEntry>> = {};
-export const catalogTypes: FieldMap = {};
+const NOT_IN_REST = 'REST v2 has no such field';
+const NO_RESERVED_PRICES = 'REST v2 lists on-demand prices only (no savings-plan terms)';
+const DISCONTINUED_SPOT = 'spot (interruptible) pods are discontinued';
+
+export const catalogQueryFields: Readonly<Record<string, FieldEntry>> = {
+  gpuTypes: holding('GpuType', call(['GET /v2/catalog/gpus'], 'catalog')),
+  cpuTypes: holding('CpuType', call(['GET /v2/catalog/cpus'], 'catalog')),
+  dataCenters: holding('DataCenter', call(['GET /v2/catalog/datacenters'], 'catalog')),
+};
+
+export const catalogTypes: FieldMap = {
+  GpuType: {
+    rest: 'GpuType',
+    scope: 'catalog',
+    fields: {
+      id: path('id'),
+      displayName: path('name'),
+      manufacturer: path('manufacturer'),
+      memoryInGb: path('memory'),
+      secureCloud: path('secure'),
+      communityCloud: path('community'),
+      securePrice: path('price.secure'),
+      communityPrice: path('price.community'),
+      maxGpuCountSecureCloud: path('maxCount.secure'),
+      maxGpuCountCommunityCloud: path('maxCount.community'),
+      maxGpuCount: derived('GpuType.maxGpuCount', ['maxCount.secure', 'maxCount.community'], 'the larger of the two clouds\' ceilings: the most GPUs of this type one pod can have anywhere'),
+      lowestPrice: holding('LowestPrice', call(['GET /v2/catalog/gpus'])),
+      cudaCores: none(NOT_IN_REST),
+      clusterPrice: none('REST v2 prices clusters per cluster, not per GPU type'),
+      oneWeekPrice: none(NO_RESERVED_PRICES),
+      oneMonthPrice: none(NO_RESERVED_PRICES),
+      threeMonthPrice: none(NO_RESERVED_PRICES),
+      sixMonthPrice: none(NO_RESERVED_PRICES),
+      oneYearPrice: none(NO_RESERVED_PRICES),
+      communitySpotPrice: none(DISCONTINUED_SPOT),
+      secureSpotPrice: none(DISCONTINUED_SPOT),
+      throughput: none(NOT_IN_REST),
+      minPodGpuCount: none(NOT_IN_REST),
+      nodeGroupGpuSizes: none(NOT_IN_REST),
+      nodeGroupDatacenters: none(NOT_IN_REST),
+    },
+  },
+  /**
+   * Built by `GpuType.lowestPrice` from the type's REST entries for the filters asked (one per
+   * cloud): src/gpu-types/rest-path.ts `lowestPriceOf` gives these keys.
+   */
+  LowestPrice: {
+    rest: null,
+    scope: 'catalog',
+    fields: {
+      gpuTypeId: path('gpuTypeId'),
+      gpuName: path('gpuName'),
+      uninterruptablePrice: path('uninterruptablePrice'),
+      stockStatus: path('stockStatus'),
+      maxGpuCount: path('maxGpuCount'),
+      availableGpuCounts: standIn(null, 'REST v2 gives a ceiling (maxCount) and a stock level, not the counts in stock (null, as rp.gpuTypes has always answered it over REST v2)'),
+      minMemory: none(NOT_IN_REST),
+      minVcpu: none(NOT_IN_REST),
+      rentalPercentage: none(NOT_IN_REST),
+      rentedCount: none(NOT_IN_REST),
+      totalCount: none(NOT_IN_REST),
+      minDownload: none(NOT_IN_REST),
+      minDisk: none(NOT_IN_REST),
+      minUpload: none(NOT_IN_REST),
+      countryCode: none(NOT_IN_REST),
+      supportPublicIp: none(NOT_IN_REST),
+      compliance: none('REST v2 gives compliance per data centre (dataCenters), not per offer'),
+      maxUnreservedGpuCount: none(NOT_IN_REST),
+    },
+  },
+  CpuType: {
+    rest: 'CpuType',
+    scope: 'catalog',
+    fields: {
+      id: path('id'),
+      displayName: path('name'),
+      groupId: path('group'),
+      manufacturer: none(NOT_IN_REST),
+      cores: none('REST v2 gives the vCPU range of a flavour (vcpu.min, vcpu.max), not the cores of the CPU'),
+      threadsPerCore: none(NOT_IN_REST),
+    },
+  },
+  DataCenter: {
+    rest: 'DataCenter',
+    scope: 'catalog',
+    fields: {
+      id: path('id'),
+      name: path('name'),
+      region: path('region'),
+      globalNetwork: path('globalNetwork'),
+      compliance: derived('DataCenter.compliance', ['compliance'], "REST v2 lists the same certifications; the ones GraphQL has no value for (HIPAA, RENEWABLE) are left out"),
+      storageSupport: derived('DataCenter.storageSupport', ['networkVolumeTypes'], 'a data centre supports network storage when it offers a network volume type'),
+      location: none('REST v2 gives the region (region) and the name, not a location'),
+      storage: none(NOT_IN_REST),
+      s3apiEnabled: none(NOT_IN_REST),
+      storageClusters: none(NOT_IN_REST),
+      listed: none(NOT_IN_REST),
+      gpuAvailability: none('not mapped yet: REST v2 gives it (gpuAvailability with include=AVAILABILITY), with other fields than GraphQL\'s GpuAvailability'),
+      pools: none(NOT_IN_REST),
+    },
+  },
+};
+
+const GRAPHQL_COMPLIANCE = new Set(['GDPR', 'ISO_IEC_27001', 'ISO_14001', 'PCI_DSS', 'HITRUST', 'SOC_1_TYPE_2', 'SOC_2_TYPE_2', 'SOC_3_TYPE_2', 'ITAR', 'FISMA_HIGH']);
+
+function list(parent: Readonly<Record<string, unknown>>, at: string): unknown[] {
+  const value = readPath(parent, at);
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new WrongRestShape(at, 'a list');
+  return value;
+}
+
+function count(parent: Readonly<Record<string, unknown>>, at: string): number | undefined {
+  const value = readPath(parent, at);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new WrongRestShape(at, 'a whole number');
+  return value;
+}
+
+export const catalogDerivations: Derivations = {
+  'GpuType.maxGpuCount': (type) => {
+    const counts = [count(type, 'maxCount.secure'), count(type, 'maxCount.community')].filter((n): n is number => n !== undefined);
+    return counts.length ? Math.max(...counts) : null;
+  },
+  'DataCenter.compliance': (centre) => list(centre, 'compliance').filter((c) => typeof c === 'string' && GRAPHQL_COMPLIANCE.has(c)),
+  'DataCenter.storageSupport': (centre) => list(centre, 'networkVolumeTypes').length > 0,
+};

@@ -1,13 +1,13 @@
 // The field map, whole: each module owns its types and its share of the root types (Query and
 // Mutation are assembled here from every module's part, so no module edits another's rows).
-import { accountMutationFields, accountQueryFields, accountTypes } from './account.js';
-import { catalogQueryFields, catalogTypes } from './catalog.js';
+import { accountDerivations, accountMutationFields, accountQueryFields, accountTypes } from './account.js';
+import { catalogDerivations, catalogQueryFields, catalogTypes } from './catalog.js';
 import { endpointMutationFields, endpointTypes } from './endpoints.js';
 import { networkVolumeMutationFields, networkVolumeTypes } from './network-volumes.js';
-import { podMutationFields, podQueryFields, podTypes } from './pod.js';
+import { podDerivations, podMutationFields, podQueryFields, podTypes } from './pod.js';
 import { registryAuthMutationFields, registryAuthTypes } from './registry-auths.js';
 import { templateMutationFields, templateQueryFields, templateTypes } from './templates.js';
-import type { FieldEntry, FieldMap, FieldScope, TypeMap } from './types.js';
+import type { Derivations, FieldEntry, FieldMap, FieldScope, TypeMap } from './types.js';
 
 export * from './types.js';
 
@@ -30,6 +30,9 @@ export const FIELD_MAP: FieldMap = {
   ...networkVolumeTypes,
   ...registryAuthTypes,
 };
+
+/** Every named derivation (`Type.field` → how it is derived); each module exports its own. */
+export const DERIVATIONS: Derivations = { ...podDerivations, ...catalogDerivations, ...accountDerivations };
 
 /** The entry of `Type.field`, or undefined when the map does not list it (no REST v2 source). */
 export function fieldEntry(type: string, field: string): FieldEntry | undefined {

@@ -25,13 +25,28 @@ export type FieldSource =
    * mutation. `route` names the REST v2 operation(s) it calls (`GET /v2/templates`).
    */
   | { readonly kind: 'call'; readonly routes: readonly string[] }
-  /** No REST v2 source: null, with one error naming the field. `why` is what the docs print. */
-  | { readonly kind: 'none'; readonly why: string };
+  /**
+   * No REST v2 source: null, with one error naming the field. `why` is what the docs print.
+   * `standIn` is only for a field the package's own operations select (`PodFields`: `Pod.machineId`,
+   * `PodRuntimeGpus.id`), so they keep working after the 410: it is answered as that value, without
+   * an error, and the docs' table says so. Any other field with no source is listed by the static
+   * pass (src/graphql/in-process/static-pass.ts) before anything is sent.
+   */
+  | { readonly kind: 'none'; readonly why: string; readonly standIn?: StandIn | undefined };
+
+/** What a field with no source is answered as when the package's own operations select it. */
+export type StandIn = { readonly value: string | number | boolean | null };
 
 export interface FieldEntry {
   readonly source: FieldSource;
   /** @default the type's scope */
   readonly scope?: FieldScope | undefined;
+  /**
+   * For a field whose value is an object (or a list of objects): the GraphQL type it holds, so a
+   * projection without the schema (rp.pods' REST path) knows which map its fields follow. The
+   * contract test checks it against schema.graphql.
+   */
+  readonly type?: string | undefined;
 }
 
 export interface TypeMap {
@@ -58,6 +73,40 @@ export const derived = (derive: string, reads: readonly string[], why: string, s
 });
 export const call = (routes: readonly string[], scope?: FieldScope): FieldEntry => ({ source: { kind: 'call', routes }, scope });
 export const none = (why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', why }, scope });
+/** A field with no source that the package's own operations select, answered as `value` (documented as lossy in the docs' table). */
+export const standIn = (value: string | number | boolean | null, why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', why, standIn: { value } }, scope });
+/** `entry`, for a field that holds objects of the GraphQL type `type`. */
+export const holding = (type: string, entry: FieldEntry): FieldEntry => ({ ...entry, type });
+
+// ---- derivations ------------------------------------------------------------------------------
+
+/** A REST v2 object as a derivation reads it. */
+export type RestObject = Readonly<Record<string, unknown>>;
+
+/**
+ * A named derivation: the field's value from the parent's REST v2 object. It checks what it reads
+ * and throws {@link WrongRestShape} on a value of another type (never a TypeError): the executor
+ * and rp.pods turn that into a ServerError naming the field.
+ */
+export type Derivation = (parent: RestObject) => unknown;
+
+/** Derivations by name; each module exports its own (`podDerivations`), and index.ts merges them. */
+export type Derivations = Readonly<Record<string, Derivation>>;
+
+/**
+ * A REST v2 value of the wrong type, met while following the map. Internal: whoever follows the
+ * map turns it into a ServerError (it never reaches a caller as it is). It names the REST path and
+ * what was expected, never the value (a value can be a secret: `env`).
+ */
+export class WrongRestShape extends Error {
+  override readonly name = 'WrongRestShape';
+  constructor(
+    readonly restPath: string,
+    readonly expected: string,
+  ) {
+    super(`REST v2 answered ${restPath} with a value that is not ${expected}`);
+  }
+}
 
 /** The value at a dotted path of a REST object, or undefined when any step is missing. */
 export function readPath(value: unknown, dotted: string): unknown {

@@ -1,4 +1,4 @@
-import { ServerError, TransportUnsupportedError, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import { GpuTypeCatalogDocument } from '../graphql/__generated__/operations.js';
 import { createRestCatalogApi } from '../rest/catalog.js';
 import type { GraphQLCallOptions, GraphQLRequester } from '../graphql/graphql-client.js';
@@ -8,23 +8,12 @@ import { tagTransport, transportOf } from '../transport/transport-tag.js';
 import { checkInteger, checkNumber } from '../validation.js';
 import { catalogEntries, createGpuTypeCatalog, type GpuTypeCatalog } from './catalog.js';
 import { listOverGraphql } from './graphql-path.js';
-import type { RestPathKit } from './rest-path.js';
 import type { GpuType, GpuTypesApi, GpuTypesListInput } from './types.js';
 
 export type { GpuOffer, GpuOffersInput, GpuType, GpuTypesApi, GpuTypesListInput, StockStatus } from './types.js';
 
 /** The REST v2 mappers, loaded on first use so the start-up bundle does not carry them. */
 export const loadRestPath = () => import('./rest-path.js');
-
-/** What the lazily loaded REST path needs at run time (it imports types only). */
-export function restPathKit(rest: RestRequester): RestPathKit {
-  return {
-    catalog: createRestCatalogApi(rest),
-    wrongShape: (call, options, expected, body): ServerError => rest.core.wrongShape(rest.http(call, options), expected, body),
-    ValidationError,
-    TransportUnsupportedError,
-  };
-}
 
 /**
  * The catalog deploy checks GPU type ids against, read once per client over the current path:
@@ -48,7 +37,10 @@ export function createGpuTypesApi(graphql: GraphQLRequester, rest: RestRequester
     const gpuCount = gpuCountOf(input);
     return choice.run('gpuTypes', operation, {
       graphql: async () => tagEach(await listOverGraphql(graphql, input, gpuCount, options), 'graphql'),
-      rest: async () => tagEach(await (await loadRestPath()).listOverRest(restPathKit(rest), input, gpuCount, options), 'rest'),
+      rest: async () => {
+        const path = await loadRestPath();
+        return tagEach(await path.listOverRest(path.gpuRestSource(rest), input, gpuCount, options), 'rest');
+      },
     });
   }
 

@@ -1,22 +1,21 @@
 // Loaded on first use only (a dynamic import), so clients that never leave GraphQL do not carry it.
-// It imports types only: what it needs at run time comes in a RestPathKit, so no shared chunk
-// (errors, the REST requester) is split out of the start-up bundle on its account.
-import type { ServerError, TransportUnsupportedError, ValidationError } from '../errors.js';
+import { TransportUnsupportedError, ValidationError } from '../errors.js';
 import type { Compliance } from '../graphql/__generated__/operations.js';
 import type { GraphQLCallOptions } from '../graphql/graphql-client.js';
-import type { RestCatalogApi } from '../rest/catalog.js';
-import type { RestCall } from '../rest/rest-request.js';
+import { createRestCatalogApi, type RestCatalogApi } from '../rest/catalog.js';
+import type { RestCall, RestRequester } from '../rest/rest-request.js';
 import type { AvailabilityLevel, GpuCatalogQuery, GpuType as RestGpuType } from '../rest/types.js';
 import type { CallOptions } from '../transport/options.js';
 import type { GpuType, GpuTypesListInput } from './types.js';
 
-/** What the REST path uses from the rest of the package, handed in by its caller. */
-export interface RestPathKit {
+/** What the REST path reads through: the client's REST requester, and the catalog (shared within one document in process). */
+export interface GpuRestSource {
+  readonly rest: RestRequester;
   readonly catalog: RestCatalogApi;
-  wrongShape(call: RestCall, options: CallOptions, expected: string, body: unknown): ServerError;
-  readonly ValidationError: typeof ValidationError;
-  readonly TransportUnsupportedError: typeof TransportUnsupportedError;
 }
+
+/** The catalog of `rest`, read as it is. */
+export const gpuRestSource = (rest: RestRequester): GpuRestSource => ({ rest, catalog: createRestCatalogApi(rest) });
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -66,27 +65,27 @@ function unsupportedGpuFilters(input: object): string[] {
     .map(([key]) => key);
 }
 
-function stringList(kit: RestPathKit, field: string, value: unknown, pattern: RegExp, hint: string): string[] | undefined {
+function stringList(kit: GpuRestSource, field: string, value: unknown, pattern: RegExp, hint: string): string[] | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) throw new kit.ValidationError(field, `must be an array of ${hint}`);
+  if (!Array.isArray(value)) throw new ValidationError(field, `must be an array of ${hint}`);
   const out: string[] = [];
   for (const entry of value as unknown[]) {
     if (entry === null || entry === undefined) continue;
-    if (typeof entry !== 'string' || !pattern.test(entry)) throw new kit.ValidationError(field, `must be an array of ${hint}`);
+    if (typeof entry !== 'string' || !pattern.test(entry)) throw new ValidationError(field, `must be an array of ${hint}`);
     out.push(entry);
   }
   return out;
 }
 
-function optionalString(kit: RestPathKit, field: string, value: unknown, pattern: RegExp, hint: string): string | undefined {
+function optionalString(kit: GpuRestSource, field: string, value: unknown, pattern: RegExp, hint: string): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || !pattern.test(value)) throw new kit.ValidationError(field, `must be ${hint}`);
+  if (typeof value !== 'string' || !pattern.test(value)) throw new ValidationError(field, `must be ${hint}`);
   return value;
 }
 
-function optionalBoolean(kit: RestPathKit, field: string, value: unknown): boolean | undefined {
+function optionalBoolean(kit: GpuRestSource, field: string, value: unknown): boolean | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') throw new kit.ValidationError(field, 'must be true, false or unset');
+  if (typeof value !== 'boolean') throw new ValidationError(field, 'must be true, false or unset');
   return value;
 }
 
@@ -109,12 +108,12 @@ interface RestListPlan {
 }
 
 /** Checks every filter and turns it into catalog queries; throws before anything is sent. */
-function plan(kit: RestPathKit, input: GpuTypesListInput, gpuCount: number): RestListPlan {
+function plan(kit: GpuRestSource, input: GpuTypesListInput, gpuCount: number): RestListPlan {
   const unsupported = unsupportedGpuFilters(input);
   if (unsupported.length > 0) {
-    throw new kit.TransportUnsupportedError(
+    throw new TransportUnsupportedError(
       unsupported,
-      "REST v2's GPU catalog cannot filter by these, so nothing was sent; leave them out, or use podsTransport: 'graphql' while GraphQL lasts",
+      `REST v2's GPU catalog cannot filter by ${unsupported.join(', ')}, so nothing was sent; leave ${unsupported.length > 1 ? 'them' : 'it'} out of the filter`,
     );
   }
   const secureCloud = optionalBoolean(kit, 'secureCloud', input.secureCloud);
@@ -125,7 +124,7 @@ function plan(kit: RestPathKit, input: GpuTypesListInput, gpuCount: number): Res
   const minCuda = optionalString(kit, 'cudaVersion', input.cudaVersion, /^\d+(\.\d+)?$/, 'a CUDA version like "12.4"');
   const dataCenterId = optionalString(kit, 'dataCenterId', input.dataCenterId, /./, 'a data centre id');
   const compliance = stringList(kit, 'compliance', input.compliance, /^[A-Z0-9_]+$/, `compliance values (${COMPLIANCE.join(', ')})`);
-  if (compliance?.some((c) => !COMPLIANCE.includes(c as Compliance))) throw new kit.ValidationError('compliance', `must hold only ${COMPLIANCE.join(', ')}`);
+  if (compliance?.some((c) => !COMPLIANCE.includes(c as Compliance))) throw new ValidationError('compliance', `must hold only ${COMPLIANCE.join(', ')}`);
   const globalNetwork = optionalBoolean(kit, 'globalNetwork', input.globalNetwork) === true;
 
   // The catalog takes either an exact set or a minimum (400 with both): send the versions that satisfy both.
@@ -175,13 +174,29 @@ const callOptions = (options: GraphQLCallOptions | undefined): CallOptions => {
   return rest;
 };
 
+/** What `GpuType.lowestPrice` is over REST v2, for the filters and count asked (src/field-map/catalog.ts maps its keys). */
+export interface RestLowestPrice {
+  readonly gpuTypeId: string;
+  readonly gpuName: string;
+  /** The list price of one GPU: the lowest of the clouds in stock. */
+  readonly uninterruptablePrice: number;
+  readonly stockStatus: string;
+  /** The most GPUs one pod can have, in the clouds asked. */
+  readonly maxGpuCount: number | null;
+}
+
+/** One GPU type of REST v2's catalog, with its lowest price for the filters asked. */
+export interface RestGpuOffer {
+  readonly type: RestGpuType;
+  readonly lowestPrice: RestLowestPrice;
+}
+
 /**
- * `gpuTypes.list` over REST v2: `GET /v2/catalog/gpus` with availability for pods, once per cloud
- * asked for, mapped into GraphQL's `GpuType`. Lossy, and documented so: the price is the list price
- * of one GPU (the lowest of the clouds in stock), stock is scoped to the count and cloud, and
- * `availableGpuCounts` is null (REST v2 has no per-count stock).
+ * GPU types over REST v2: `GET /v2/catalog/gpus` with availability for pods, once per cloud asked
+ * for. Lossy, and documented so: the price is the list price of one GPU (the lowest of the clouds
+ * in stock), stock is scoped to the count and cloud, and REST v2 has no per-count stock.
  */
-export async function listOverRest(kit: RestPathKit, input: GpuTypesListInput, gpuCount: number, options?: GraphQLCallOptions): Promise<GpuType[]> {
+export async function readOverRest(kit: GpuRestSource, input: GpuTypesListInput, gpuCount: number, options?: GraphQLCallOptions): Promise<RestGpuOffer[]> {
   const p = plan(kit, input, gpuCount);
   const opts = callOptions(options);
   const { catalog } = kit;
@@ -210,35 +225,46 @@ export async function listOverRest(kit: RestPathKit, input: GpuTypesListInput, g
     }
   });
 
-  const result: GpuType[] = [];
+  const result: RestGpuOffer[] = [];
   for (const { type, levels } of seen.values()) {
     const offered = levels.filter(({ cloud }) => (cloud === 'SECURE' ? type.secure : type.community));
     const inStock = levels.filter(({ level }) => level !== 'NONE');
     // The clouds in stock; with none, those that offer the type; with none, every cloud asked.
     const priced = (inStock.length > 0 ? inStock : offered.length > 0 ? offered : levels).map(({ cloud }) => (cloud === 'SECURE' ? type.price.secure : type.price.community));
     const level = levels.reduce<AvailabilityLevel>((best, l) => higher(best, l.level), 'NONE');
+    const ceilings = levels.map(({ cloud }) => (isRecord(type.maxCount) ? type.maxCount[cloud === 'SECURE' ? 'secure' : 'community'] : undefined)).filter((n): n is number => typeof n === 'number');
     result.push({
-      id: type.id,
-      displayName: type.name,
-      memoryInGb: type.memory,
-      secureCloud: type.secure,
-      communityCloud: type.community,
+      type,
       lowestPrice: {
+        gpuTypeId: type.id,
+        gpuName: type.name,
         uninterruptablePrice: Math.min(...priced),
         stockStatus: STOCK[level],
-        availableGpuCounts: null,
+        maxGpuCount: ceilings.length ? Math.max(...ceilings) : null,
       },
-    } satisfies GpuType);
+    });
   }
   return result;
 }
 
-async function readCloud(kit: RestPathKit, query: GpuCatalogQuery, options: CallOptions): Promise<RestGpuType[]> {
+/** `gpuTypes.list` over REST v2: {@link readOverRest}, in GraphQL's `GpuType` shape (`availableGpuCounts` is null). */
+export async function listOverRest(kit: GpuRestSource, input: GpuTypesListInput, gpuCount: number, options?: GraphQLCallOptions): Promise<GpuType[]> {
+  return (await readOverRest(kit, input, gpuCount, options)).map(({ type, lowestPrice }) => ({
+    id: type.id,
+    displayName: type.name,
+    memoryInGb: type.memory,
+    secureCloud: type.secure,
+    communityCloud: type.community,
+    lowestPrice: { uninterruptablePrice: lowestPrice.uninterruptablePrice, stockStatus: lowestPrice.stockStatus, availableGpuCounts: null },
+  }));
+}
+
+async function readCloud(kit: GpuRestSource, query: GpuCatalogQuery, options: CallOptions): Promise<RestGpuType[]> {
   const types = await kit.catalog.gpus(query, options);
   const bad = types.find((t) => !isRestGpuType(t));
   if (bad !== undefined) {
     const call: RestCall = { method: 'GET', path: '/catalog/gpus', route: 'GET /catalog/gpus', query, idempotent: true };
-    throw kit.wrongShape(call, options, 'GPU types with a name, memory, cloud flags, list prices and availability levels', bad);
+    throw kit.rest.core.wrongShape(kit.rest.http(call, options), 'GPU types with a name, memory, cloud flags, list prices and availability levels', bad);
   }
   return types;
 }

@@ -1,21 +1,11 @@
 // rp.pods above both APIs: validation, the create marker and the lookup after an ambiguous
 // failure, waitUntilReady and the transport choice live here once; graphql-path.ts and
 // rest-path.ts only speak their protocol.
-import {
-  CapacityUnavailableError,
-  NotFoundError,
-  PodTerminalStateError,
-  TimeoutError,
-  TransportUnsupportedError,
-  ValidationError,
-} from '../errors.js';
+import { NotFoundError, PodTerminalStateError, TimeoutError, ValidationError } from '../errors.js';
 import type { GpuTypeCatalog } from '../gpu-types/catalog.js';
 import type { EnvironmentVariableInput } from '../graphql/__generated__/operations.js';
 import type { GraphQLCallOptions, GraphQLRequester } from '../graphql/graphql-client.js';
 import { parsePodEnv } from '../graphql/pod-env.js';
-import { createRestCatalogApi } from '../rest/catalog.js';
-import { createRestPodsApi, sendPodCreate } from '../rest/pods.js';
-import { createRestRequester } from '../rest/rest-request.js';
 import { linkAbort } from '../transport/abort.js';
 import { monotonicNow } from '../transport/clock.js';
 import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
@@ -68,11 +58,7 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
   // Loaded on the first call that goes over REST v2, as the GraphQL runtime is on the first GraphQL call.
   let loadingRest: Promise<RestPodsPath> | undefined;
   const restPath = () =>
-    (loadingRest ??= import('./rest-path.js').then((m) => {
-      const rest = createRestRequester(core);
-      const errors = { CapacityUnavailableError, NotFoundError, TransportUnsupportedError, ValidationError };
-      return m.createRestPodsPath({ rest, pods: createRestPodsApi(rest), catalog: createRestCatalogApi(rest), sendPodCreate: (body, o) => sendPodCreate(rest, body, o), errors });
-    }));
+    (loadingRest ??= import('./rest-path.js').then((m) => m.createRestPodsPath(core)));
 
   /**
    * The steps of one call: each goes where the choice says, and once one step went over REST the
@@ -122,13 +108,16 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
     );
   }
 
-  /** Why a pod that REST v2 reports failed stopped: its last system log lines (v2 has no lastStatusChange). */
+  /**
+   * Why a pod that REST v2 reports failed stopped: its last system log line (REST v2's
+   * lastStatusChange only states the status), else that statement.
+   */
   async function reasonOf(pod: Pod, signal: AbortSignal | undefined): Promise<string | null> {
-    if (pod.lastStatusChange || transportOf(pod) !== 'rest') return pod.lastStatusChange;
+    if (transportOf(pod) !== 'rest') return pod.lastStatusChange;
     try {
-      return (await (await restPath()).failureReason(pod.id, signal)) ?? null;
+      return (await (await restPath()).failureReason(pod.id, signal)) ?? pod.lastStatusChange;
     } catch {
-      return null;
+      return pod.lastStatusChange;
     }
   }
 

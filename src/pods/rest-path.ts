@@ -1,42 +1,35 @@
-// rp.pods over REST v2, loaded on the first call that goes there. Every answer is mapped into the
-// generated GraphQL result types, typed against the generated REST v2 types: a contract change
-// breaks the build. Inputs REST v2 cannot honour are refused before anything is sent.
-import type { CapacityUnavailableError, ConflictError, NotFoundError, RunpodError, TransportUnsupportedError, ValidationError } from '../errors.js';
-import type { EnvironmentVariableInput, PodFieldsFragment, PodStatus } from '../graphql/__generated__/operations.js';
+// rp.pods over REST v2, loaded on the first call that goes there. Every answer is the field map's
+// projection of the REST v2 pod onto the `PodFields` fragment (src/field-map/pod.ts says where each
+// field comes from, once, for this path and the in-process executor alike). Inputs REST v2 cannot
+// honour are refused before anything is sent.
+import { CapacityUnavailableError, NotFoundError, TransportUnsupportedError, ValidationError, type ConflictError, type RunpodError } from '../errors.js';
+import { fragmentSelection, project } from '../field-map/projection.js';
+import { DESIRED_STATUS } from '../field-map/pod.js';
+import { WrongRestShape } from '../field-map/types.js';
+import { PodFieldsFragmentDoc, type EnvironmentVariableInput } from '../graphql/__generated__/operations.js';
 import type { GraphQLCallOptions } from '../graphql/graphql-client.js';
-import type { RestCatalogApi } from '../rest/catalog.js';
-import type { RestPodsApi } from '../rest/pods.js';
-import type { RestRequester } from '../rest/rest-request.js';
-import type { Cloud, CreatePodInput, GpuCatalogQuery, GpuType as RestGpuType, Pod as RestPod, PodStatus as RestPodStatus } from '../rest/types.js';
-import type { CallOptions } from '../transport/options.js';
+import { createRestCatalogApi } from '../rest/catalog.js';
+import { createRestPodsApi, sendPodCreate } from '../rest/pods.js';
+import { createRestRequester } from '../rest/rest-request.js';
+import type { Cloud, CreatePodInput, GpuCatalogQuery, GpuType as RestGpuType, Pod as RestPod } from '../rest/types.js';
+import type { HttpCore } from '../transport/http-core.js';
 import type { DeployCpuPodInput, DeployPodInput, Pod, ResumePodInput, StoppedPod } from './types.js';
 
-/**
- * What this lazily loaded module uses of the eager ones, handed in rather than imported: an import
- * would make the bundlers of code-splitting apps move those modules into a chunk of their own,
- * which costs the start-up more than this module saves it.
- */
-export interface RestPathKit {
-  readonly rest: RestRequester;
-  readonly pods: RestPodsApi;
-  readonly catalog: RestCatalogApi;
-  /** One `POST /pods`, never resent (src/rest/pods.ts). */
-  readonly sendPodCreate: (body: CreatePodInput, options?: CallOptions) => Promise<RestPod>;
-  readonly errors: {
-    readonly CapacityUnavailableError: typeof CapacityUnavailableError;
-    readonly NotFoundError: typeof NotFoundError;
-    readonly TransportUnsupportedError: typeof TransportUnsupportedError;
-    readonly ValidationError: typeof ValidationError;
-  };
-}
-
-/** The client's errors are told apart by name here (their classes stay in the eager bundle). */
+/** The client's errors are told apart by name here (a retried error may come from another copy of the module). */
 function isError<E extends RunpodError>(err: unknown, ...names: Array<E['name']>): err is E {
   return err instanceof Error && names.includes(err.name);
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === 'string';
+
+/** The REST v2 pod an answer of this path was projected from (the in-process executor reads it). */
+const restPods = new WeakMap<object, RestPod>();
+
+/** The REST v2 pod `answer` (a pod or a stopped pod of rp.pods) came from, when it came over REST v2. */
+export function restPodOf(answer: unknown): RestPod | undefined {
+  return answer !== null && typeof answer === 'object' ? restPods.get(answer) : undefined;
+}
 
 export interface RestPodsPath {
   get(podId: string, options?: GraphQLCallOptions): Promise<Pod | null>;
@@ -53,27 +46,15 @@ export interface RestPodsPath {
 
 // ---- answers --------------------------------------------------------------------------------
 
-/** The requested state from the observed one: ERROR maps to EXITED, so a wait fails fast and `start` stays possible. */
-const DESIRED_STATUS: Readonly<Record<RestPodStatus, PodStatus>> = {
-  PROVISIONING: 'RUNNING',
-  STARTING: 'RUNNING',
-  RUNNING: 'RUNNING',
-  EXITED: 'EXITED',
-  ERROR: 'EXITED',
-  TERMINATED: 'TERMINATED',
-};
-
 const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const optional = (value: unknown, ok: (v: unknown) => boolean) => value === undefined || value === null || ok(value);
 const isNumber = (v: unknown) => typeof v === 'number';
 const isRecordList = (v: unknown) => Array.isArray(v) && v.every(isRecord);
 
-/** Every field the mapping reads, of the type it reads; anything else is the answer's own business. */
+/** What the `PodFields` projection relies on, of the type it relies on; anything else is the answer's own business. */
 function isRestPod(value: unknown): value is RestPod {
-  if (!isRecord(value) || !isString(value.id) || !isString(value.name) || !isString(value.status) || !(value.status in DESIRED_STATUS)) return false;
+  if (!isRecord(value) || !isString(value.id) || !isString(value.name) || !isString(value.status) || !Object.hasOwn(DESIRED_STATUS, value.status)) return false;
   if (!isNumber(value.cost) || !optional(value.image, isString)) return false;
-  if (!optional(value.env, (env) => isRecord(env) && Object.values(env).every(isString))) return false;
   if (!optional(value.gpu, (gpu) => isRecord(gpu) && optional(gpu.count, isNumber))) return false;
   if (!optional(value.ssh, (ssh) => isRecord(ssh) && optional(ssh.proxy, (p) => isRecord(p) && optional(p.username, isString)))) return false;
   return optional(
@@ -82,48 +63,14 @@ function isRestPod(value: unknown): value is RestPod {
   );
 }
 
-const PRIVATE_V4 = /^(?:10\.|127\.|169\.254\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.)/;
-const PRIVATE_V6 = /^(?:::1$|f[cd]|fe[89ab])/i;
+/** The package's `PodFields` fragment, as the projection follows it. */
+const POD_FIELDS = fragmentSelection(PodFieldsFragmentDoc.toString(), 'PodFields');
 
-/** REST v2 has no `isIpPublic`: a TCP port on an address outside the private and shared ranges. */
-function isPublicIp(ip: string | null, type: string | null): boolean {
-  return type === 'tcp' && !!ip && !PRIVATE_V4.test(ip) && !PRIVATE_V6.test(ip);
-}
-
-type Runtime = NonNullable<PodFieldsFragment['runtime']>;
-
-/** A REST v2 pod as the `PodFields` fragment. Lossy where v2 has no source: see the README. */
+/** A REST v2 pod as the `PodFields` fragment, through the field map. Lossy where v2 has no source: see the README. */
 function toGraphQLPod(pod: RestPod): Pod {
-  const desiredStatus = DESIRED_STATUS[pod.status];
-  // `runtime` only while RUNNING: a create answers `runtime: {}` while PROVISIONING.
-  const rt = pod.status === 'RUNNING' ? pod.runtime : null;
-  const runtime: Runtime | null = rt
-    ? {
-        uptimeInSeconds: num(rt.uptime),
-        gpus: (rt.gpus ?? []).map((g) => ({ id: null, gpuUtilPercent: num(g.util), memoryUtilPercent: num(g.memoryUtil) })),
-        container: { cpuPercent: num(rt.cpu?.util), memoryPercent: num(rt.memory?.util) },
-        ports: (rt.ports ?? []).map((p) => {
-          const ip = str(p.ip);
-          const type = str(p.type);
-          return { ip, isIpPublic: isPublicIp(ip, type), privatePort: num(p.private), publicPort: num(p.public), type };
-        }),
-      }
-    : null;
-  const podHostId = str(pod.ssh?.proxy?.username);
-  return {
-    id: pod.id,
-    name: pod.name,
-    imageName: str(pod.image),
-    env: Object.entries(pod.env ?? {}).map(([key, value]) => `${key}=${value}`),
-    machineId: '',
-    desiredStatus,
-    lastStatusChange: null,
-    costPerHr: pod.cost,
-    // The requested count; while running, the GPUs actually held.
-    gpuCount: rt?.gpus ? rt.gpus.length : (num(pod.gpu?.count) ?? 0),
-    machine: podHostId ? { podHostId } : null,
-    runtime,
-  };
+  const mapped = project('Pod', pod as unknown as Record<string, unknown>, POD_FIELDS) as unknown as Pod;
+  restPods.set(mapped, pod);
+  return mapped;
 }
 
 // ---- inputs ---------------------------------------------------------------------------------
@@ -137,11 +84,30 @@ const PLACEMENT_ONLY = [
   'aiApiId', 'ideAiApiId', 'deployCost', 'instanceIds', 'savingsPlan',
 ] as const;
 
-function refuseWith(Unsupported: typeof TransportUnsupportedError, fields: string[], operation: string, why: string): void {
+/**
+ * How a caller changes each refused input, in terms of the input itself (a GraphQL caller has no
+ * client option to set). An input not listed here is simply left out.
+ */
+const FIXES: Readonly<Record<string, string>> = {
+  supportPublicIp:
+    "leave supportPublicIp out (or false): REST v2's create cannot ask for a public IP, and RunPod's documentation does not say that a cloud or data centre implies one; TCP ports get the address the machine has (runtime.ports[].isIpPublic tells)",
+  minMemoryInGb: 'give a minMemoryInGb that divides by gpuCount (REST v2 filters RAM per GPU), or leave it out',
+  minVcpuCount: 'give a minVcpuCount that divides by gpuCount (REST v2 filters vCPUs per GPU), or leave it out',
+  volumeInGb: 'give volumeInGb 0 or at least 10 (REST v2 volumes start at 10 GB), and no volumeInGb with a networkVolumeId or on a CPU pod',
+  networkVolumeId: 'mount either a networkVolumeId or a volumeInGb, not both',
+  containerDiskInGb: 'give containerDiskInGb of at least 1',
+  cudaVersion: 'give either cudaVersion (a minimum) or allowedCudaVersions (a list), not both',
+  allowedCudaVersions: 'give either cudaVersion (a minimum) or allowedCudaVersions (a list), not both',
+  gpuCount: 'leave gpuCount out, or give the count the pod has (REST v2 starts a pod with the GPUs it had)',
+  instanceId: 'give an instanceId such as cpu3c-2-4 whose memory matches the flavour, or leave the memory part out (cpu3c-2)',
+};
+
+function refuse(fields: string[], operation: string, why: string): void {
   if (fields.length) {
-    throw new Unsupported(
+    const fixes = [...new Set(fields.map((f) => FIXES[f] ?? `leave ${f} out`))];
+    throw new TransportUnsupportedError(
       fields.map((f) => `input.${f}`),
-      `${operation} over REST v2 cannot honour ${why}; nothing was sent. Leave ${fields.length > 1 ? 'them' : 'it'} out, or use podsTransport: 'graphql' while GraphQL lasts`,
+      `${operation} over REST v2 cannot honour ${fields.join(', ')} (${why}); nothing was sent. To send it: ${fixes.join('; ')}`,
     );
   }
 }
@@ -251,23 +217,28 @@ const clean = (options: GraphQLCallOptions | undefined) => {
   return call;
 };
 
-export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
-  const { rest, pods, catalog } = kit;
-  const core = rest.core;
-  const { CapacityUnavailableError, NotFoundError, TransportUnsupportedError, ValidationError } = kit.errors;
-  const refuse = (fields: string[], operation: string, why: string) => refuseWith(TransportUnsupportedError, fields, operation, why);
+export function createRestPodsPath(core: HttpCore): RestPodsPath {
+  const rest = createRestRequester(core);
+  const pods = createRestPodsApi(rest);
+  const catalog = createRestCatalogApi(rest);
 
   /**
    * A pod answer of `route` (for pod `id`), checked: a wrong shape is a ServerError naming the
    * route, never a TypeError.
    */
   function mapped(value: unknown, route: string, id = ''): Pod {
-    if (!isRestPod(value)) {
+    const wrong = (what = 'a REST v2 Pod (id, name, status, cost, env, runtime)') => {
       const [method, template] = route.split(' ') as ['GET' | 'POST', string];
       const path = template.replace('{id}', encodeURIComponent(id));
-      throw core.wrongShape(rest.http({ method, path, route, idempotent: method === 'GET' }), 'a REST v2 Pod (id, name, status, cost, env, runtime)', value);
+      return core.wrongShape(rest.http({ method, path, route, idempotent: method === 'GET' }), what, value);
+    };
+    if (!isRestPod(value)) throw wrong();
+    try {
+      return toGraphQLPod(value);
+    } catch (err) {
+      if (err instanceof WrongRestShape) throw wrong(`a REST v2 Pod whose ${err.restPath} is ${err.expected}`);
+      throw err;
     }
-    return toGraphQLPod(value);
   }
 
   async function get(podId: string, options?: GraphQLCallOptions): Promise<Pod | null> {
@@ -322,7 +293,7 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
   }
 
   async function deploy(input: DeployPodInput, env: EnvironmentVariableInput[], options: GraphQLCallOptions | undefined, sending: () => void): Promise<Pod> {
-    refuse(unsupportedDeployFields(input), 'deploy', 'these inputs (minMemoryInGb and minVcpuCount map only when they divide by gpuCount)');
+    refuse(unsupportedDeployFields(input), 'deploy', 'REST v2 has no equivalent, or takes it only in another form');
     const minimums = perGpuMinimums(input, []);
     const offers = await candidates(input, options);
     const base = containerFields(input, env);
@@ -347,7 +318,7 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
       if (offer.dataCenterIds) body.dataCenterIds = offer.dataCenterIds;
       try {
         sending();
-        return mapped(await kit.sendPodCreate(body, clean(options)), 'POST /pods');
+        return mapped(await sendPodCreate(rest, body, clean(options)), 'POST /pods');
       } catch (err) {
         // Only a clean refusal moves on: anything that may have created the pod is settled by its marker.
         if (!isError(err, 'CapacityUnavailableError', 'PermissionDeniedError')) throw err;
@@ -358,7 +329,7 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
   }
 
   async function deployCpu(input: DeployCpuPodInput, env: EnvironmentVariableInput[], options: GraphQLCallOptions | undefined, sending: () => void): Promise<Pod> {
-    refuse(unsupportedDeployCpuFields(input), 'deployCpu', 'these inputs (instanceId must look like cpu3c-2-4; CPU pods take no volume)');
+    refuse(unsupportedDeployCpuFields(input), 'deployCpu', 'instanceId must look like cpu3c-2-4, and CPU pods take no volume');
     const [, flavour = '', vcpus = '', memory] = CPU_INSTANCE.exec(input.instanceId)!;
     const vcpuCount = Number(vcpus);
     if (memory !== undefined) {
@@ -371,7 +342,7 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
     const body: CreatePodInput = { ...containerFields(input, env), name: podName(input), cpu: { id: flavour, vcpuCount } };
     if (input.cloudType === 'SECURE' || input.cloudType === 'COMMUNITY') body.cloud = input.cloudType;
     sending();
-    return mapped(await kit.sendPodCreate(body, clean(options)), 'POST /pods');
+    return mapped(await sendPodCreate(rest, body, clean(options)), 'POST /pods');
   }
 
   return {
@@ -408,7 +379,9 @@ export function createRestPodsPath(kit: RestPathKit): RestPodsPath {
     async stop(podId, options) {
       try {
         const pod = mapped(await pods.stop(podId, clean(options)), 'POST /pods/{id}/action', podId);
-        return { id: pod.id, desiredStatus: pod.desiredStatus };
+        const stopped: StoppedPod = { id: pod.id, desiredStatus: pod.desiredStatus };
+        restPods.set(stopped, restPodOf(pod)!);
+        return stopped;
       } catch (err) {
         // Already stopped: safe to retry, as on GraphQL.
         if (isError<ConflictError>(err, 'ConflictError') && (err.resourceStatus === 'EXITED' || err.resourceStatus === 'ERROR')) return { id: podId, desiredStatus: 'EXITED' };

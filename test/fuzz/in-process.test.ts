@@ -6,6 +6,7 @@ import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { createRunpodClient, RunpodError } from '../../src/index.js';
 import { createEmulator } from '../../src/emulator/index.js';
+import { registerSecretValue } from '../../src/transport/redact.js';
 import { counted, FUZZ_TIMEOUT_MS, params } from './harness.js';
 
 const KEY = 'rpa_fuzz_in_process';
@@ -101,4 +102,79 @@ describe('random documents valid against schema.graphql, run in process over RES
     expect(results).toBeGreaterThan(0);
     expect(graphqlRequests).toBe(0);
   }, FUZZ_TIMEOUT_MS * 3);
+});
+
+// The field map's generic resolver on REST v2 pods of any shape: each field that reads a value of
+// the wrong type is a typed field error (ServerError), never a TypeError; neither the key nor a
+// secret value a malformed answer carries reaches the answer or its errors.
+const SHAPE_KEY = 'rpa_fuzz_shape_key_0123456789';
+const SECRET = 'hf_fuzz_secret_value_98765';
+const VALID_POD = {
+  id: 'p1', name: 'n', status: 'RUNNING', cost: 0.5, image: 'img', args: '', disk: 20, ports: ['22/tcp'], env: { A: 'b' }, registry: null, cloud: 'SECURE', dataCenterId: 'US-KS-2',
+  gpu: { id: 'NVIDIA RTX A4000', count: 1, vcpuCount: 8, memory: 31 }, mounts: { persistent: { size: 20, path: '/workspace' } }, template: null, locked: false,
+  ssh: { proxy: { host: 'ssh.runpod.io', port: 22, username: 'p1-0a1b2c3d', command: 'ssh' }, direct: null }, globalNetworking: { enabled: false },
+  runtime: { uptime: 5, gpus: [{ util: 1, memoryUtil: 2 }], cpu: { util: 3 }, memory: { util: 4 }, ports: [{ private: 22, public: 40000, type: 'tcp', ip: '203.0.113.9' }] },
+  createdAt: '2026-11-28T00:00:00Z', startedAt: '2026-11-28T00:00:01Z',
+};
+const POD_DOC = `{ pod(input: { podId: "p1" }) {
+  id name imageName env desiredStatus costPerHr gpuCount memoryInGb vcpuCount containerDiskInGb volumeInGb volumeMountPath dockerArgs ports
+  uptimeSeconds createdAt podType lastStatusChange machineId templateId locked networkVolumeId
+  machine { podHostId gpuTypeId dataCenterId location secureCloud }
+  runtime { uptimeInSeconds gpus { id gpuUtilPercent memoryUtilPercent } container { cpuPercent memoryPercent } ports { ip isIpPublic privatePort publicPort type } }
+} }`;
+/** A wrong value for any field: never a bare string, so no mapped string field may pass it on. */
+const wrongValue = fc.oneof(
+  fc.constant({ leaked: SHAPE_KEY }),
+  fc.constant([SHAPE_KEY, SECRET]),
+  fc.constant({ HF_TOKEN: { value: SECRET } }),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant([{ util: 'x' }, 7]),
+);
+const KEYS = Object.keys(VALID_POD);
+const NESTED = ['gpu.memory', 'gpu.count', 'runtime.gpus', 'runtime.ports', 'runtime.cpu', 'mounts.persistent', 'mounts.network', 'ssh.proxy', 'env.A', 'runtime.uptime'];
+
+describe('REST v2 pods of any shape, through the field map', () => {
+  it('give typed field errors only, and never the key or a secret value', async () => {
+    // A secret value the process knows (as rp.rest.secrets registers the values it creates).
+    const holder = {};
+    registerSecretValue(SECRET, holder);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom(...KEYS, ...NESTED), wrongValue, { maxKeys: 5 }),
+        counted('field-map-shapes', async (changes) => {
+          const pod = structuredClone(VALID_POD) as Record<string, unknown>;
+          for (const [at, value] of Object.entries(changes)) {
+            const [head, tail] = at.split('.') as [string, string | undefined];
+            if (tail === undefined) pod[head] = value;
+            else if (pod[head] && typeof pod[head] === 'object') (pod[head] as Record<string, unknown>)[tail] = value;
+          }
+          const rp = createRunpodClient({
+            apiKey: SHAPE_KEY,
+            graphqlTransport: 'rest',
+            rateLimits: false,
+            maxRetries: 0,
+            fetch: async () => new Response(JSON.stringify(pod), { status: 200, headers: { 'content-type': 'application/json' } }),
+          });
+          const result = await rp.graphql.execute(POD_DOC);
+          for (const error of result.errors ?? []) {
+            expect(error.originalError, error.message).toBeInstanceOf(RunpodError);
+            expect(['ServerError', 'TransportUnsupportedError']).toContain(error.extensions?.code);
+          }
+          const text = JSON.stringify(result);
+          expect(text).not.toContain(SHAPE_KEY);
+          expect(text).not.toContain(SECRET);
+          try {
+            await rp.graphql.request(POD_DOC);
+          } catch (err) {
+            expect(err, String(err)).toBeInstanceOf(RunpodError);
+            expect(String((err as Error).message)).not.toContain(SECRET);
+          }
+        }),
+      ),
+      params(80),
+    );
+  }, FUZZ_TIMEOUT_MS * 2);
 });

@@ -31,7 +31,11 @@ describe('a whole session with GraphQL retired', () => {
     const pod = await rp.pods.deploy({ name: 'retired', imageName: image, gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1, cloudType: 'SECURE', ports: '8888/http,22/tcp', env: { HF_HOME: '/workspace/hf' } });
     expect(graphqlSent()).toBe(1);
     expect(transportOf(pod)).toBe('rest');
-    expect(pod).toMatchObject({ name: 'retired', imageName: image, machineId: '', lastStatusChange: null, desiredStatus: 'RUNNING' });
+    // REST v2 states the observed status where GraphQL gave free text; machineId has no source ('').
+    expect(pod).toMatchObject({ name: 'retired', imageName: image, machineId: '', desiredStatus: 'RUNNING' });
+    expect(pod.lastStatusChange).toMatch(/^(PROVISIONING|STARTING|RUNNING since \d{4}-.+)$/);
+    // The create answer already carries the SSH proxy's routing token (scripts build <podHostId>@ssh.runpod.io).
+    expect(pod.machine?.podHostId).toMatch(new RegExp(`^${pod.id}-[0-9a-f]{8}$`));
     expect(parsePodEnv(pod.env).HF_HOME).toBe('/workspace/hf');
     // The tag is invisible to JSON and equality.
     expect(JSON.parse(JSON.stringify(pod))).toEqual(pod);

@@ -70,7 +70,8 @@ export function podView(platform: Platform, pod: EmulatedPod): Record<string, un
     dataCenterId: host.dataCenterId,
     cudaVersion: pod.computeType === 'CPU' ? null : host.cudaVersion,
     ssh: {
-      proxy: up ? { host: 'ssh.runpod.io', port: 22, username, command: `ssh ${username}@ssh.runpod.io` } : null,
+      // The contract: null only until the pod has a machine (its create answer already carries it).
+      proxy: status !== 'TERMINATED' ? { host: 'ssh.runpod.io', port: 22, username, command: `ssh ${username}@ssh.runpod.io` } : null,
       direct: up && ssh ? { host: ssh.ip, port: ssh.publicPort, username: 'root', command: `ssh root@${ssh.ip} -p ${ssh.publicPort}` } : null,
     },
     ...(extras.cluster && { cluster: { id: extras.cluster.id, rank: extras.cluster.rank } }),

@@ -1,26 +1,48 @@
 // schema.graphql executed in process over REST v2 (graphql-js `execute`), loaded on first use.
-// The resolvers own no mapping: pods come from rp.pods (its REST path maps them, its create path
-// keeps the create-once rule), GPU types from the REST path of rp.gpuTypes, and what neither maps
-// is a field error naming the field, never a made-up value. Run-time helpers come in a kit, so
-// no shared chunk is split out of the start-up bundle on this module's account.
-import { execute, getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLFieldResolver, type GraphQLResolveInfo } from 'graphql';
-import type { RunpodError, TransportUnsupportedError } from '../../errors.js';
-import type { RestPathKit as GpuRestPathKit } from '../../gpu-types/rest-path.js';
-import { listOverRest } from '../../gpu-types/rest-path.js';
-import type { GpuType, GpuTypesListInput } from '../../gpu-types/types.js';
-import type { DeployCpuPodInput, DeployPodInput, Pod, PodsApi, ResumePodInput } from '../../pods/types.js';
-import type { RestCatalogApi } from '../../rest/catalog.js';
+// One generic resolver follows the field map (src/field-map/): a `path` reads the parent's REST v2
+// object, a `derived` field calls its named derivation, a `call` uses the resolver table (pods and
+// the catalog here, the account's resources in account-resolvers.ts), and a field with no source
+// is null with one error naming it. Every resolver is made once per field when the schema is
+// built, so a repeated document looks nothing up per field.
+import {
+  execute,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  GraphQLEnumType,
+  GraphQLError,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLField,
+  type GraphQLFieldResolver,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+} from 'graphql';
+import { RunpodError, ServerError, TransportUnsupportedError } from '../../errors.js';
+import { DERIVATIONS, FIELD_MAP } from '../../field-map/index.js';
+import { readPath, WrongRestShape, type FieldEntry } from '../../field-map/types.js';
+import type { PodsApi } from '../../pods/types.js';
+import type { RunpodRest } from '../../rest/rest-client.js';
+import type { RestRequester } from '../../rest/rest-request.js';
 import type { CallOptions } from '../../transport/options.js';
+import { redactText } from '../../transport/redact.js';
 import { buildExecutableSchema, createDocumentPreparer, isDocument, type PreparedDocument } from '../executable-schema.js';
+import { accountResolvers } from './account-resolvers.js';
+import { createPodResolvers } from './pod-resolvers.js';
+import type { Resolver, ResolverContext, ResolverTable } from './resolver-types.js';
+import { unanswerable, type Unanswerable } from './static-pass.js';
 
-/** What the executor uses of the client, handed in by it. */
-export interface InProcessKit {
+/** What the executor reads through: the client's REST v2 surfaces and rp.pods. */
+export interface InProcessDeps {
   /** The client's rp.pods: on REST v2 whenever this executor runs (it runs only then). */
   readonly pods: PodsApi;
-  /** The REST path of rp.gpuTypes (its catalog is wrapped per document, so each query is read once). */
-  readonly gpuTypes: GpuRestPathKit;
-  readonly TransportUnsupportedError: typeof TransportUnsupportedError;
-  readonly isRunpodError: (err: unknown) => err is RunpodError;
+  readonly rest: RunpodRest;
+  readonly requester: RestRequester;
 }
 
 /** One operation to run. */
@@ -36,152 +58,206 @@ export interface InProcessExecutor {
   prepare(source: string): PreparedDocument;
   /** The operation `operationName` picks (or the only one), or undefined. */
   operation(document: DocumentNode, operationName?: string): ReturnType<typeof getOperationAST>;
+  /** The fields of the picked operation with no REST v2 source (the static pass), once per document. */
+  unanswerable(document: DocumentNode, operationName?: string): Unanswerable;
   run(request: InProcessRequest): Promise<ExecutionResult>;
 }
 
-/**
- * Per-document reads: each distinct read once, whichever fields ask for it. The GPU side is made
- * on the first GPU field: most documents read pods only, and pay nothing for it.
- */
-interface DocumentContext {
-  readonly options: CallOptions;
-  podList?: Promise<Pod[]>;
-  readonly pods: Map<string, Promise<Pod | null>>;
-  gpu?: { readonly kit: GpuRestPathKit; readonly lists: Map<string, Promise<GpuType[]>> };
-}
+/** Where in-process answers say they came from (no URL: nothing was sent over GraphQL). */
+const IN_PROCESS_URL = 'in-process:schema.graphql';
 
-type Resolver = (args: Record<string, unknown>, ctx: DocumentContext, info: GraphQLResolveInfo, source: unknown) => unknown;
-
-/** A catalog whose reads are shared within one document, keyed by route and query. */
-function memoCatalog(catalog: RestCatalogApi): RestCatalogApi {
-  const reads = new Map<string, Promise<unknown>>();
-  const memo =
-    <A extends unknown[], R>(name: string, read: (...args: A) => Promise<R>) =>
-    (...args: A): Promise<R> => {
-      // The call options are the document's, the same for every read: the key is the query.
-      const key = `${name} ${JSON.stringify(args.slice(0, -1))}`;
-      let hit = reads.get(key) as Promise<R> | undefined;
-      if (!hit) {
-        hit = read(...args);
-        reads.set(key, hit);
-      }
-      return hit;
-    };
-  return {
-    gpus: memo('gpus', (q, o) => catalog.gpus(q, o)),
-    gpu: memo('gpu', (id, q, o) => catalog.gpu(id, q, o)),
-    cpus: memo('cpus', (q, o) => catalog.cpus(q, o)),
-    cpu: memo('cpu', (id, q, o) => catalog.cpu(id, q, o)),
-    dataCenters: memo('dataCenters', (q, o) => catalog.dataCenters(q, o)),
-    dataCenter: memo('dataCenter', (id, q, o) => catalog.dataCenter(id, q, o)),
-    templates: memo('templates', (q, o) => catalog.templates(q, o)),
-  };
+/** The error of a field with no REST v2 source. */
+export function noSourceError(fields: readonly string[]): TransportUnsupportedError {
+  return new TransportUnsupportedError(
+    fields,
+    `${fields.join(', ')} ${fields.length > 1 ? 'have' : 'has'} no REST v2 source, so ${fields.length > 1 ? 'they' : 'it'} cannot be answered in process (RunPod's GraphQL is retired or not in use); leave ${fields.length > 1 ? 'them' : 'it'} out of the document`,
+  );
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-/** graphql-js coerces input objects with a null prototype; rp.pods' rules want plain ones. */
-const plain = <T>(value: unknown): T => (isRecord(value) ? ({ ...value } as T) : (value as T));
 
-export function createInProcessExecutor(kit: InProcessKit): InProcessExecutor {
-  const schema = buildExecutableSchema();
-  const prepare = createDocumentPreparer(schema);
-  const { pods } = kit;
+/** A check of one value against a GraphQL output type: what REST v2 answered, as the schema types it. */
+type Check = (value: unknown) => boolean;
 
-  /** A field REST v2 gives no value for: an error naming it (never an invented value). */
-  const noSource = (info: GraphQLResolveInfo): never => {
-    const field = `${info.parentType.name}.${info.fieldName}`;
-    throw new kit.TransportUnsupportedError(
-      [field],
-      `${field} has no REST v2 source this client maps, so it cannot be answered in process (RunPod's GraphQL is retired or not in use); leave it out of the document`,
-    );
-  };
+function leafCheck(type: GraphQLOutputType): Check {
+  const named = getNamedType(type);
+  if (isObjectType(named) || !(named instanceof GraphQLScalarType || named instanceof GraphQLEnumType)) return isRecord;
+  if (named instanceof GraphQLEnumType) return (v) => typeof v === 'string' && named.getValue(v) !== undefined;
+  switch (named.name) {
+    case 'Int':
+      return (v) => Number.isInteger(v);
+    case 'Float':
+      return (v) => typeof v === 'number' && Number.isFinite(v);
+    case 'String':
+    case 'DateTime':
+    case 'Date':
+      return (v) => typeof v === 'string';
+    case 'Boolean':
+      return (v) => typeof v === 'boolean';
+    case 'ID':
+      return (v) => typeof v === 'string' || Number.isInteger(v);
+    default:
+      return () => true;
+  }
+}
 
-  const gpuList = (ctx: DocumentContext, input: GpuTypesListInput, gpuCount: number): Promise<GpuType[]> => {
-    const key = JSON.stringify([input, gpuCount]);
-    const gpu = (ctx.gpu ??= { kit: { ...kit.gpuTypes, catalog: memoCatalog(kit.gpuTypes.catalog) }, lists: new Map() });
-    let hit = gpu.lists.get(key);
-    if (!hit) {
-      hit = listOverRest(gpu.kit, input, gpuCount, ctx.options);
-      gpu.lists.set(key, hit);
+/** Whether `value` fits `type` (list items one level deep; null only where the type allows it). */
+function fits(type: GraphQLOutputType): Check {
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) {
+    const item = nullable.ofType;
+    const itemNonNull = isNonNullType(item);
+    const check = leafCheck(item);
+    return (v) => Array.isArray(v) && v.every((x) => (x === null || x === undefined ? !itemNonNull : check(x)));
+  }
+  return leafCheck(type);
+}
+
+/** The REST path a field reads, for its error. */
+function readsOf(entry: FieldEntry | undefined): string {
+  const source = entry?.source;
+  if (source?.kind === 'path') return source.path;
+  if (source?.kind === 'derived') return source.reads.join(', ') || 'its parent';
+  return 'its answer';
+}
+
+/** A ServerError naming the field and the REST v2 path that answered it wrongly (never the value: it may be a secret). */
+function wrongShape(label: string, what: string): ServerError {
+  return new ServerError(`${label}: REST v2 answered ${what}`, { status: 200, request: { method: 'POST', url: IN_PROCESS_URL, operation: label } });
+}
+
+/**
+ * The resolver of one field, made once: its map entry (or its own resolver when the map does not
+ * list it) decides where the value comes from, and the value is checked against the field's type.
+ */
+function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table: ResolverTable): GraphQLFieldResolver<unknown, ResolverContext> {
+  const label = `${type}.${field.name}`;
+  const entry = FIELD_MAP[type]?.fields[field.name];
+  const own: Resolver | undefined = table[type]?.[field.name];
+  const nonNull = isNonNullType(field.type);
+  const check = fits(field.type);
+  const reads = readsOf(entry);
+
+  const checked = (value: unknown): unknown => {
+    if (value === undefined || value === null) {
+      if (nonNull) throw wrongShape(label, `no value for ${reads}`);
+      return null;
     }
-    return hit;
+    if (!check(value)) throw wrongShape(label, `${reads} with a value of another type than ${String(field.type)}`);
+    // A key or registered secret never reaches an answer, wherever REST v2 put it (an env value).
+    if (typeof value === 'string') return redactText(value);
+    if (Array.isArray(value) && typeof value[0] === 'string') return value.map((v: unknown) => (typeof v === 'string' ? redactText(v) : v));
+    return value;
+  };
+  const derivedFault = (err: unknown): never => {
+    if (err instanceof WrongRestShape) throw wrongShape(label, `${err.restPath} with a value that is not ${err.expected}`);
+    throw err;
   };
 
-  const podById = (ctx: DocumentContext, podId: unknown): Promise<Pod | null> => {
-    const id = String(podId);
-    let hit = ctx.pods.get(id);
-    if (!hit) {
-      hit = pods.get(id, ctx.options);
-      ctx.pods.set(id, hit);
+  const source = entry?.source;
+  if (!source) {
+    if (!own) return () => {
+      throw noSourceError([label]);
+    };
+    return (parent, args, ctx, info) => own(args, ctx, info, parent);
+  }
+  switch (source.kind) {
+    case 'path': {
+      const steps = source.path.split('.');
+      if (steps.length === 1) {
+        const key = steps[0]!;
+        return (parent) => checked(isRecord(parent) && Object.hasOwn(parent, key) ? parent[key] : undefined);
+      }
+      return (parent) => checked(readPath(parent, source.path));
     }
-    return hit;
-  };
-
-  const listPods = (ctx: DocumentContext) => (ctx.podList ??= pods.list(ctx.options));
-
-  const resolvers: Record<string, Record<string, Resolver>> = {
-    Query: {
-      gpuTypes: async ({ input }, ctx) => {
-        const filter = plain<Record<string, unknown> | null>(input) ?? {};
-        return gpuList(ctx, filter as GpuTypesListInput, 1);
-      },
-      // REST v2 has no user route: only the account's pods are known.
-      myself: () => ({}),
-      pod: ({ input }, ctx) => podById(ctx, (input as { podId: string }).podId),
-    },
-    User: {
-      pods: (_args, ctx) => listPods(ctx),
-    },
-    GpuType: {
-      lowestPrice: async ({ input }, ctx, _info, source) => {
-        const parent = source as GpuType | null;
-        const { gpuCount = 1, ...filters } = plain<Record<string, unknown> | null>(input) ?? {};
-        const listed = await gpuList(ctx, filters as GpuTypesListInput, gpuCount as number);
-        return listed.find((t) => t.id === parent?.id)?.lowestPrice ?? null;
-      },
-    },
-    Mutation: {
-      // Through rp.pods: one create marker per call, a lookup after an ambiguous failure, never resent.
-      podFindAndDeployOnDemand: ({ input }, ctx) => pods.deploy(plain<DeployPodInput>(input ?? {}), ctx.options),
-      deployCpuPod: ({ input }, ctx) => pods.deployCpu(plain<DeployCpuPodInput>(input), ctx.options),
-      podResume: ({ input }, ctx) => pods.resume(plain<ResumePodInput>(input), ctx.options),
-      podStop: async ({ input }, ctx) => {
-        const { podId, incrementVersion } = input as { podId: string; incrementVersion?: boolean | null };
-        if (incrementVersion) {
-          throw new kit.TransportUnsupportedError(['input.incrementVersion'], 'podStop over REST v2 cannot honour incrementVersion; nothing was sent. Leave it out');
+    case 'derived': {
+      const derive = DERIVATIONS[source.derive];
+      if (!derive) throw new Error(`${label}: the field map names a derivation ${source.derive} that no module exports`);
+      return (parent) => {
+        if (!isRecord(parent)) throw wrongShape(label, 'its parent as something other than an object');
+        try {
+          return checked(derive(parent));
+        } catch (err) {
+          return derivedFault(err);
         }
-        return pods.stop(podId, ctx.options);
-      },
-      podTerminate: async ({ input }, ctx) => {
-        await pods.terminate((input as { podId: string }).podId, ctx.options);
-        return null;
-      },
+      };
+    }
+    case 'call': {
+      if (!own) return () => {
+        throw noSourceError([label]);
+      };
+      // A call answers REST objects; what they hold is checked field by field as the map is followed.
+      return async (parent, args, ctx, info) => checked(await own(args, ctx, info, parent));
+    }
+    case 'none': {
+      const standIn = source.standIn;
+      if (standIn) return () => standIn.value;
+      return () => {
+        throw noSourceError([label]);
+      };
+    }
+  }
+}
+
+/** Sets every field's resolver of `schema` from the map and `table`, once. */
+function installResolvers(schema: GraphQLSchema, table: ResolverTable): void {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!(type instanceof GraphQLObjectType) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) field.resolve = resolverFor(type.name, field, table) as GraphQLFieldResolver<unknown, unknown>;
+  }
+}
+
+/** Two resolver tables as one, type by type (`b` wins a field both have). */
+function mergeTables(a: ResolverTable, b: ResolverTable): ResolverTable {
+  const out: Record<string, Record<string, Resolver>> = {};
+  for (const table of [a, b]) for (const [type, fields] of Object.entries(table)) out[type] = { ...out[type], ...fields };
+  return out;
+}
+
+/** A document's context: its call options and its shared reads. */
+function documentContext(deps: InProcessDeps, options: CallOptions): ResolverContext {
+  const reads = new Map<string, Promise<unknown>>();
+  return {
+    options,
+    rest: deps.rest,
+    pods: deps.pods,
+    once<T>(key: string, read: () => Promise<T>): Promise<T> {
+      let hit = reads.get(key) as Promise<T> | undefined;
+      if (!hit) {
+        hit = read();
+        reads.set(key, hit);
+      }
+      return hit;
     },
   };
+}
 
-  /**
-   * Every field: its resolver, else the mapped value the source holds, else an error naming it.
-   * A mapped object holds every field its mapping gives (null where the mapping documents null).
-   */
-  const fieldResolver: GraphQLFieldResolver<unknown, DocumentContext> = (source, args, ctx, info) => {
-    const own = resolvers[info.parentType.name]?.[info.fieldName];
-    if (own) return own(args, ctx, info, source);
-    if (isRecord(source) && Object.hasOwn(source, info.fieldName)) return source[info.fieldName];
-    return noSource(info);
-  };
+export function createInProcessExecutor(deps: InProcessDeps): InProcessExecutor {
+  const schema = buildExecutableSchema();
+  // The account's resolvers win a field both answer (Query.myself, User.pods): the account is theirs.
+  const resolvers = mergeTables(createPodResolvers(deps.requester), accountResolvers);
+  installResolvers(schema, resolvers);
+  const prepare = createDocumentPreparer(schema);
+  const passes = new WeakMap<DocumentNode, Map<string | undefined, Unanswerable>>();
 
   return {
     prepare,
     operation: (document, operationName) => getOperationAST(document, operationName),
+    unanswerable(document, operationName) {
+      let byName = passes.get(document);
+      if (!byName) passes.set(document, (byName = new Map()));
+      let found = byName.get(operationName);
+      if (!found) byName.set(operationName, (found = unanswerable(schema, document, operationName, resolvers)));
+      return found;
+    },
     async run({ document, variables, operationName, options = {} }) {
       const { idempotent: _idempotent, ...callOptions } = options as CallOptions & { idempotent?: unknown };
-      const ctx: DocumentContext = { options: callOptions, pods: new Map() };
-      const result = await execute({ schema, document, rootValue: {}, contextValue: ctx, variableValues: variables, operationName, fieldResolver });
+      const result = await execute({ schema, document, rootValue: {}, contextValue: documentContext(deps, callOptions), variableValues: variables, operationName });
       if (!result.errors) return result;
       // A RunpodError keeps its class and is named in `extensions.code`; its message is already scrubbed.
       const errors = result.errors.map((e) => {
         const original = e.originalError;
-        if (!kit.isRunpodError(original)) return e;
+        if (!(original instanceof RunpodError)) return e;
         const fields = (original as { fields?: readonly string[] }).fields;
         return new GraphQLError(original.message, {
           path: e.path,

@@ -1,38 +1,28 @@
 // rp.graphql's two ways to run a document once RunPod's GraphQL is not in use (in process over
 // REST v2), and `execute` on either way. Loaded on the first call that needs it, with graphql-js's
-// executor; what it uses of the eager modules comes in a kit.
+// executor.
 import { GraphQLError, print, type DocumentNode, type ExecutionResult } from 'graphql';
-import type { GraphQLErrorEntry, GraphQLResponseError, RequestSummary, RunpodError, ValidationError } from '../../errors.js';
-import type { RestPathKit as GpuRestPathKit } from '../../gpu-types/rest-path.js';
+import { GraphQLResponseError, RunpodError, ValidationError, type GraphQLErrorEntry, type RequestSummary } from '../../errors.js';
 import type { PodsApi } from '../../pods/types.js';
-import type { CallOptions } from '../../transport/options.js';
+import type { RunpodRest } from '../../rest/rest-client.js';
+import type { RestRequester } from '../../rest/rest-request.js';
+import { validateCallOptions } from '../../transport/options.js';
 import type { TransportChoice } from '../../transport/transport-choice.js';
+import { toJsonBody } from '../../validation.js';
 import { isDocument } from '../executable-schema.js';
-import type { DocumentFacts, GraphQLCallOptions, GraphQLErrorsKit, GraphQLExecuteOptions, GraphQLRuntimeKit, RunpodGraphQL } from '../graphql-client.js';
+import { documentFacts, graphqlErrorsKit, rawOptions, runtimeKit, type GraphQLCallOptions, type GraphQLExecuteOptions, type RunpodGraphQL } from '../graphql-client.js';
 import { makeFacts } from '../graphql-runtime.js';
 import { errorFromGraphQLErrors } from '../graphql-errors.js';
-import { createInProcessExecutor, type InProcessExecutor } from './executor.js';
+import { createInProcessExecutor, noSourceError, type InProcessExecutor } from './executor.js';
 
-export interface RouteKit {
+/** What the routes run through: the client's own surfaces. */
+export interface RouteDeps {
   /** The client's GraphQL client for RunPod's GraphQL (no routing of its own). */
   readonly upstream: Pick<RunpodGraphQL, 'request'>;
   readonly choice: TransportChoice;
   readonly pods: PodsApi;
-  readonly gpuTypes: GpuRestPathKit;
-  readonly documentFacts: (document: unknown) => Promise<DocumentFacts>;
-  /** What graphql-runtime.ts takes (for `makeFacts`). */
-  readonly runtimeKit: GraphQLRuntimeKit;
-  readonly rawOptions: (options: GraphQLCallOptions | undefined, facts: DocumentFacts) => GraphQLCallOptions;
-  readonly toJsonBody: (field: string, value: unknown) => string;
-  readonly validateCallOptions: (options: CallOptions) => void;
-  /** What graphql-errors.ts takes to map GraphQL `errors` to a typed error. */
-  readonly graphqlErrorsKit: GraphQLErrorsKit;
-  readonly errors: {
-    readonly RunpodError: typeof RunpodError;
-    readonly GraphQLResponseError: typeof GraphQLResponseError;
-    readonly TransportUnsupportedError: typeof import('../../errors.js').TransportUnsupportedError;
-    readonly ValidationError: typeof ValidationError;
-  };
+  readonly rest: RunpodRest;
+  readonly requester: RestRequester;
 }
 
 export interface Routes {
@@ -58,20 +48,13 @@ function toEntry(error: GraphQLError): GraphQLErrorEntry {
   return entry as GraphQLErrorEntry;
 }
 
-export function createRoutes(kit: RouteKit): Routes {
-  const { errors: E } = kit;
+export function createRoutes(deps: RouteDeps): Routes {
   let executor: InProcessExecutor | undefined;
-  const local = () =>
-    (executor ??= createInProcessExecutor({
-      pods: kit.pods,
-      gpuTypes: kit.gpuTypes,
-      TransportUnsupportedError: E.TransportUnsupportedError,
-      isRunpodError: (err): err is RunpodError => err instanceof E.RunpodError,
-    }));
+  const local = () => (executor ??= createInProcessExecutor({ pods: deps.pods, rest: deps.rest, requester: deps.requester }));
 
   /** Variables as they would travel: JSON, so both ways see the same values (and refuse the same ones). */
   const jsonVariables = (variables: unknown): Record<string, unknown> | undefined =>
-    variables === undefined || variables === null ? undefined : (JSON.parse(kit.toJsonBody('variables', variables)) as Record<string, unknown>);
+    variables === undefined || variables === null ? undefined : (JSON.parse(toJsonBody('variables', variables)) as Record<string, unknown>);
 
   const summary = (label: string): RequestSummary => ({ method: 'POST', url: IN_PROCESS_URL, operation: label });
 
@@ -80,39 +63,42 @@ export function createRoutes(kit: RouteKit): Routes {
 
   async function request(document: unknown, variables: unknown, options: GraphQLCallOptions | undefined): Promise<unknown> {
     // Bad options are refused as on RunPod's GraphQL, before anything runs.
-    if (options) kit.validateCallOptions(options);
-    const facts = await kit.documentFacts(document);
+    if (options) validateCallOptions(options);
+    const facts = await documentFacts(document);
     const ctx = { operationName: facts.operationName, request: summary(facts.label) };
     const doc = prepared(facts.source);
     // RunPod's GraphQL refuses an invalid document with HTTP 400 and `errors`: the same error here.
     const refused = (errors: readonly GraphQLError[]) =>
-      new E.GraphQLResponseError(`${facts.label} failed with HTTP 400: ${errors.map((e) => e.message).join('; ')}`, {
+      new GraphQLResponseError(`${facts.label} failed with HTTP 400: ${errors.map((e) => e.message).join('; ')}`, {
         errors: errors.map(toEntry),
         data: undefined,
         status: 400,
         ...ctx,
       });
     if (!isDocument(doc)) throw refused(doc);
+    // The static pass: every field with no REST v2 source, named at once, before anything is sent.
+    const missing = local().unanswerable(doc, facts.operationName);
+    if (missing.fields.length > 0) throw noSourceError(missing.fields);
     const result = await local().run({ document: doc, variables: jsonVariables(variables), operationName: facts.operationName, options });
     if (result.errors?.length) {
       if (result.data === undefined) throw refused(result.errors);
       // A resolver's typed error is the error of the call, as the same call on rp.pods throws it.
-      const typed = result.errors.find((e) => e.originalError instanceof E.RunpodError)?.originalError;
+      const typed = result.errors.find((e) => e.originalError instanceof RunpodError)?.originalError;
       if (typed) throw typed;
-      throw errorFromGraphQLErrors(kit.graphqlErrorsKit, result.errors.map(toEntry), result.data, { ...ctx, status: 200 });
+      throw errorFromGraphQLErrors(graphqlErrorsKit, result.errors.map(toEntry), result.data, { ...ctx, status: 200 });
     }
     return result.data;
   }
 
   async function execute(document: unknown, variables: unknown, options: GraphQLExecuteOptions = {}): Promise<ExecutionResult> {
     // Bad input is thrown, not returned: only the document's own errors go in `errors`.
-    kit.validateCallOptions(options);
-    if (options.operationName != null && typeof options.operationName !== 'string') throw new E.ValidationError('operationName', 'must be a string');
+    validateCallOptions(options);
+    if (options.operationName != null && typeof options.operationName !== 'string') throw new ValidationError('operationName', 'must be a string');
     let source: string;
     if (typeof document === 'string') source = document;
     else if (isDocumentNode(document)) source = print(document);
     else if (document !== null && typeof document === 'object') source = String(document);
-    else throw new E.ValidationError('document', 'expected a GraphQL document');
+    else throw new ValidationError('document', 'expected a GraphQL document');
     const doc = prepared(source);
     if (!isDocument(doc)) return { errors: doc };
     const { operationName, ...callOptions } = options;
@@ -125,10 +111,10 @@ export function createRoutes(kit: RouteKit): Routes {
     const vars = jsonVariables(variables);
     const name = operation.name?.value;
     const label = name ?? `anonymous ${operation.operation}`;
-    return kit.choice.run('graphql', label, {
+    return deps.choice.run('graphql', label, {
       graphql: async () => {
         try {
-          const answer = (await kit.upstream.request(source, vars, kit.rawOptions(callOptions, makeFacts(kit.runtimeKit, source, operationName ?? name, operation.operation)))) as {
+          const answer = (await deps.upstream.request(source, vars, rawOptions(callOptions, makeFacts(runtimeKit, source, operationName ?? name, operation.operation)))) as {
             data?: Record<string, unknown> | null;
             errors?: GraphQLErrorEntry[] | null;
           };
@@ -137,15 +123,27 @@ export function createRoutes(kit: RouteKit): Routes {
           return result;
         } catch (err) {
           // RunPod's refusal of the request itself (HTTP 400 with `errors`): GraphQL errors, not a failure.
-          if (err instanceof E.GraphQLResponseError && err.status === 400 && err.errors.length > 0) return { errors: err.errors.map(toGraphQLError) };
+          if (err instanceof GraphQLResponseError && err.status === 400 && err.errors.length > 0) return { errors: err.errors.map(toGraphQLError) };
           throw err;
         }
       },
-      rest: () => local().run({ document: doc, variables: vars, operationName, options: callOptions }),
+      rest: async () => {
+        // A non-null field with no source would null its parent: nothing is sent, and each field
+        // with no source is one error. Nullable ones alone are answered null, one error each.
+        const missing = local().unanswerable(doc, operationName);
+        if (missing.nonNull.length > 0) return { errors: missing.fields.map(unanswerableError) };
+        return local().run({ document: doc, variables: vars, operationName, options: callOptions });
+      },
     });
   }
 
   return { request, execute };
+}
+
+/** One field with no source, as an `errors` entry of `execute` (nothing was sent). */
+function unanswerableError(field: string): GraphQLError {
+  const err = noSourceError([field]);
+  return new GraphQLError(err.message, { originalError: err, extensions: { code: err.name, fields: [field] } });
 }
 
 function isDocumentNode(value: unknown): value is DocumentNode {
