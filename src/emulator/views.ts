@@ -135,8 +135,13 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
     port: ({ state }) => (state.pod?.ports[0] ? Number(state.pod.ports[0].split('/')[0]) || null : null),
     // Free text for people: why the pod last changed (the CUDA failure of a pod that exited, for instance).
     lastStatusChange: ({ state }) => state.pod?.lastStatusChange ?? null,
+    // The GPUs the pod holds now (0 while stopped, or after a start asked for none); REST v2's
+    // gpu.count is what it asked for, and its runtime is absent until the container is up.
+    gpuCount: ({ state }) => state.pod?.gpuCount ?? null,
     adjustedCostPerHr: ({ state }, _a, { platform }) => (state.pod ? platform.podCostPerHr(state.pod) : null),
     volumeEncrypted: () => false,
+    gpuPowerLimitPercent: () => 100,
+    gpus: ({ state }) => (state.pod ? Array.from({ length: state.pod.gpuCount }, (_, i) => ({ id: `GPU-${state.pod!.id}-${i}`, podId: state.pod!.id })) : []),
   },
   PodMachineInfo: {
     id: ({ state }) => state.pod?.hostId ?? null,
@@ -164,6 +169,10 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
     endpoint: async (_v, { id }, ctx) => orNull(ctx, 'GET', `/serverless/${encodeURIComponent(String(id))}`),
     networkVolumes: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/network-volumes')) as { networkVolumes?: unknown }).networkVolumes, { account: ctx.account }),
     containerRegistryCreds: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/registries')) as { registries?: unknown }).registries, { account: ctx.account }),
+    // Non-null lists the emulator keeps nothing for.
+    userPreferences: () => [],
+    dailyCharges: () => [],
+    reservations: () => [],
     secrets: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/account/secrets')) as { secrets?: unknown }).secrets, { account: ctx.account }),
   },
   Endpoint: {
