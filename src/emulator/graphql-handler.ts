@@ -109,6 +109,32 @@ const own = (ctx: GraphQLContext): Account => {
 /** A REST v2 answer (create, update) as a view of the caller's account. */
 const answer = (rest: unknown, ctx: GraphQLContext): GraphQLView | null => (rest !== null && typeof rest === 'object' ? new GraphQLView(rest as Record<string, unknown>, { account: ctx.account }) : null);
 
+/** GraphQL's save: with `input.id` an update (PATCH), else a create (POST), through REST v2's route. */
+const saveOver =
+  (route: string, body: (input: ReturnType<typeof inputOf>, update: boolean) => unknown): Root =>
+  async ({ input }, ctx) => {
+    own(ctx);
+    const fields = inputOf(input);
+    const update = isSet(fields.id);
+    return answer(await ctx.rest(update ? 'PATCH' : 'POST', update ? `${route}/${encodeURIComponent(String(fields.id))}` : route, body(fields, update)), ctx);
+  };
+
+/** The container settings both deploys take, as the platform's deploy request. */
+const containerOf = (i: DeployInput | DeployCpuInput) => ({
+  name: i.name,
+  imageName: i.imageName,
+  templateId: i.templateId || undefined,
+  cloudType: i.cloudType,
+  dataCenterIds: i.dataCenterId ? [i.dataCenterId] : undefined,
+  containerDiskInGb: i.containerDiskInGb,
+  volumeInGb: i.volumeInGb,
+  volumeMountPath: i.volumeMountPath,
+  networkVolumeId: i.networkVolumeId || undefined,
+  env: Object.fromEntries(compact(i.env).map((e) => [e.key, e.value])),
+  ports: i.ports ? i.ports.split(',').map((p) => p.trim()) : undefined,
+  dockerArgs: i.dockerArgs,
+});
+
 /**
  * The root fields. Pods go through the platform's rules (GraphQL's deploy inputs are not REST
  * v2's); templates, endpoints, network volumes, registry credentials and SSH keys go through the
@@ -149,25 +175,14 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
         const account = own(ctx);
         const i = (input ?? {}) as DeployInput;
         const pod = platform.deploy(account, {
-          name: i.name,
-          imageName: i.imageName,
-          templateId: i.templateId || undefined,
+          ...containerOf(i),
           gpuTypeIds: i.gpuTypeId ? [i.gpuTypeId] : compact(i.gpuTypeIdList),
           gpuCount: i.gpuCount,
           computeType: i.computeType,
-          cloudType: i.cloudType,
-          dataCenterIds: i.dataCenterId ? [i.dataCenterId] : undefined,
           allowedCudaVersions: i.allowedCudaVersions ? compact(i.allowedCudaVersions) : undefined,
           // Per-pod totals, as the share per GPU they ask of a pod of gpuCount GPUs (fractions allowed).
           minVcpuPerGpu: i.minVcpuCount ? i.minVcpuCount / Math.max(1, i.gpuCount ?? 1) : undefined,
           minMemoryPerGpuInGb: i.minMemoryInGb ? i.minMemoryInGb / Math.max(1, i.gpuCount ?? 1) : undefined,
-          containerDiskInGb: i.containerDiskInGb,
-          volumeInGb: i.volumeInGb,
-          volumeMountPath: i.volumeMountPath,
-          networkVolumeId: i.networkVolumeId || undefined,
-          env: Object.fromEntries(compact(i.env).map((e) => [e.key, e.value])),
-          ports: i.ports ? i.ports.split(',').map((p) => p.trim()) : undefined,
-          dockerArgs: i.dockerArgs,
           containerRegistryAuthId: i.containerRegistryAuthId || undefined,
         });
         return podGraphQLView(platform, account, pod);
@@ -175,22 +190,7 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
       deployCpuPod: ({ input }, ctx) => {
         const account = own(ctx);
         const i = input as unknown as DeployCpuInput;
-        const pod = platform.deploy(account, {
-          name: i.name,
-          imageName: i.imageName,
-          templateId: i.templateId || undefined,
-          gpuTypeIds: [],
-          computeType: 'CPU',
-          cloudType: i.cloudType,
-          dataCenterIds: i.dataCenterId ? [i.dataCenterId] : undefined,
-          containerDiskInGb: i.containerDiskInGb,
-          volumeInGb: i.volumeInGb,
-          volumeMountPath: i.volumeMountPath,
-          networkVolumeId: i.networkVolumeId || undefined,
-          env: Object.fromEntries(compact(i.env).map((e) => [e.key, e.value])),
-          ports: i.ports ? i.ports.split(',').map((p) => p.trim()) : undefined,
-          dockerArgs: i.dockerArgs,
-        });
+        const pod = platform.deploy(account, { ...containerOf(i), gpuTypeIds: [], computeType: 'CPU' });
         return podGraphQLView(platform, account, pod);
       },
       podResume: ({ input }, ctx) => {
@@ -204,24 +204,14 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
       },
 
       // The same GraphQL-to-REST input mapping the in-process executor sends (one mapping).
-      saveTemplate: async ({ input }, ctx) => {
-        own(ctx);
-        const fields = inputOf(input);
-        if (isSet(fields.id)) return answer(await ctx.rest('PATCH', `/templates/${encodeURIComponent(String(fields.id))}`, templateBody(fields, true)), ctx);
-        return answer(await ctx.rest('POST', '/templates', templateBody(fields, false)), ctx);
-      },
+      saveTemplate: saveOver('/templates', templateBody),
       deleteTemplate: async ({ templateName }, ctx) => {
         const named = [...own(ctx).templates.values()].filter((t) => t.name === templateName);
         if (named.length === 0) throw badRequest(`Template ${String(templateName)} not found`);
         for (const t of named) await ctx.rest('DELETE', `/templates/${encodeURIComponent(t.id)}`);
         return null;
       },
-      saveEndpoint: async ({ input }, ctx) => {
-        own(ctx);
-        const fields = inputOf(input);
-        if (isSet(fields.id)) return answer(await ctx.rest('PATCH', `/serverless/${encodeURIComponent(String(fields.id))}`, endpointBody(fields, true)), ctx);
-        return answer(await ctx.rest('POST', '/serverless', endpointBody(fields, false)), ctx);
-      },
+      saveEndpoint: saveOver('/serverless', endpointBody),
       deleteEndpoint: async ({ id }, ctx) => {
         own(ctx);
         await ctx.rest('DELETE', `/serverless/${encodeURIComponent(String(id))}`);
