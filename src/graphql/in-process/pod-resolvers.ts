@@ -3,7 +3,7 @@
 // resolver follows the map from there. Creates, stops and resumes go through rp.pods (its REST
 // path: one create marker per call, a lookup after an ambiguous failure, never resent).
 import { NotFoundError, TransportUnsupportedError } from '../../errors.js';
-import { gpuRestSource, readOverRest, type GpuRestSource } from '../../gpu-types/rest-path.js';
+import { readOverRest, type GpuRestSource } from '../../gpu-types/rest-path.js';
 import type { GpuTypesListInput } from '../../gpu-types/types.js';
 import { restPodOf } from '../../pods/rest-path.js';
 import type { DeployCpuPodInput, DeployPodInput, ResumePodInput } from '../../pods/types.js';
@@ -49,8 +49,8 @@ async function restPodFor(ctx: ResolverContext, answer: { id: string } | null): 
   return restPodOf(answer) ?? ctx.rest.pods.get(answer.id, ctx.options);
 }
 
-export function createPodResolvers(requester: RestRequester): ResolverTable {
-  const source = gpuRestSource(requester);
+export function createPodResolvers(requester: RestRequester, catalog: RestCatalogApi): ResolverTable {
+  const source: GpuRestSource = { rest: requester, catalog };
   const gpuSource = (ctx: ResolverContext): GpuRestSource => ({ rest: source.rest, catalog: sharedCatalog(ctx, source.catalog) });
   const offers = (ctx: ResolverContext, input: GpuTypesListInput, gpuCount: number) =>
     ctx.once(`gpu offers ${JSON.stringify([input, gpuCount])}`, () => readOverRest(gpuSource(ctx), input, gpuCount, ctx.options));
