@@ -265,7 +265,18 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const limiter = new ServerlessLimiter(clock, options.serverlessLimits);
   const faults = new FaultInjector();
   const loadBalanced = new LoadBalancedEndpoints(platform);
-  const runGraphQL = createGraphQLExecutor(platform);
+  // GraphQL's templates, endpoints, volumes, registry credentials and SSH keys go through the REST v2
+  // routes in process (set below, once they are built): one store, one set of rules for both.
+  let restV2App: Hono<EmulatorEnv> | undefined;
+  const runGraphQL = createGraphQLExecutor(platform, async (account, method, path, body) => {
+    const response = await restV2App!.request(path, {
+      method,
+      headers: { authorization: `Bearer ${account.apiKey}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
+  });
   const graphqlRateLimit = options.graphqlRateLimit ? new FixedWindowLimiter(options.graphqlRateLimit) : undefined;
   clock.watch(() => loadBalanced.nextReadyAt(clock.now()));
   // A build moves on at times nobody sleeps until: a client polling it sees the next state.
@@ -399,23 +410,21 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   app.route('/queue/v2', openaiRoutes(queue, limiter));
   app.route('/queue/v2', queueRoutes(queue, limiter, clock));
   const exec = new ExecTable();
-  app.route(
-    '/v2',
-    restV2Routes(
-      {
-        platform,
-        handlerNames,
-        // `/health` reads the same pool.
-        workers: (account, endpoint) => queue.workers.workers(account, endpoint),
-        endpointChanged: (account, endpoint) => queue.workers.refresh(account, endpoint),
-        endpointDeleted: (account, endpointId) => queue.endpointDeleted(account, endpointId),
-        queueBase: (origin) => `${origin}/queue/v2`,
-        loadBalancedBase: (origin, endpointId) => `${origin}/lb/${encodeURIComponent(endpointId)}`,
-        exec,
-      },
-      { ratePerMinute: options.restRateLimitPerMinute ?? 6_000 },
-    ),
+  restV2App = restV2Routes(
+    {
+      platform,
+      handlerNames,
+      // `/health` reads the same pool.
+      workers: (account, endpoint) => queue.workers.workers(account, endpoint),
+      endpointChanged: (account, endpoint) => queue.workers.refresh(account, endpoint),
+      endpointDeleted: (account, endpointId) => queue.endpointDeleted(account, endpointId),
+      queueBase: (origin) => `${origin}/queue/v2`,
+      loadBalancedBase: (origin, endpointId) => `${origin}/lb/${encodeURIComponent(endpointId)}`,
+      exec,
+    },
+    { ratePerMinute: options.restRateLimitPerMinute ?? 6_000 },
   );
+  app.route('/v2', restV2App);
   app.all('/lb/:endpointId/*', (c) => loadBalanced.handle(c));
   app.all('/lb/:endpointId', (c) => loadBalanced.handle(c));
 

@@ -1,8 +1,52 @@
-import { execute, Kind, parse, type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionNode } from 'graphql';
+import {
+  execute,
+  getNamedType,
+  isObjectType,
+  Kind,
+  parse,
+  type DocumentNode,
+  type ExecutionResult,
+  type FragmentDefinitionNode,
+  type GraphQLFieldResolver,
+  type GraphQLOutputType,
+  type OperationDefinitionNode,
+  type SelectionNode,
+} from 'graphql';
+import { RunpodError } from '../errors.js';
 import { buildExecutableSchema, createDocumentPreparer } from '../graphql/executable-schema.js';
-import { EmulatorHttpError, GRAPHQL_NO_CAPACITY, NoCapacityError } from './errors.js';
+import { pubKeyList } from '../graphql/in-process/resolvers/account.js';
+import { endpointBody } from '../graphql/in-process/resolvers/endpoints.js';
+import { inputOf, isSet } from '../graphql/in-process/resolvers/inputs.js';
+import { templateBody } from '../graphql/in-process/resolvers/templates.js';
+import { badRequest, EmulatorHttpError, GRAPHQL_NO_CAPACITY, NoCapacityError, notFound } from './errors.js';
 import type { Account, Platform } from './platform.js';
-import { graphqlPod } from './views.js';
+import { publicTemplate } from './public-templates.js';
+import { CPU_FLAVORS, dataCenters, gpuView } from './rest-v2/catalog.js';
+import { templateView } from './rest-v2/templates.js';
+import { graphqlField, GraphQLView, podGraphQLView, type GraphQLContext, type ViewState } from './views.js';
+
+/**
+ * The emulator's REST v2 routes, called in process as `account` (`GET /templates`): the answer's
+ * status and JSON body (null for an empty one).
+ */
+export type RestV2InProcess = (account: Account, method: string, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+
+/** A request's context: REST v2 in process as the caller, a refusal thrown with REST's own message. */
+function graphqlContext(platform: Platform, account: Account | undefined, restV2: RestV2InProcess): GraphQLContext {
+  return {
+    platform,
+    account,
+    async rest(method, path, body) {
+      if (!account) throw new EmulatorHttpError(401, 'Unauthorized: missing or unknown API key', 'UNAUTHENTICATED');
+      const answer = await restV2(account, method, path, body);
+      if (answer.status < 400) return answer.body;
+      const problem = (answer.body ?? {}) as { detail?: unknown; errors?: unknown };
+      const detail = typeof problem.detail === 'string' ? problem.detail : `REST v2 answered ${answer.status}`;
+      const errors = Array.isArray(problem.errors) ? problem.errors.filter((e): e is string => typeof e === 'string') : [];
+      throw new EmulatorHttpError(answer.status, errors.length ? `${detail} ${errors.join('; ')}` : detail, answer.status === 404 ? 'NOT_FOUND' : 'BAD_USER_INPUT');
+    },
+  };
+}
 
 interface DeployInput {
   cloudType?: string;
@@ -54,100 +98,194 @@ interface LowestPriceInput {
 
 const compact = <T>(list: Array<T | null> | null | undefined): T[] => (list ?? []).filter((x): x is T => x !== null);
 
-function rootValue(platform: Platform) {
+type Root = (args: Record<string, unknown>, ctx: GraphQLContext) => unknown;
+
+/** The caller's account: every root field but `gpuTypes` needs one, and the handler checks it first. */
+const own = (ctx: GraphQLContext): Account => {
+  if (!ctx.account) throw new EmulatorHttpError(401, 'Unauthorized: missing or unknown API key', 'UNAUTHENTICATED');
+  return ctx.account;
+};
+
+/** A REST v2 answer (create, update) as a view of the caller's account. */
+const answer = (rest: unknown, ctx: GraphQLContext): GraphQLView | null => (rest !== null && typeof rest === 'object' ? new GraphQLView(rest as Record<string, unknown>, { account: ctx.account }) : null);
+
+/** GraphQL's save: with `input.id` an update (PATCH), else a create (POST), through REST v2's route. */
+const saveOver =
+  (route: string, body: (input: ReturnType<typeof inputOf>, update: boolean) => unknown): Root =>
+  async ({ input }, ctx) => {
+    own(ctx);
+    const fields = inputOf(input);
+    const update = isSet(fields.id);
+    return answer(await ctx.rest(update ? 'PATCH' : 'POST', update ? `${route}/${encodeURIComponent(String(fields.id))}` : route, body(fields, update)), ctx);
+  };
+
+/** The container settings both deploys take, as the platform's deploy request. */
+const containerOf = (i: DeployInput | DeployCpuInput) => ({
+  name: i.name,
+  imageName: i.imageName,
+  templateId: i.templateId || undefined,
+  cloudType: i.cloudType,
+  dataCenterIds: i.dataCenterId ? [i.dataCenterId] : undefined,
+  containerDiskInGb: i.containerDiskInGb,
+  volumeInGb: i.volumeInGb,
+  volumeMountPath: i.volumeMountPath,
+  networkVolumeId: i.networkVolumeId || undefined,
+  env: Object.fromEntries(compact(i.env).map((e) => [e.key, e.value])),
+  ports: i.ports ? i.ports.split(',').map((p) => p.trim()) : undefined,
+  dockerArgs: i.dockerArgs,
+});
+
+/**
+ * The root fields. Pods go through the platform's rules (GraphQL's deploy inputs are not REST
+ * v2's); templates, endpoints, network volumes, registry credentials and SSH keys go through the
+ * emulator's own REST v2 routes in process, so both interfaces share one store and one set of rules.
+ * Each answer is a REST v2 view, read through the field map (views.ts).
+ */
+function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<string, Root>> {
   return {
-    gpuTypes: ({ input }: { input?: { id?: string; ids?: string[] } | null }) =>
-      platform.gpuTypes
-        .filter((t) => (!input?.id || t.id === input.id) && (!input?.ids || input.ids.includes(t.id)))
-        .map((t) => ({
-          ...t,
-          secureCloud: platform.hosts.some((h) => h.gpuTypeId === t.id && h.secureCloud),
-          communityCloud: platform.hosts.some((h) => h.gpuTypeId === t.id && !h.secureCloud),
-          maxGpuCount: Math.max(0, ...platform.hosts.filter((h) => h.gpuTypeId === t.id).map((h) => h.gpuTotal)),
-          lowestPrice: ({ input: price }: { input?: LowestPriceInput | null }) => {
-            const stock = platform.stock(t.id, price ?? { gpuCount: 1 });
-            return {
-              gpuName: t.displayName,
-              gpuTypeId: t.id,
-              uninterruptablePrice: stock.price,
-              stockStatus: stock.stockStatus,
-              availableGpuCounts: stock.availableGpuCounts,
-              maxUnreservedGpuCount: stock.maxFreeOnOneHost,
-              minMemory: 8,
-              minVcpu: 2,
-            };
-          },
-        })),
-
-    myself: (_args: unknown, { account }: { account: Account }) => ({
-      id: account.id,
-      email: `${account.id}@emulator.local`,
-      clientBalance: 100,
-      currentSpendPerHr: platform.listPods(account).reduce((sum, p) => sum + (p.desiredStatus === 'RUNNING' ? platform.podCostPerHr(p) : 0), 0),
-      pods: platform.listPods(account).map((p) => graphqlPod(platform, p)),
-    }),
-
-    pod: ({ input }: { input: { podId: string } }, { account }: { account: Account }) => {
-      const pod = platform.getPod(account, input.podId);
-      return pod ? graphqlPod(platform, pod) : null;
+    Query: {
+      gpuTypes: ({ input }) => {
+        const filter = (input ?? {}) as { id?: string | null; ids?: string[] | null };
+        return platform.gpuTypes
+          .filter((t) => (!filter.id || t.id === filter.id) && (!filter.ids || filter.ids.includes(t.id)))
+          .map((t) => new GraphQLView(gpuView(platform, t, { count: 1 }, false), {}));
+      },
+      cpuTypes: () => CPU_FLAVORS.map((f) => new GraphQLView({ ...f }, {})),
+      dataCenters: () => dataCenters(platform).map((d) => new GraphQLView({ ...d }, {})),
+      myself: (_args, ctx) => new GraphQLView({}, { account: own(ctx) }),
+      pod: ({ input }, ctx) => {
+        const account = own(ctx);
+        const pod = platform.getPod(account, String((input as { podId?: unknown } | null)?.podId ?? ''));
+        return pod ? podGraphQLView(platform, account, pod) : null;
+      },
+      // The account's own templates, else the platform's public ones (runpod-ubuntu), as a deploy finds them.
+      podTemplate: async ({ id }, ctx) => {
+        own(ctx);
+        const template = publicTemplate(String(id));
+        try {
+          return answer(await ctx.rest('GET', `/templates/${encodeURIComponent(String(id))}`), ctx);
+        } catch (err) {
+          if (err instanceof EmulatorHttpError && err.status === 404) return template ? new GraphQLView(templateView(template), {}) : null;
+          throw err;
+        }
+      },
     },
+    Mutation: {
+      podFindAndDeployOnDemand: ({ input }, ctx) => {
+        const account = own(ctx);
+        const i = (input ?? {}) as DeployInput;
+        const pod = platform.deploy(account, {
+          ...containerOf(i),
+          gpuTypeIds: i.gpuTypeId ? [i.gpuTypeId] : compact(i.gpuTypeIdList),
+          gpuCount: i.gpuCount,
+          computeType: i.computeType,
+          allowedCudaVersions: i.allowedCudaVersions ? compact(i.allowedCudaVersions) : undefined,
+          // Per-pod totals, as the share per GPU they ask of a pod of gpuCount GPUs (fractions allowed).
+          minVcpuPerGpu: i.minVcpuCount ? i.minVcpuCount / Math.max(1, i.gpuCount ?? 1) : undefined,
+          minMemoryPerGpuInGb: i.minMemoryInGb ? i.minMemoryInGb / Math.max(1, i.gpuCount ?? 1) : undefined,
+          containerRegistryAuthId: i.containerRegistryAuthId || undefined,
+        });
+        return podGraphQLView(platform, account, pod);
+      },
+      deployCpuPod: ({ input }, ctx) => {
+        const account = own(ctx);
+        const i = input as unknown as DeployCpuInput;
+        const pod = platform.deploy(account, { ...containerOf(i), gpuTypeIds: [], computeType: 'CPU' });
+        return podGraphQLView(platform, account, pod);
+      },
+      podResume: ({ input }, ctx) => {
+        const { podId, gpuCount } = input as { podId: string; gpuCount?: number | null };
+        return podGraphQLView(platform, own(ctx), platform.startPod(own(ctx), podId, gpuCount));
+      },
+      podStop: ({ input }, ctx) => podGraphQLView(platform, own(ctx), platform.stopPod(own(ctx), (input as { podId: string }).podId)),
+      podTerminate: ({ input }, ctx) => {
+        platform.terminatePod(own(ctx), (input as { podId: string }).podId);
+        return null;
+      },
 
-    podFindAndDeployOnDemand: ({ input }: { input?: DeployInput | null }, { account }: { account: Account }) => {
-      const i = input ?? {};
-      const pod = platform.deploy(account, {
-        name: i.name,
-        imageName: i.imageName,
-        templateId: i.templateId,
-        gpuTypeIds: i.gpuTypeId ? [i.gpuTypeId] : compact(i.gpuTypeIdList),
-        gpuCount: i.gpuCount,
-        computeType: i.computeType,
-        cloudType: i.cloudType,
-        dataCenterIds: i.dataCenterId ? [i.dataCenterId] : undefined,
-        allowedCudaVersions: i.allowedCudaVersions ? compact(i.allowedCudaVersions) : undefined,
-        // Per-pod totals, as the share per GPU they ask of a pod of gpuCount GPUs (fractions allowed).
-        minVcpuPerGpu: i.minVcpuCount ? i.minVcpuCount / Math.max(1, i.gpuCount ?? 1) : undefined,
-        minMemoryPerGpuInGb: i.minMemoryInGb ? i.minMemoryInGb / Math.max(1, i.gpuCount ?? 1) : undefined,
-        containerDiskInGb: i.containerDiskInGb,
-        volumeInGb: i.volumeInGb,
-        volumeMountPath: i.volumeMountPath,
-        networkVolumeId: i.networkVolumeId,
-        env: Object.fromEntries(compact(i.env).map((e) => [e.key, e.value])),
-        ports: i.ports ? i.ports.split(',').map((p) => p.trim()) : undefined,
-        dockerArgs: i.dockerArgs,
-        containerRegistryAuthId: i.containerRegistryAuthId,
-      });
-      return graphqlPod(platform, pod);
+      // The same GraphQL-to-REST input mapping the in-process executor sends (one mapping).
+      saveTemplate: saveOver('/templates', templateBody),
+      deleteTemplate: async ({ templateName }, ctx) => {
+        const named = [...own(ctx).templates.values()].filter((t) => t.name === templateName);
+        if (named.length === 0) throw badRequest(`Template ${String(templateName)} not found`);
+        for (const t of named) await ctx.rest('DELETE', `/templates/${encodeURIComponent(t.id)}`);
+        return null;
+      },
+      saveEndpoint: saveOver('/serverless', endpointBody),
+      deleteEndpoint: async ({ id }, ctx) => {
+        own(ctx);
+        await ctx.rest('DELETE', `/serverless/${encodeURIComponent(String(id))}`);
+        return null;
+      },
+      updateEndpointTemplate: async ({ input }, ctx) => {
+        own(ctx);
+        const { endpointId, templateId } = inputOf(input) as { endpointId?: unknown; templateId?: unknown };
+        return answer(await ctx.rest('PATCH', `/serverless/${encodeURIComponent(String(endpointId))}`, { templateId }), ctx);
+      },
+      createNetworkVolume: async ({ input }, ctx) => {
+        own(ctx);
+        const { name, size, dataCenterId } = inputOf(input);
+        return answer(await ctx.rest('POST', '/network-volumes', { name, size, dataCenter: dataCenterId }), ctx);
+      },
+      updateNetworkVolume: async ({ input }, ctx) => {
+        own(ctx);
+        const { id, name, size } = inputOf(input);
+        const body = { ...(isSet(name) && { name }), ...(typeof size === 'number' && { size }) };
+        return answer(await ctx.rest('PATCH', `/network-volumes/${encodeURIComponent(String(id))}`, body), ctx);
+      },
+      deleteNetworkVolume: async ({ input }, ctx) => {
+        own(ctx);
+        await ctx.rest('DELETE', `/network-volumes/${encodeURIComponent(String(inputOf(input).id))}`);
+        return null;
+      },
+      saveRegistryAuth: async ({ input }, ctx) => {
+        own(ctx);
+        const { name, username, password } = inputOf(input);
+        return answer(await ctx.rest('POST', '/registries', { name, username, password }), ctx);
+      },
+      // REST v2 has no update route; production's GraphQL has, so the emulator changes its state.
+      updateRegistryAuth: ({ input }, ctx) => {
+        const { id, username, password } = inputOf(input) as { id: string; username: string; password: string };
+        const auth = own(ctx).registryAuths.get(id);
+        if (!auth) throw notFound('registry auth', id);
+        auth.username = username;
+        auth.password = password;
+        return answer({ id: auth.id, name: auth.name }, ctx);
+      },
+      deleteRegistryAuth: async ({ registryAuthId }, ctx) => {
+        own(ctx);
+        await ctx.rest('DELETE', `/registries/${encodeURIComponent(String(registryAuthId))}`);
+        return null;
+      },
+      updateUserSettings: async ({ input }, ctx) => {
+        const account = own(ctx);
+        const { pubKey } = inputOf(input);
+        if (typeof pubKey === 'string') await ctx.rest('PUT', '/account/ssh-keys', { keys: pubKeyList(pubKey) });
+        return new GraphQLView({}, { account });
+      },
     },
+  };
+}
 
-    deployCpuPod: ({ input }: { input: DeployCpuInput }, { account }: { account: Account }) => {
-      const pod = platform.deploy(account, {
-        name: input.name,
-        imageName: input.imageName,
-        templateId: input.templateId,
-        gpuTypeIds: [],
-        computeType: 'CPU',
-        cloudType: input.cloudType,
-        dataCenterIds: input.dataCenterId ? [input.dataCenterId] : undefined,
-        containerDiskInGb: input.containerDiskInGb,
-        volumeInGb: input.volumeInGb,
-        volumeMountPath: input.volumeMountPath,
-        networkVolumeId: input.networkVolumeId,
-        env: Object.fromEntries(compact(input.env).map((e) => [e.key, e.value])),
-        ports: input.ports ? input.ports.split(',').map((p) => p.trim()) : undefined,
-        dockerArgs: input.dockerArgs,
-      });
-      return graphqlPod(platform, pod);
-    },
+/** Wraps a REST object a field answered as a view, where the field's type is an object type. */
+function wrap(value: unknown, type: GraphQLOutputType, state: ViewState): unknown {
+  if (value === null || value === undefined || value instanceof GraphQLView) return value;
+  if (value instanceof Promise) return value.then((v: unknown) => wrap(v, type, state));
+  if (!isObjectType(getNamedType(type))) return value;
+  if (Array.isArray(value)) return value.map((item: unknown) => wrap(item, type, state));
+  return typeof value === 'object' ? new GraphQLView(value as Record<string, unknown>, state) : value;
+}
 
-    podResume: ({ input }: { input: { podId: string; gpuCount?: number | null } }, { account }: { account: Account }) =>
-      graphqlPod(platform, platform.startPod(account, input.podId, input.gpuCount)),
-
-    podStop: ({ input }: { input: { podId: string } }, { account }: { account: Account }) => graphqlPod(platform, platform.stopPod(account, input.podId)),
-
-    podTerminate: ({ input }: { input: { podId: string } }, { account }: { account: Account }) => {
-      platform.terminatePod(account, input.podId);
-      return null;
-    },
+/** Every field: a root field's resolver, else the view's field (views.ts), else the plain object's own. */
+function fieldResolverFor(roots: ReturnType<typeof rootFields>): GraphQLFieldResolver<unknown, GraphQLContext> {
+  return (source, args, ctx, info) => {
+    const type = info.parentType.name;
+    if (type === 'Query' || type === 'Mutation') {
+      const root = roots[type][info.fieldName];
+      return root ? wrap(root(args, ctx), info.returnType, { account: ctx.account }) : null;
+    }
+    if (source instanceof GraphQLView) return wrap(graphqlField(type, info.fieldName, source, args, ctx, info), info.returnType, source.state);
+    return source !== null && typeof source === 'object' ? (source as Record<string, unknown>)[info.fieldName] : undefined;
   };
 }
 
@@ -162,9 +300,9 @@ export interface GraphQLAnswer {
 export { DocumentCache, MAX_CACHED_QUERIES, MAX_CACHED_QUERIES_CHARS, MAX_CACHED_QUERY_CHARS } from '../graphql/executable-schema.js';
 
 /** Executes GraphQL requests against the project's own schema.graphql, with the platform's error shape. */
-export function createGraphQLExecutor(platform: Platform) {
+export function createGraphQLExecutor(platform: Platform, restV2: RestV2InProcess) {
   const schema = buildExecutableSchema();
-  const root = rootValue(platform);
+  const fieldResolver = fieldResolverFor(rootFields(platform));
   const prepare = createDocumentPreparer(schema);
 
   /**
@@ -220,8 +358,9 @@ export function createGraphQLExecutor(platform: Platform) {
     const result = await execute({
       schema,
       document: prepared,
-      rootValue: root,
-      contextValue: { account },
+      rootValue: {},
+      contextValue: graphqlContext(platform, account, restV2),
+      fieldResolver,
       variableValues: (request.variables ?? undefined) as Record<string, unknown> | undefined,
       operationName: typeof request.operationName === 'string' ? request.operationName : undefined,
     });
@@ -232,7 +371,8 @@ export function createGraphQLExecutor(platform: Platform) {
     const errors = result.errors?.map((e) => {
       const original = e.originalError;
       const message = original instanceof NoCapacityError ? GRAPHQL_NO_CAPACITY : e.message;
-      const code = original instanceof EmulatorHttpError ? original.graphqlCode : 'INTERNAL_SERVER_ERROR';
+      // A refusal of the input (a field REST v2 has no place for, a bad value) is the caller's to fix.
+      const code = original instanceof EmulatorHttpError ? original.graphqlCode : original instanceof RunpodError ? 'BAD_USER_INPUT' : 'INTERNAL_SERVER_ERROR';
       return { message, path: e.path, extensions: { code } };
     });
     return { status: 200, body: errors ? { errors, data: result.data } : { data: result.data } };

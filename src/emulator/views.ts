@@ -1,5 +1,11 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { DERIVATIONS, FIELD_MAP, readPath } from '../field-map/index.js';
+import { pubKeyText } from '../graphql/in-process/resolvers/account.js';
 import { memoryPerGpuInGb, vcpuPerGpu, type HostSpec } from './catalog.js';
-import type { EmulatedPod, Platform } from './platform.js';
+import { EmulatorHttpError } from './errors.js';
+import type { Account, EmulatedPod, Platform, StockInfo } from './platform.js';
+import { stateOf } from './rest-v2/context.js';
+import { podView } from './rest-v2/pods.js';
 
 /** The vCPUs a GPU pod's machine share gives it (GraphQL `vcpuCount`, REST v2 `gpu.vcpuCount`). */
 export const podVcpuCount = (pod: { gpuCount: number }, host?: HostSpec): number => Math.max(2, pod.gpuCount * vcpuPerGpu(host));
@@ -33,52 +39,6 @@ export function mappedPorts(pod: EmulatedPod): MappedPort[] {
       type,
     };
   });
-}
-
-/** A pod in the GraphQL `Pod` shape. */
-export function graphqlPod(platform: Platform, pod: EmulatedPod): Record<string, unknown> {
-  const host = platform.host(pod.hostId);
-  const up = platform.isUp(pod);
-  const uptimeInSeconds = up ? Math.floor((platform.clock.now() - pod.lastStartedAt - platform.podStartupMs) / 1000) : 0;
-  return {
-    id: pod.id,
-    name: pod.name,
-    imageName: pod.imageName,
-    env: Object.entries(pod.env).map(([k, v]) => `${k}=${v}`),
-    machineId: host.id,
-    desiredStatus: pod.desiredStatus,
-    costPerHr: platform.podCostPerHr(pod),
-    adjustedCostPerHr: platform.podCostPerHr(pod),
-    gpuCount: pod.gpuCount,
-    vcpuCount: podVcpuCount(pod, host),
-    memoryInGb: podMemoryInGb(pod, host),
-    containerDiskInGb: pod.containerDiskInGb,
-    volumeInGb: pod.volumeInGb,
-    volumeMountPath: pod.volumeMountPath,
-    dockerArgs: pod.dockerArgs ?? '',
-    ports: pod.ports.join(','),
-    templateId: pod.templateId ?? null,
-    networkVolumeId: pod.networkVolumeId ?? null,
-    lastStatusChange: pod.lastStatusChange,
-    uptimeSeconds: uptimeInSeconds,
-    createdAt: new Date(pod.createdAt).toISOString(),
-    machine: {
-      podHostId: `${pod.id}-${hash(host.id).toString(16).slice(0, 8)}`,
-      gpuTypeId: host.gpuTypeId,
-      gpuDisplayName: platform.gpuTypes.find((t) => t.id === host.gpuTypeId)?.displayName ?? host.gpuTypeId,
-      dataCenterId: host.dataCenterId,
-      location: host.dataCenterId,
-      secureCloud: host.secureCloud,
-    },
-    runtime: up
-      ? {
-          uptimeInSeconds,
-          gpus: Array.from({ length: pod.gpuCount }, (_, i) => ({ id: `GPU-${pod.id}-${i}`, gpuUtilPercent: 0, memoryUtilPercent: 0 })),
-          container: { cpuPercent: 1, memoryPercent: 3 },
-          ports: mappedPorts(pod),
-        }
-      : null,
-  };
 }
 
 /** A pod in the REST `Pod` shape. `costPerHr` goes out as a string, as the real server sometimes sends it. */
@@ -118,4 +78,176 @@ export function restPod(platform: Platform, pod: EmulatedPod): Record<string, un
     lastStartedAt: new Date(pod.lastStartedAt).toISOString(),
     lastStatusChange: pod.lastStatusChange,
   };
+}
+
+// ---- GraphQL views ----------------------------------------------------------------------------
+// The emulator's GraphQL answers are its REST v2 views read through the field map
+// (src/field-map/): a field the map gives a `path` or a derivation is read from the REST v2 object
+// of the same resource, never written again here. What production's GraphQL has beyond REST v2
+// (a field with no REST source, or one the map answers with its own call) comes from the state,
+// in GRAPHQL_EXTRAS below.
+
+/** What a GraphQL view was made from, beside its REST v2 object (the extras read it). */
+export interface ViewState {
+  readonly account?: Account | undefined;
+  readonly pod?: EmulatedPod | undefined;
+  readonly stock?: StockInfo | undefined;
+}
+
+/** One object of a GraphQL answer: its REST v2 view, and the state the extras read. */
+export class GraphQLView {
+  constructor(
+    readonly rest: Readonly<Record<string, unknown>>,
+    readonly state: ViewState,
+  ) {}
+}
+
+/** The emulator's side of a GraphQL request: the platform, the caller's account, and REST v2 in process. */
+export interface GraphQLContext {
+  readonly platform: Platform;
+  readonly account: Account | undefined;
+  /** Calls the emulator's own REST v2 route as the caller (`GET /templates`); a refusal throws an EmulatorHttpError. */
+  rest(method: string, path: string, body?: unknown): Promise<unknown>;
+}
+
+type Extra = (view: GraphQLView, args: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo) => unknown;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** REST v2 objects as views of `state`. */
+export const viewsOf = (list: unknown, state: ViewState): GraphQLView[] => (Array.isArray(list) ? list.filter(isRecord).map((rest) => new GraphQLView(rest, state)) : []);
+
+/** The account's pods as GraphQL views (REST v2's pod view of each). */
+export const podViews = (platform: Platform, account: Account): GraphQLView[] =>
+  platform.listPods(account).map((pod) => new GraphQLView(podView(platform, pod), { account, pod }));
+
+/** The REST v2 pod view of `pod` as a GraphQL view. */
+export const podGraphQLView = (platform: Platform, account: Account, pod: EmulatedPod): GraphQLView => new GraphQLView(podView(platform, pod), { account, pod });
+
+const gpuTypeName = (platform: Platform, id: string) => platform.gpuTypes.find((t) => t.id === id)?.displayName ?? id;
+
+/** `Type.field` → its value from the state, where production's GraphQL has more than REST v2. */
+export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Extra>>>> = {
+  Pod: {
+    machineId: ({ state }, _a, { platform }) => (state.pod ? platform.host(state.pod.hostId).id : null),
+    // A container id, as Docker prints it short (12 hex digits), stable for the pod.
+    dockerId: ({ state }) => (state.pod ? (hash(`${state.pod.id}:docker`).toString(16) + hash(state.pod.id).toString(16)).padStart(12, '0').slice(0, 12) : null),
+    port: ({ state }) => (state.pod?.ports[0] ? Number(state.pod.ports[0].split('/')[0]) || null : null),
+    // Free text for people: why the pod last changed (the CUDA failure of a pod that exited, for instance).
+    lastStatusChange: ({ state }) => state.pod?.lastStatusChange ?? null,
+    // The GPUs the pod holds now (0 while stopped, or after a start asked for none); REST v2's
+    // gpu.count is what it asked for, and its runtime is absent until the container is up.
+    gpuCount: ({ state }) => state.pod?.gpuCount ?? null,
+    adjustedCostPerHr: ({ state }, _a, { platform }) => (state.pod ? platform.podCostPerHr(state.pod) : null),
+    volumeEncrypted: () => false,
+    gpuPowerLimitPercent: () => 100,
+    gpus: ({ state }) => (state.pod ? Array.from({ length: state.pod.gpuCount }, (_, i) => ({ id: `GPU-${state.pod!.id}-${i}`, podId: state.pod!.id })) : []),
+  },
+  PodMachineInfo: {
+    id: ({ state }) => state.pod?.hostId ?? null,
+    gpuDisplayName: ({ state }, _a, { platform }) => (state.pod ? gpuTypeName(platform, platform.host(state.pod.hostId).gpuTypeId) : null),
+    costPerHr: ({ state }, _a, { platform }) => (state.pod ? platform.pricePerGpu(platform.host(state.pod.hostId)) : null),
+    currentPricePerGpu: ({ state }, _a, { platform }) => (state.pod ? platform.pricePerGpu(platform.host(state.pod.hostId)) : null),
+    gpuAvailable: ({ state }, _a, { platform }) => (state.pod && state.pod.computeType === 'GPU' ? platform.freeGpus(state.pod.hostId) : null),
+    supportPublicIp: () => true,
+  },
+  PodRuntimeGpus: {
+    // The list index is the GPU's place on the pod.
+    id: ({ state }, _a, _c, info) => (state.pod && typeof info.path.prev?.key === 'number' ? `GPU-${state.pod.id}-${info.path.prev.key}` : null),
+  },
+  User: {
+    id: (_v, _a, { account }) => account?.id ?? null,
+    email: (_v, _a, { account }) => (account ? `${account.id}@emulator.local` : null),
+    clientBalance: () => 100,
+    underBalance: () => false,
+    currentSpendPerHr: (_v, _a, { platform, account }) =>
+      account ? platform.listPods(account).reduce((sum, p) => sum + (p.desiredStatus === 'RUNNING' ? platform.podCostPerHr(p) : 0), 0) : null,
+    pods: (_v, _a, { platform, account }) => (account ? podViews(platform, account) : []),
+    pubKey: (_v, _a, { account }) => (account ? pubKeyText(stateOf(account).sshKeys) : null),
+    podTemplates: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/templates')) as { templates?: unknown }).templates, { account: ctx.account }),
+    endpoints: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/serverless')) as { endpoints?: unknown }).endpoints, { account: ctx.account }),
+    endpoint: async (_v, { id }, ctx) => orNull(ctx, 'GET', `/serverless/${encodeURIComponent(String(id))}`),
+    networkVolumes: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/network-volumes')) as { networkVolumes?: unknown }).networkVolumes, { account: ctx.account }),
+    containerRegistryCreds: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/registries')) as { registries?: unknown }).registries, { account: ctx.account }),
+    // Non-null lists the emulator keeps nothing for.
+    userPreferences: () => [],
+    dailyCharges: () => [],
+    reservations: () => [],
+    secrets: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/account/secrets')) as { secrets?: unknown }).secrets, { account: ctx.account }),
+  },
+  Endpoint: {
+    // REST v2's endpoint answer does not always name its template; the state does.
+    templateId: ({ rest }, _a, { account }) => (typeof rest.id === 'string' ? (account?.endpoints.get(rest.id)?.templateId ?? null) : null) || null,
+    networkVolume: ({ rest }, _a, ctx) => {
+      const ids = rest.networkVolumes;
+      return Array.isArray(ids) && typeof ids[0] === 'string' ? orNull(ctx, 'GET', `/network-volumes/${encodeURIComponent(ids[0])}`) : null;
+    },
+  },
+  NetworkVolume: {
+    dataCenter: ({ rest }, _a, ctx) => (typeof rest.dataCenter === 'string' ? orNull(ctx, 'GET', `/catalog/datacenters/${encodeURIComponent(rest.dataCenter)}`) : null),
+  },
+  DataCenter: {
+    location: ({ rest }) => (typeof rest.country === 'string' ? rest.country : null),
+    // Stock of each GPU type with hosts there, as the catalog counts it.
+    gpuAvailability: ({ rest }, _a, { platform }) =>
+      platform.gpuTypes
+        .filter((t) => platform.hosts.some((h) => h.gpuTypeId === t.id && h.dataCenterId === rest.id))
+        .map((t) => {
+          const stock = platform.stock(t.id, { gpuCount: 1, dataCenterId: String(rest.id) });
+          return { id: t.id, gpuTypeId: t.id, displayName: t.displayName, gpuTypeDisplayName: t.displayName, available: stock.stockStatus !== null, stockStatus: stock.stockStatus };
+        }),
+    pools: () => [],
+  },
+  ContainerRegistryAuth: {
+    userId: (_v, _a, { account }) => account?.id ?? null,
+  },
+  GpuType: {
+    lowestPrice: ({ rest }, { input }, { platform }) => {
+      const filter = (isRecord(input) ? input : {}) as Parameters<Platform['stock']>[1];
+      const stock = platform.stock(String(rest.id), { ...filter, gpuCount: typeof filter.gpuCount === 'number' ? filter.gpuCount : 1 });
+      // The same keys the client's REST path builds a LowestPrice from (the map reads them).
+      const lowest = { gpuTypeId: rest.id, gpuName: rest.name, uninterruptablePrice: stock.price, stockStatus: stock.stockStatus, maxGpuCount: stock.maxFreeOnOneHost };
+      return new GraphQLView(lowest, { stock });
+    },
+  },
+  LowestPrice: {
+    availableGpuCounts: ({ state }) => state.stock?.availableGpuCounts ?? null,
+    maxUnreservedGpuCount: ({ state }) => state.stock?.maxFreeOnOneHost ?? null,
+    minMemory: () => 8,
+    minVcpu: () => 2,
+  },
+};
+
+/** The REST v2 object at `path` as a view, or null when REST v2 answers 404 (GraphQL's null for a missing one). */
+async function orNull(ctx: GraphQLContext, method: string, path: string): Promise<GraphQLView | null> {
+  try {
+    const rest = await ctx.rest(method, path);
+    return isRecord(rest) ? new GraphQLView(rest, { account: ctx.account }) : null;
+  } catch (err) {
+    if (err instanceof EmulatorHttpError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+/**
+ * The value of `Type.field` on `view`: its extra from the state, else what the field map reads from
+ * the REST v2 object (a path or a named derivation), else null (a field the emulator holds nothing for).
+ */
+export function graphqlField(type: string, field: string, view: GraphQLView, args: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo): unknown {
+  const extra = GRAPHQL_EXTRAS[type]?.[field];
+  if (extra) return extra(view, args, ctx, info);
+  const source = FIELD_MAP[type]?.fields[field]?.source;
+  if (!source) return FIELD_MAP[type] ? null : view.rest[field];
+  switch (source.kind) {
+    case 'path':
+      return readPath(view.rest, source.path);
+    case 'derived': {
+      const derive = DERIVATIONS[source.derive];
+      return derive ? derive(view.rest) : null;
+    }
+    case 'none':
+      return source.standIn ? source.standIn.value : null;
+    case 'call':
+      return null;
+  }
 }

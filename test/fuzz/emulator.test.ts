@@ -3,7 +3,9 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEmulator, EMULATOR_API_KEY, IN_PROCESS_BASE } from '../../src/emulator/create-emulator.js';
-import { counted, FUZZ_TIMEOUT_MS, params } from './harness.js';
+import { getNamedType, isLeafType, isNonNullType, type GraphQLObjectType } from 'graphql';
+import { buildExecutableSchema } from '../../src/graphql/executable-schema.js';
+import { counted, FUZZ_TIMEOUT_MS, params, spellingsOf } from './harness.js';
 
 const emulator = createEmulator();
 emulator.loadBalanced.define({ id: 'lb1', coldStartMs: 0, routes: { 'GET /items/:id': (_req, ctx) => ({ id: ctx.params.id }) } });
@@ -92,6 +94,81 @@ describe('fuzz: the emulator edge', () => {
         }),
       ),
       params(150),
+    );
+  }, FUZZ_TIMEOUT_MS);
+});
+
+// The emulator's GraphQL over its whole state: documents that select random subsets of the fields
+// of Pod (and its machine and runtime), User and GpuType, with a running pod, a stopped one, a
+// template, an endpoint, a network volume and registry credentials in the account. Each answer is
+// of the right shape (data, with no errors: the emulator stands in for production's GraphQL), and
+// never carries the emulator's API key in any spelling.
+describe('fuzz: the emulator GraphQL selections', () => {
+  const KEY = 'rpa_fuzz_graphql_key_0123456789abcdef';
+  const gql = createEmulator({ apiKeys: [KEY], clock: 'manual' });
+  afterAll(() => gql.dispose());
+  const schema = buildExecutableSchema();
+  const post = async (query: string) => {
+    const res = await gql.fetch(new Request(`${IN_PROCESS_BASE}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ query }) }));
+    return { status: res.status, text: await res.text() };
+  };
+  /** The fields of `type` a document can select bare: scalars and enums, with no required argument. */
+  const leaves = (type: string): string[] =>
+    Object.values((schema.getType(type) as GraphQLObjectType).getFields())
+      .filter((f) => isLeafType(getNamedType(f.type)) && f.args.every((a) => !isNonNullType(a.type)))
+      .map((f) => f.name);
+  const subset = (type: string) => fc.subarray(leaves(type), { minLength: 1 }).map((fields) => fields.join(' '));
+  let podIds: string[] = [];
+
+  it('seeds an account with something of each resource', async () => {
+    const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
+    const deploy = (name: string) => post(`mutation { podFindAndDeployOnDemand(input: { name: "${name}", imageName: "${image}", gpuTypeId: "NVIDIA RTX A4000", ports: "8888/http,22/tcp", env: [{ key: "A", value: "b" }] }) { id } }`);
+    const ids = await Promise.all([deploy('up'), deploy('down')]).then((rs) => rs.map((r) => JSON.parse(r.text).data.podFindAndDeployOnDemand.id as string));
+    podIds = ids;
+    await post(`mutation { podStop(input: { podId: "${ids[1]}" }) { id } }`);
+    await gql.clock.advance(10_000);
+    const saved = JSON.parse((await post(`mutation { saveTemplate(input: { name: "t", imageName: "${image}", dockerArgs: "", containerDiskInGb: 10, volumeInGb: 0, env: [] }) { id } }`)).text);
+    expect(saved.errors).toBeUndefined();
+    const template = saved.data.saveTemplate.id as string;
+    for (const m of [
+      `mutation { saveEndpoint(input: { name: "e", templateId: "${template}", gpuIds: "AMPERE_16", scalerType: "QUEUE_DELAY", scalerValue: 4, workersMax: 1 }) { id } }`,
+      'mutation { createNetworkVolume(input: { name: "v", size: 10, dataCenterId: "US-KS-2" }) { id } }',
+      'mutation { saveRegistryAuth(input: { name: "r", username: "u", password: "registry-secret-0123456789" }) { id } }',
+      'mutation { updateUserSettings(input: { pubKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOf7t0yXzk3a8sGQ3mP1n2o4r5s6t7u8v9w0x1y2z3A4 me@host" }) { id } }',
+    ]) {
+      const { text } = await post(m);
+      expect(JSON.parse(text).errors, m).toBeUndefined();
+    }
+  });
+
+  it('random field selections: data of the right shape, no errors, never the key', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        subset('Pod'),
+        subset('PodMachineInfo'),
+        subset('PodRuntimePorts'),
+        subset('User'),
+        subset('GpuType'),
+        subset('LowestPrice'),
+        fc.constantFrom(0, 1),
+        counted('emulator: GraphQL selections', async (pod, machine, ports, user, gpu, lowest, which) => {
+          const podSelection = `${pod} machine { ${machine} } runtime { uptimeInSeconds ports { ${ports} } gpus { id gpuUtilPercent } }`;
+          const query = `{
+            myself { ${user} pods { ${podSelection} } networkVolumes { id name size dataCenterId } endpoints { id name templateId gpuIds } podTemplates { id name imageName } containerRegistryCreds { id name } }
+            pod(input: { podId: "${podIds[which]}" }) { ${podSelection} }
+            gpuTypes { ${gpu} lowestPrice(input: { gpuCount: 1 }) { ${lowest} } }
+          }`;
+          const { status, text } = await post(query);
+          for (const spelling of spellingsOf(KEY)) expect(text).not.toContain(spelling);
+          expect(status, text).toBe(200);
+          const body = JSON.parse(text) as { data?: any; errors?: unknown };
+          expect(body.errors, text).toBeUndefined();
+          expect(body.data.myself.pods).toHaveLength(2);
+          expect(body.data.pod).not.toBeNull();
+          expect(body.data.gpuTypes.length).toBeGreaterThan(0);
+        }),
+      ),
+      params(60),
     );
   }, FUZZ_TIMEOUT_MS);
 });

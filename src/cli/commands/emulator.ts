@@ -12,6 +12,7 @@ interface EmulatorOptions extends GlobalOptions {
   host: string;
   corsOrigin?: string[];
   execDefs?: string;
+  graphqlRetired?: boolean;
 }
 
 /** The largest `--exec-defs` file read: fixed outputs for a few programs fit in far less. */
@@ -62,6 +63,7 @@ export const emulator: CommandGroup = (program) => {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--cors-origin <origin>', 'let pages from this origin call it, e.g. http://localhost:5173 (repeatable; * for any; default: loopback origins)', corsOrigin)
     .option('--exec-defs <file>', 'programs for pods exec, from a JSON file of fixed outputs: { "nvcc": { "stdout": "…", "exitCode": 0 } }')
+    .option('--graphql-retired', 'retire GraphQL as production will: every /graphql request answers 410 Gone (REST v2 and serverless keep working)')
     .action(async function (this: Command) {
       await serveEmulator(this.optsWithGlobals<EmulatorOptions>());
     });
@@ -70,7 +72,7 @@ export const emulator: CommandGroup = (program) => {
 async function serveEmulator(options: EmulatorOptions): Promise<void> {
   const [{ createEmulator }, { listen }] = await Promise.all([import('../../emulator/index.js'), import('../../emulator/node.js')]);
   const origins = options.corsOrigin;
-  const emulator = createEmulator({ corsOrigins: origins?.includes('*') ? '*' : origins });
+  const emulator = createEmulator({ corsOrigins: origins?.includes('*') ? '*' : origins, graphqlRetired: options.graphqlRetired === true });
   let defined: string[] = [];
   try {
     if (options.execDefs !== undefined) defined = await loadExecDefinitions(emulator, options.execDefs);
@@ -85,10 +87,10 @@ async function serveEmulator(options: EmulatorOptions): Promise<void> {
   const { apiKey } = server.clientOptions();
   const env = { RUNPOD_API_KEY: apiKey, RUNPOD_GRAPHQL_URL: server.graphqlUrl, RUNPOD_REST_URL: server.restUrl, RUNPOD_SERVERLESS_URL: server.serverlessUrl };
   if (options.json) {
-    console.log(JSON.stringify({ url: server.url, graphqlUrl: server.graphqlUrl, restUrl: server.restUrl, serverlessUrl: server.serverlessUrl, apiKey, env, ...(defined.length > 0 && { execDefined: defined }) }));
+    console.log(JSON.stringify({ url: server.url, graphqlUrl: server.graphqlUrl, restUrl: server.restUrl, serverlessUrl: server.serverlessUrl, graphqlRetired: options.graphqlRetired === true, apiKey, env, ...(defined.length > 0 && { execDefined: defined }) }));
   } else {
     console.log(`runpod-gql emulator listening on ${server.url}
-  graphqlUrl     ${server.graphqlUrl}
+  graphqlUrl     ${server.graphqlUrl}${options.graphqlRetired ? '   (retired: answers 410 Gone)' : ''}
   restUrl        ${server.restUrl}
   serverlessUrl  ${server.serverlessUrl}   (public endpoints: echo, sleep, fail, stream)
   apiKey         ${apiKey}${defined.length > 0 ? `\n  pods exec      also runs ${defined.join(', ')} (--exec-defs)` : ''}
