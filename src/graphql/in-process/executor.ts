@@ -202,12 +202,21 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
   }
 }
 
-/** Sets every field's resolver of `schema` from the map and `table`, once. */
-function installResolvers(schema: GraphQLSchema, table: ResolverTable): void {
+/**
+ * Every field's resolver, from the map and `table`, made once per executor and looked up by type
+ * and field. Never set on the schema's fields: the built schema is one per process, shared with the
+ * emulator and the gateway, and each executor's resolvers hold its own client (another client's
+ * key must never answer this one's document).
+ */
+function resolveByMap(schema: GraphQLSchema, table: ResolverTable): GraphQLFieldResolver<unknown, unknown> {
+  const byType = new Map<GraphQLObjectType, Map<string, GraphQLFieldResolver<unknown, unknown>>>();
   for (const type of Object.values(schema.getTypeMap())) {
     if (!(type instanceof GraphQLObjectType) || type.name.startsWith('__')) continue;
-    for (const field of Object.values(type.getFields())) field.resolve = resolverFor(type.name, field, table) as GraphQLFieldResolver<unknown, unknown>;
+    const fields = new Map<string, GraphQLFieldResolver<unknown, unknown>>();
+    for (const field of Object.values(type.getFields())) fields.set(field.name, resolverFor(type.name, field, table) as GraphQLFieldResolver<unknown, unknown>);
+    byType.set(type, fields);
   }
+  return (source, args, context, info) => byType.get(info.parentType)!.get(info.fieldName)!(source, args, context, info);
 }
 
 /** Two resolver tables as one, type by type (`b` wins a field both have). */
@@ -239,7 +248,7 @@ export function createInProcessExecutor(deps: InProcessDeps): InProcessExecutor 
   const schema = buildExecutableSchema();
   // The account's resolvers win a field both answer (Query.myself, User.pods): the account is theirs.
   const resolvers = mergeTables(createPodResolvers(deps.requester, deps.rest.catalog), accountResolvers);
-  installResolvers(schema, resolvers);
+  const fieldResolver = resolveByMap(schema, resolvers);
   const prepare = createDocumentPreparer(schema);
   const passes = new WeakMap<DocumentNode, Map<string | undefined, Unanswerable>>();
 
@@ -255,7 +264,7 @@ export function createInProcessExecutor(deps: InProcessDeps): InProcessExecutor 
     },
     async run({ document, variables, operationName, options = {} }) {
       const { idempotent: _idempotent, ...callOptions } = options as CallOptions & { idempotent?: unknown };
-      const result = await execute({ schema, document, rootValue: {}, contextValue: documentContext(deps, callOptions), variableValues: variables, operationName });
+      const result = await execute({ schema, document, rootValue: {}, contextValue: documentContext(deps, callOptions), variableValues: variables, operationName, fieldResolver });
       if (!result.errors) return result;
       // A RunpodError keeps its class and is named in `extensions.code`; its message is already scrubbed.
       const errors = result.errors.map((e) => {
