@@ -2,7 +2,7 @@
 // is an empty object: each User field with a source is a call of its own (one read per document).
 import { endpointDerivations } from './endpoints.js';
 import { templateDerivations } from './templates.js';
-import { call, none, path, type FieldEntry, type FieldMap } from './types.js';
+import { call, holding, none, path, type FieldEntry, type FieldMap } from './types.js';
 
 /**
  * Every derivation the account's types name (PodTemplate, Endpoint), by name: the generic resolver
@@ -24,12 +24,12 @@ const notMapped = (route: string) => none(`REST v2's ${route} has another shape,
 
 export const accountQueryFields: Readonly<Record<string, FieldEntry>> = {
   // No read of its own: its fields are.
-  myself: call([]),
+  myself: holding('User', call([])),
 };
 
 export const accountMutationFields: Readonly<Record<string, FieldEntry>> = {
   // pubKey holds every key, one a line; REST v2 replaces the whole list.
-  updateUserSettings: call(['PUT /v2/account/ssh-keys']),
+  updateUserSettings: holding('User', call(['PUT /v2/account/ssh-keys'])),
 };
 
 export const accountTypes: FieldMap = {
@@ -37,7 +37,7 @@ export const accountTypes: FieldMap = {
     rest: null,
     scope: 'read',
     fields: {
-      pods: call(['GET /v2/pods']),
+      pods: holding('Pod', call(['GET /v2/pods'])),
       backgroundPods: none('REST v2 has no background pods'),
       podsConnection: none('REST v2 pages pods by cursor (GET /v2/pods), not as a GraphQL connection'),
       machines: hostOnly,
@@ -46,7 +46,7 @@ export const accountTypes: FieldMap = {
       id: none(ACCOUNT_PAGE),
       authId: consoleOnly('sign-in identity'),
       email: none(ACCOUNT_PAGE),
-      containerRegistryCreds: call(['GET /v2/registries']),
+      containerRegistryCreds: holding('ContainerRegistryAuth', call(['GET /v2/registries'])),
       currentSpendPerHr: none(
         "REST v2 has no spend figure: the sum of running pods' cost would leave out serverless workers and storage, so it is not estimated (sum pods { costPerHr } for the pods' part)",
       ),
@@ -96,11 +96,11 @@ export const accountTypes: FieldMap = {
       notifyLowBalance: consoleOnly('notification settings'),
       creditAlertThreshold: consoleOnly('notification settings'),
       notifyOther: consoleOnly('notification settings'),
-      podTemplates: call(['GET /v2/templates']),
+      podTemplates: holding('PodTemplate', call(['GET /v2/templates'])),
       creditCodes: consoleOnly('credit code'),
-      endpoint: call(['GET /v2/serverless/{id}']),
-      endpoints: call(['GET /v2/serverless']),
-      networkVolumes: call(['GET /v2/network-volumes']),
+      endpoint: holding('Endpoint', call(['GET /v2/serverless/{id}'])),
+      endpoints: holding('Endpoint', call(['GET /v2/serverless'])),
+      networkVolumes: holding('NetworkVolume', call(['GET /v2/network-volumes'])),
       teams: consoleOnly('team'),
       ownedTeams: consoleOnly('team'),
       team: consoleOnly('team'),
@@ -113,7 +113,7 @@ export const accountTypes: FieldMap = {
       billing: notMapped('billing history (GET /v2/billing)'),
       csrRole: consoleOnly('support-role'),
       // Names and dates only: REST v2 never returns a secret's value.
-      secrets: call(['GET /v2/account/secrets']),
+      secrets: holding('Secret', call(['GET /v2/account/secrets'])),
       impersonations: consoleOnly('impersonation'),
       activeImpersonation: consoleOnly('impersonation'),
       nodeGroups: hostOnly,

@@ -1,6 +1,6 @@
 // Endpoint and its mutations. The parent object is REST v2's `Endpoint` (`GET /v2/serverless/{id}`).
 import { envEntries, typedAt, wrongShape } from './templates.js';
-import { call, derived, none, path, readPath, type FieldEntry, type FieldMap } from './types.js';
+import { call, derived, holding, none, path, readPath, type FieldEntry, type FieldMap } from './types.js';
 
 // `at(rest, key)`: one step into a REST object, without trusting its shape.
 const at = readPath;
@@ -39,9 +39,9 @@ const notInEndpoints = (what: string) => none(`REST v2 endpoints have no ${what}
 
 export const endpointMutationFields: Readonly<Record<string, FieldEntry>> = {
   // With `input.id`, an update (PATCH); without, a create sent once (create marker in its env).
-  saveEndpoint: call(['POST /v2/serverless', 'PATCH /v2/serverless/{id}']),
+  saveEndpoint: holding('Endpoint', call(['POST /v2/serverless', 'PATCH /v2/serverless/{id}'])),
   deleteEndpoint: call(['DELETE /v2/serverless/{id}']),
-  updateEndpointTemplate: call(['PATCH /v2/serverless/{id}']),
+  updateEndpointTemplate: holding('Endpoint', call(['PATCH /v2/serverless/{id}'])),
 };
 
 export const endpointTypes: FieldMap = {
@@ -72,7 +72,7 @@ export const endpointTypes: FieldMap = {
       workersPFBTarget: notInEndpoints('FlashBoot worker target'),
       gpuCount: path('gpu.count'),
       // Endpoint env values are often credentials: only a write token reads them.
-      env: derived('envEntries', ['env'], 'REST v2 keeps env as an object of names to values; GraphQL lists the same pairs as { key, value } (less the create marker the client adds)', 'write'),
+      env: holding('EnvironmentVariable', derived('envEntries', ['env'], 'REST v2 keeps env as an object of names to values; GraphQL lists the same pairs as { key, value } (less the create marker the client adds)', 'write')),
       createdAt: path('createdAt'),
       allowedCudaVersions: derived('endpointCudaVersions', ['gpu.allowedCudaVersions'], 'GraphQL joins the versions with commas'),
       executionTimeoutMs: path('timeout'),
@@ -86,7 +86,7 @@ export const endpointTypes: FieldMap = {
       modelStatus: notInEndpoints('model status'),
       workerState: notInEndpoints('worker state history'),
       webhookRequests: notInEndpoints('webhook request log'),
-      networkVolume: call(['GET /v2/network-volumes/{id}']),
+      networkVolume: holding('NetworkVolume', call(['GET /v2/network-volumes/{id}'])),
     },
   },
 };

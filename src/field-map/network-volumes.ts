@@ -1,9 +1,9 @@
 // NetworkVolume and its mutations. The parent object is REST v2's `NetworkVolume`.
-import { call, none, path, type FieldEntry, type FieldMap } from './types.js';
+import { call, holding, none, path, type FieldEntry, type FieldMap } from './types.js';
 
 export const networkVolumeMutationFields: Readonly<Record<string, FieldEntry>> = {
-  createNetworkVolume: call(['POST /v2/network-volumes']),
-  updateNetworkVolume: call(['PATCH /v2/network-volumes/{id}']),
+  createNetworkVolume: holding('NetworkVolume', call(['POST /v2/network-volumes'])),
+  updateNetworkVolume: holding('NetworkVolume', call(['PATCH /v2/network-volumes/{id}'])),
   deleteNetworkVolume: call(['DELETE /v2/network-volumes/{id}']),
 };
 
@@ -16,7 +16,7 @@ export const networkVolumeTypes: FieldMap = {
       name: path('name'),
       size: path('size'),
       dataCenterId: path('dataCenter'),
-      dataCenter: call(['GET /v2/catalog/datacenters/{id}']),
+      dataCenter: holding('DataCenter', call(['GET /v2/catalog/datacenters/{id}'])),
       storageClusterId: none('REST v2 network volumes do not name their storage cluster'),
     },
   },

@@ -1,9 +1,9 @@
 // ContainerRegistryAuth and its mutations. The parent object is REST v2's `Registry`.
-import { call, none, path, type FieldEntry, type FieldMap } from './types.js';
+import { call, holding, none, path, type FieldEntry, type FieldMap } from './types.js';
 
 export const registryAuthMutationFields: Readonly<Record<string, FieldEntry>> = {
   // Sent once (no marker: a registry has no env); the password is scrubbed like the key.
-  saveRegistryAuth: call(['POST /v2/registries']),
+  saveRegistryAuth: holding('ContainerRegistryAuth', call(['POST /v2/registries'])),
   updateRegistryAuth: none(
     'REST v2 has no update route for registry credentials: run deleteRegistryAuth, then saveRegistryAuth (a new id: point templates that use the old one at it)',
     'write',

@@ -1,7 +1,7 @@
 // PodTemplate and its mutations. The parent object is REST v2's `Template` (`GET /v2/templates/{id}`).
 import { ServerError } from '../errors.js';
 import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
-import { call, derived, none, path, readPath, type FieldEntry, type FieldMap } from './types.js';
+import { call, derived, holding, none, path, readPath, type FieldEntry, type FieldMap } from './types.js';
 
 // `at(rest, key)`: one step into a REST object, without trusting its shape.
 const at = readPath;
@@ -56,17 +56,24 @@ export const templateDerivations = {
 const notInTemplates = (what: string) => none(`REST v2 templates have no ${what}`);
 
 export const templateQueryFields: Readonly<Record<string, FieldEntry>> = {
-  podTemplate: call(['GET /v2/templates/{id}']),
+  podTemplate: holding('PodTemplate', call(['GET /v2/templates/{id}'])),
 };
 
 export const templateMutationFields: Readonly<Record<string, FieldEntry>> = {
   // With `input.id`, an update (PATCH); without, a create sent once (create marker in its env).
-  saveTemplate: call(['POST /v2/templates', 'PATCH /v2/templates/{id}']),
+  saveTemplate: holding('PodTemplate', call(['POST /v2/templates', 'PATCH /v2/templates/{id}'])),
   // REST v2 deletes by id: the name is looked up in the account's templates first.
   deleteTemplate: call(['GET /v2/templates', 'DELETE /v2/templates/{id}']),
 };
 
 export const templateTypes: FieldMap = {
+  // The pairs `envEntries` makes of REST v2's env object (templates and endpoints alike): a value
+  // may be a secret, so only `write` reads either part.
+  EnvironmentVariable: {
+    rest: null,
+    scope: 'write',
+    fields: { key: path('key'), value: path('value') },
+  },
   PodTemplate: {
     rest: 'Template',
     scope: 'read',
@@ -77,7 +84,7 @@ export const templateTypes: FieldMap = {
       dockerArgs: path('args'),
       earned: notInTemplates('earnings'),
       // Template env values are often credentials (HF_TOKEN=…): only a write token reads them.
-      env: derived('envEntries', ['env'], 'REST v2 keeps env as an object of names to values; GraphQL lists the same pairs as { key, value } (less the create marker the client adds)', 'write'),
+      env: holding('EnvironmentVariable', derived('envEntries', ['env'], 'REST v2 keeps env as an object of names to values; GraphQL lists the same pairs as { key, value } (less the create marker the client adds)', 'write')),
       id: path('id'),
       imageName: path('image'),
       isPublic: path('public'),

@@ -183,7 +183,7 @@ describe('the account resolvers over the emulator REST v2, through the field map
     const doc = `{ a: myself { pods { id } podTemplates { id } secrets { name lastUpdatedAt } } b: myself { pods { id } podTemplates { name } secrets { id } networkVolumes { id } } }`;
     const result = await runAccountDocument(rp, doc);
     expect(result.errors).toBeUndefined();
-    expect([...result.reads].sort()).toEqual(['GET /v2/account/secrets', 'GET /v2/network-volumes', 'GET /v2/pods', 'GET /v2/templates']);
+    expect([...result.reads].sort()).toEqual(['GET /account/secrets', 'GET /network-volumes', 'GET /pods', 'GET /templates']);
     expect((result.data!.a as { secrets: unknown[] }).secrets).toEqual([{ name: 'HF_TOKEN', lastUpdatedAt: expect.any(String) }]);
     expect(JSON.stringify(result)).not.toContain('hf_secret_value_123456');
   });
