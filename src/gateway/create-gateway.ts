@@ -10,6 +10,7 @@ import type { TransportChangeEvent } from '../transport/transport-choice.js';
 import { RequestIds, resultAnswer, thrownAnswer, type GatewayAnswer, type GatewayBody } from './answers.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch, type Turn } from './fairness.js';
+import { fieldsBeyondScope } from './field-scopes.js';
 import { attachHostPolicy, createHostPolicy } from './host-check.js';
 import { checkShape, resolveLimits, type GatewayLimits } from './limits.js';
 import { checkPassThroughKey, createPassThroughPool } from './pass-through.js';
@@ -297,7 +298,12 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     if (operation.operation === 'subscription') throw new Refusal(400, 'subscriptions are not served', 'BAD_REQUEST');
     if (operation.operation === 'mutation') {
       if (request.method === 'GET') throw new Refusal(405, 'mutations need POST', 'METHOD_NOT_ALLOWED', { allow: 'POST' });
-      if (caller.scope !== 'write') throw new Refusal(403, 'this token may run queries only (scope read)', 'FORBIDDEN');
+      if (caller.scope !== 'write') throw new Refusal(403, `this token may run queries only (scope ${caller.scope})`, 'FORBIDDEN');
+    }
+    // Field by field, from the field map: a page's read token never reads Pod.env.
+    const beyond = fieldsBeyondScope(buildExecutableSchema(), prepared, operation, caller.scope);
+    if (beyond.length > 0) {
+      throw new Refusal(403, `this token (scope ${caller.scope}) may not read ${beyond.join(', ')}: leave ${beyond.length > 1 ? 'them' : 'it'} out, or use a token of a wider scope`, 'FORBIDDEN');
     }
     const coerced = getVariableValues(buildExecutableSchema(), operation.variableDefinitions ?? [], params.variables ?? {});
     if (coerced.errors) return invalid(coerced.errors.map((e) => ({ message: e.message, extensions: { code: 'BAD_USER_INPUT' } })));

@@ -1,7 +1,15 @@
 import { ValidationError } from '../errors.js';
 
-/** What a gateway token may do: `read` runs queries only, `write` queries and mutations. */
-export type GatewayScope = 'read' | 'write';
+/**
+ * What a gateway token may do: `catalog` reads the GPU catalog only (what a public price page
+ * needs: no account data), `read` runs queries of every field but those that can hold a secret's
+ * value (`Pod.env`), `write` reads those too and runs mutations. Which field needs which scope is
+ * the field map's (src/field-map/).
+ */
+export type GatewayScope = 'catalog' | 'read' | 'write';
+
+const SCOPES: readonly GatewayScope[] = ['catalog', 'read', 'write'];
+const isScope = (value: unknown): value is GatewayScope => SCOPES.includes(value as GatewayScope);
 
 /** One caller's credential at the gateway. The token is a secret: it is never logged or echoed. */
 export interface GatewayToken {
@@ -24,8 +32,8 @@ export function parseGatewayTokens(text: string): GatewayToken[] {
     const colon = entry.indexOf(':');
     const scope = colon < 0 ? '' : entry.slice(0, colon);
     const token = colon < 0 ? '' : entry.slice(colon + 1);
-    if (scope !== 'read' && scope !== 'write') {
-      throw new ValidationError('RUNPOD_GATEWAY_TOKENS', `entry ${index + 1} must be read:TOKEN or write:TOKEN`);
+    if (!isScope(scope)) {
+      throw new ValidationError('RUNPOD_GATEWAY_TOKENS', `entry ${index + 1} must be catalog:TOKEN, read:TOKEN or write:TOKEN`);
     }
     return checkToken({ scope, token }, `RUNPOD_GATEWAY_TOKENS entry ${index + 1}`);
   });
@@ -44,10 +52,11 @@ export function tokenTable(tokens: string | readonly GatewayToken[]): Map<string
   const list = typeof tokens === 'string' ? parseGatewayTokens(tokens) : tokens;
   const table = new Map<string, GatewayScope>();
   list.forEach((entry, index) => {
-    if (entry?.scope !== 'read' && entry?.scope !== 'write') throw new ValidationError(`tokens[${index}].scope`, "must be 'read' or 'write'");
+    if (!isScope(entry?.scope)) throw new ValidationError(`tokens[${index}].scope`, "must be 'catalog', 'read' or 'write'");
     checkToken(entry, `tokens[${index}]`);
     // A token listed twice keeps its widest scope.
-    if (table.get(entry.token) !== 'write') table.set(entry.token, entry.scope);
+    const before = table.get(entry.token);
+    if (before === undefined || SCOPES.indexOf(entry.scope) > SCOPES.indexOf(before)) table.set(entry.token, entry.scope);
   });
   return table;
 }
