@@ -145,7 +145,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   if (anonymous && options.allowAnonymous !== true) {
     throw new ValidationError('tokens', 'no gateway token is configured: set RUNPOD_GATEWAY_TOKENS (read:TOKEN,write:TOKEN), or serve anonymous callers on loopback with --allow-anonymous');
   }
-  const persisted = options.persisted === undefined ? undefined : loadPersisted(options.persisted);
+  // Every persisted document is parsed and checked against the schema and the limits now: the
+  // gateway refuses to start on one that no caller could ever run, naming it.
+  const documents = new DocumentCache();
+  const persisted = options.persisted === undefined ? undefined : loadPersisted(options.persisted, persistedProblem);
   const ownFetch = options.client?.fetch ?? undefined;
   if (ownFetch !== undefined && typeof ownFetch !== 'function') throw new ValidationError('client.fetch', 'must be a function');
   // Each upstream answer is reported to the document it was made for (fairness.ts).
@@ -178,7 +181,6 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   let isReady = false;
   void gateway.ready.then(() => (isReady = true), () => {});
 
-  const documents = new DocumentCache();
   /**
    * Parsed with a token cap, then checked for shape (depth, aliases) before it is validated:
    * validation grows faster than the text, so the limits are met before it runs. Cached per text.
@@ -198,6 +200,16 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     }
     documents.set(text, prepared);
     return prepared;
+  }
+
+  /** Why a persisted document cannot run (its parse, shape or validation errors), or undefined. */
+  function persistedProblem(text: string): string | undefined {
+    try {
+      const prepared = prepare(text);
+      return isDocument(prepared) ? undefined : prepared.map((e) => e.message).join('; ');
+    } catch (err) {
+      return (err as Error).message;
+    }
   }
 
   function authenticate(request: Request, url: URL, address: string): Caller {

@@ -18,14 +18,17 @@ async function sha256Hex(text: string): Promise<string> {
 }
 
 /**
- * Checks the map now (a ValidationError naming the bad id) and indexes it by id at once and by
+ * Checks the map now, each text with `check` too (a ValidationError naming the bad id) and indexes it by id at once and by
  * hash when `hashed` resolves (Web Crypto's digest is asynchronous).
  */
-export function loadPersisted(documents: unknown): PersistedDocuments & { readonly hashed: Promise<void> } {
+export function loadPersisted(documents: unknown, check?: (text: string) => string | undefined): PersistedDocuments & { readonly hashed: Promise<void> } {
   if (!isRecord(documents)) throw new ValidationError('persisted', 'must be a JSON object of document id to document text');
   const byKey = new Map<string, string>();
   for (const [id, text] of Object.entries(documents)) {
     if (typeof text !== 'string' || text.trim() === '') throw new ValidationError(`persisted.${id}`, 'must be the text of a GraphQL document');
+    // A document the schema refuses would fail every caller that asks for it: refuse to start.
+    const problem = check?.(text);
+    if (problem !== undefined) throw new ValidationError(`persisted.${id}`, `is not a valid document for RunPod's schema: ${problem}`);
     byKey.set(id, text);
   }
   const size = byKey.size;
