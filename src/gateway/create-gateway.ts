@@ -11,6 +11,7 @@ import { RequestIds, resultAnswer, thrownAnswer, type GatewayAnswer, type Gatewa
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch, type Turn } from './fairness.js';
 import { fieldsBeyondScope } from './field-scopes.js';
+import { createNoSourceFilter } from './no-source.js';
 import { attachHostPolicy, createHostPolicy } from './host-check.js';
 import { checkShape, resolveLimits, type GatewayLimits } from './limits.js';
 import { checkPassThroughKey, createPassThroughPool } from './pass-through.js';
@@ -75,6 +76,11 @@ export interface GatewayOptions {
   allowedHosts?: '*' | readonly string[] | undefined;
   /** Document id → text. With it, only these documents run, asked for by id or by SHA-256 hash. */
   persisted?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Lossy: answer a nullable field REST v2 has no source for with null and no error (each such
+   * field logged once), for callers that cannot take a partial answer. @default false
+   */
+  nullForNoSource?: boolean | undefined;
   limits?: GatewayLimits | undefined;
   /**
    * Where per-caller rates are kept: share one store (for example the Redis one that is also the
@@ -147,6 +153,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   }
   // Every persisted document is parsed and checked against the schema and the limits now: the
   // gateway refuses to start on one that no caller could ever run, naming it.
+  const noSource = options.nullForNoSource === true ? createNoSourceFilter(log) : undefined;
   const documents = new DocumentCache();
   const persisted = options.persisted === undefined ? undefined : loadPersisted(options.persisted, persistedProblem);
   const ownFetch = options.client?.fetch ?? undefined;
@@ -346,7 +353,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       const errors = [{ message: stopped.message, extensions: { code: stopped.code } }, ...(result.errors ?? []).map((e) => ({ message: e.message, path: e.path, extensions: e.extensions }))];
       return answer(request, ids, origin, { status: stopped.status, body: { ...result, errors } as GatewayBody, headers: stopped.headers }, media);
     }
-    return answer(request, ids, origin, resultAnswer(result, passThrough), media);
+    return answer(request, ids, origin, resultAnswer(noSource ? noSource(result) : result, passThrough), media);
   }
 
   function refusal(request: Request, origin: string | undefined, err: unknown, ids: RequestIds): Response {

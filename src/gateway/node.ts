@@ -68,6 +68,7 @@ export interface GatewayFlags {
   corsHeaders: string[];
   allowedHosts: string[];
   persisted: string | undefined;
+  nullForNoSource: boolean;
   redis: string | undefined;
   maxDepth: number | undefined;
   maxAliases: number | undefined;
@@ -97,6 +98,8 @@ RUNPOD_GATEWAY_TOKENS=read:TOKEN,write:TOKEN (read: queries only).
   --allowed-host <name>  answer this Host too, e.g. a proxy's name (repeatable; loopback
                          names and --host by default)
   --persisted <file>     JSON id -> document text: run only these documents
+  --null-for-no-source   lossy: answer a nullable field REST v2 has no source for with null and
+                         no error (each such field logged once); off by default
   --redis <url>          share pacing and per-caller rates with other gateways
   --max-depth <n>        deepest nesting (default 10)
   --max-aliases <n>      most aliases per operation, through every spread (default 30)
@@ -136,6 +139,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
         'cors-header': { type: 'string', multiple: true },
         'allowed-host': { type: 'string', multiple: true },
         persisted: { type: 'string' },
+        'null-for-no-source': { type: 'boolean' },
         redis: { type: 'string' },
         'max-depth': { type: 'string' },
         'max-aliases': { type: 'string' },
@@ -164,6 +168,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
     corsOrigins: parseCorsOrigins(values['cors-origin'] ?? [], '--cors-origin'),
     corsHeaders: parseCorsHeaders(values['cors-header'] ?? [], '--cors-header'),
     allowedHosts: values['allowed-host'] ?? [],
+    nullForNoSource: values['null-for-no-source'] ?? false,
     persisted: values.persisted,
     redis: values.redis,
     maxDepth: integer('max-depth', values['max-depth'], 1),
@@ -275,6 +280,7 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
     corsOrigins: flags.corsOrigins,
     corsHeaders: flags.corsHeaders,
     allowedHosts: flags.allowedHosts.includes('*') ? '*' : flags.allowedHosts,
+    nullForNoSource: flags.nullForNoSource,
     persisted,
     rateStore: store,
     limits: {
