@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type ListeningEmulator } from '../../src/emulator/index.js';
 import { listen } from '../../src/emulator/node.js';
 import { createGateway, type Gateway } from '../../src/gateway/index.js';
-import { GpuTypesDocument, MyPodsDocument } from '../../src/graphql/index.js';
+import { GpuTypesDocument } from '../../src/graphql/index.js';
+import { PodNamesDocument } from './pod-names.js';
 import { createRunpodClient } from '../../src/index.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -35,7 +36,7 @@ describe.runIf(available)('a page through the gateway in headless Chromium', () 
     await createRunpodClient({ ...urls, apiKey: UPSTREAM_KEY }).pods.deploy({ name: 'board-pod', imageName: 'runpod/base', gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1 });
     // codegen's persisted-documents shape: id (here the SHA-256 of the text) → text.
     const persisted: Record<string, string> = {};
-    for (const doc of [GpuTypesDocument, MyPodsDocument]) persisted[await sha256(doc.toString())] = doc.toString();
+    for (const doc of [GpuTypesDocument, PodNamesDocument]) persisted[await sha256(doc.toString())] = doc.toString();
     // Made once the app's origin is known: the gateway never takes "same origin" from a request.
     let gateway: Gateway | undefined;
     const bundle = await build({ entryPoints: [fileURLToPath(new URL('./gateway-board.ts', import.meta.url))], bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });

@@ -3,7 +3,8 @@
 // (imported here from the source the entry exports), a gateway on the page's own origin, a read
 // token, persisted documents by hash, and no RunPod key anywhere.
 import { createRunpodClient } from '../../src/index.js';
-import { GpuTypesDocument, MyPodsDocument, type GpuTypesQuery, type GpuTypesQueryVariables, type MyPodsQuery } from '../../src/graphql/index.js';
+import { GpuTypesDocument, type GpuTypesQuery, type GpuTypesQueryVariables } from '../../src/graphql/index.js';
+import { PodNamesDocument, type PodNamesQuery } from './pod-names.js';
 
 interface Persisted<TResult, TVariables> {
   toString(): string;
@@ -45,7 +46,8 @@ async function main(): Promise<void> {
 
   const variables: GpuTypesQueryVariables = { lowestPriceInput: { gpuCount: 1 } };
   const offers: GpuTypesQuery = await runPersisted(GpuTypesDocument, variables);
-  const mine: MyPodsQuery = await runPersisted(MyPodsDocument, {});
+  // The app's own document: a read token never reads Pod.env, so a page selects what it shows.
+  const mine: PodNamesQuery = await runPersisted(PodNamesDocument, {});
   const offerRows = document.querySelector('#offers tbody') as HTMLTableSectionElement;
   const inStock = (offers.gpuTypes ?? []).filter((t) => t?.lowestPrice?.uninterruptablePrice != null);
   for (const gpu of inStock) {

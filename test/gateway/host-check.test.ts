@@ -89,7 +89,7 @@ describe('a gateway served by a fetch runtime (no listener)', () => {
     const named = createGateway({ tokens: 'read:named-gateway-token-0123456789', allowedHosts: ['gw.example.com'], client: { apiKey: UPSTREAM_KEY, restUrl: 'http://127.0.0.1:9/v2', graphqlUrl: 'http://127.0.0.1:9/graphql', fetch: () => Promise.reject(new Error('unreachable')) } });
     const ask = (origin?: string) =>
       named.fetch(new Request('https://gw.example.com/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...bearer('named-gateway-token-0123456789'), ...(origin ? { origin } : {}) }, body: '{"query":"{ nope }"}' }));
-    expect((await ask()).status).toBe(200);
+    expect((await ask()).status).toBe(400); // served: an invalid document is 400, not a Host refusal (403)
     expect((await ask('https://gw.example.com')).status).toBe(403);
     expect(() => createGateway({ allowedHosts: ['https://gw.example.com'], tokens: 'read:named-gateway-token-0123456789', client: { apiKey: UPSTREAM_KEY } })).toThrow(ValidationError);
     expect(() => createGateway({ allowedHosts: ['gw.example.com:443'], tokens: 'read:named-gateway-token-0123456789', client: { apiKey: UPSTREAM_KEY } })).toThrow(/allowedHosts/);

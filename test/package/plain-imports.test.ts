@@ -12,19 +12,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const HANDED_IN = /\b[A-Z]\w*Kit\b|\btypeof\s+(?:import\([^)]*\)\.)?[A-Z]\w*Error\w*/g;
 
 /**
- * Lazily loaded modules that still take start-up helpers handed in.
- * - Rewritten by another change this round, which removes their kits (`RouteKit`, `InProcessKit`,
- *   the two `RestPathKit`s): the lead drops them from this list then.
- * - Kept on measure (esbuild code splitting, gzip -9, 2026-11-28), each saving more than 0.5 KB of
- *   the start-up on its own; the figures are what the start-up grows by with that kit replaced by
- *   plain imports, the others kept: `LazyKit` (src/rest/lazy.ts) 1,326 B, `QueueKit`
+ * Lazily loaded modules that still take start-up helpers handed in: the three kits kept on measure
+ * (esbuild code splitting, gzip -9, 2026-11-28), each saving more than 0.5 KB of the start-up on its
+ * own; the figures are what the start-up grows by with that kit replaced by plain imports, the others kept: `LazyKit` (src/rest/lazy.ts) 1,326 B, `QueueKit`
  *   (src/serverless/queue.ts) 1,056 B, `CreateOnceKit` (src/transport/create-once-kit.ts) 857 B.
  */
 const STILL_HANDED_IN = [
-  'src/graphql/in-process/route.ts',
-  'src/graphql/in-process/executor.ts',
-  'src/pods/rest-path.ts',
-  'src/gpu-types/rest-path.ts',
   'src/rest/create-once.ts',
   'src/rest/log-stream.ts',
   'src/serverless/queue-calls.ts',
