@@ -91,7 +91,7 @@ function fieldEntry(error: GraphQLError): GatewayErrorEntry {
  * object holding only nulls (`{ myself: { pods: null } }`, where `myself` is a wrapper that reads
  * nothing) is no data; a list, even empty, is a read that succeeded.
  */
-function hasData(data: unknown): boolean {
+export function hasData(data: unknown): boolean {
   if (data === null || data === undefined) return false;
   if (typeof data !== 'object' || Array.isArray(data)) return true;
   for (const key in data) if (hasData((data as Record<string, unknown>)[key])) return true;
