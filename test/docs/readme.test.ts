@@ -115,3 +115,12 @@ describe('the Quick Start, verbatim, against the emulator', () => {
     }, 60_000);
   }
 });
+
+describe('the README a newcomer reads', () => {
+  it('stays within 30 KB (the rest lives in the READMEs next to the code, which the tarball ships)', () => {
+    expect(Buffer.byteLength(readme, 'utf8')).toBeLessThanOrEqual(30 * 1024);
+    for (const section of ['## Set-up', '## Install', '## Quick start', '### Your own operations with codegen', '## Testing your app with the emulator', '### The gateway', '## Serverless', '## Command line']) {
+      expect(readme).toContain(section);
+    }
+  });
+});
