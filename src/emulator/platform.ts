@@ -17,7 +17,7 @@ import type { EmulatorClock } from './clock.js';
 import { Lifetime } from './lifetime.js';
 import { badRequest, EmulatorHttpError, HostBusyError, NoCapacityError, notFound } from './errors.js';
 import { newId } from './ids.js';
-import { publicTemplate } from './public-templates.js';
+import { templateFor } from './public-templates.js';
 
 export type EmulatedPodStatus = 'RUNNING' | 'EXITED' | 'TERMINATED';
 
@@ -373,7 +373,7 @@ export class Platform {
 
   deploy(account: Account, request: DeployRequest): EmulatedPod {
     // The account's own templates, else the platform's public ones (any account deploys those).
-    const template = request.templateId ? (account.templates.get(request.templateId) ?? publicTemplate(request.templateId)) : undefined;
+    const template = request.templateId ? templateFor(account, request.templateId) : undefined;
     if (request.templateId && !template) throw notFound('template', request.templateId);
     const imageName = request.imageName ?? template?.imageName;
     if (!imageName) throw badRequest('create pod: imageName or templateId is required');

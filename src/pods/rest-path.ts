@@ -80,7 +80,7 @@ const given = (value: unknown) => value !== undefined && value !== null && value
 
 /** GraphQL deploy inputs with no REST v2 counterpart (the vCPU and RAM minimums map per GPU: see perGpuMinimums). */
 const PLACEMENT_ONLY = [
-  'minDisk', 'minDownload', 'minUpload', 'supportPublicIp', 'port', 'volumeKey', 'stopAfter', 'terminateAfter',
+  'minDisk', 'minDownload', 'minUpload', 'port', 'volumeKey', 'stopAfter', 'terminateAfter',
   'aiApiId', 'ideAiApiId', 'deployCost', 'instanceIds', 'savingsPlan',
 ] as const;
 
@@ -90,7 +90,7 @@ const PLACEMENT_ONLY = [
  */
 const FIXES: Readonly<Record<string, string>> = {
   supportPublicIp:
-    "leave supportPublicIp out (or false): REST v2's create cannot ask for a public IP, and RunPod's documentation does not say that a cloud or data centre implies one; TCP ports get the address the machine has (runtime.ports[].isIpPublic tells)",
+    'use cloudType SECURE or ALL with supportPublicIp (every Secure Cloud pod has a public IP), or leave supportPublicIp out to place the pod on Community Cloud',
   minMemoryInGb: 'give a minMemoryInGb that REST v2 can divide by gpuCount (it filters RAM per GPU, in whole GB), or leave it out',
   minVcpuCount: 'give a minVcpuCount that REST v2 can divide by gpuCount (it filters whole vCPUs per GPU), or leave it out',
   volumeInGb: 'give volumeInGb 0 or at least 10 (REST v2 volumes start at 10 GB), and no volumeInGb with a networkVolumeId or on a CPU pod',
@@ -150,8 +150,17 @@ function perGpuMinimums(input: DeployPodInput, fields: string[]): PerGpuMinimums
 }
 
 /** Every field of a GPU deploy that REST v2 would drop or change. */
+/**
+ * `supportPublicIp: true` asks for a machine with a public IP. REST v2's create has no such filter,
+ * but the platform's documentation says a Secure Cloud pod always has a public IP (only Community
+ * Cloud machines may lack one): so it is honoured by placing the pod on Secure Cloud, and refused
+ * with `cloudType: 'COMMUNITY'`, where REST v2 cannot ask for it.
+ */
+const wantsPublicIp = (input: DeployPodInput): boolean => given(input.supportPublicIp);
+
 function unsupportedDeployFields(input: DeployPodInput): string[] {
   const fields: string[] = PLACEMENT_ONLY.filter((f) => given(input[f]));
+  if (wantsPublicIp(input) && input.cloudType === 'COMMUNITY') fields.push('supportPublicIp');
   perGpuMinimums(input, fields);
   checkContainer(input, fields);
   if (given(input.cudaVersion) && (input.allowedCudaVersions ?? []).some((v) => v != null)) fields.push('cudaVersion', 'allowedCudaVersions');
@@ -267,7 +276,7 @@ export function createRestPodsPath({ rest, pods, catalog, sendPodCreate }: RestP
    */
   async function candidates(input: DeployPodInput, options?: GraphQLCallOptions): Promise<Candidate[]> {
     const ids = input.gpuTypeId ? [input.gpuTypeId] : nonNull(input.gpuTypeIdList);
-    const clouds: Cloud[] = input.cloudType === 'SECURE' ? ['SECURE'] : input.cloudType === 'COMMUNITY' ? ['COMMUNITY'] : ['SECURE', 'COMMUNITY'];
+    const clouds: Cloud[] = input.cloudType === 'SECURE' || wantsPublicIp(input) ? ['SECURE'] : input.cloudType === 'COMMUNITY' ? ['COMMUNITY'] : ['SECURE', 'COMMUNITY'];
     const allowed = nonNull(input.allowedCudaVersions);
     const query: GpuCatalogQuery = { include: ['AVAILABILITY'], product: ['POD'], count: input.gpuCount ?? 1 };
     if (input.countryCode) query.countryCodes = [input.countryCode];

@@ -221,25 +221,19 @@ const CALLS: readonly Call[] = [
 ];
 
 /**
- * (c), measured with the fieldmap branch's executor (2026-11-28): every call not listed here is
- * answered whole. A list names the fields REST v2 has no source for (each null, with one error
- * naming it) or the input it cannot honour (nothing sent). 'HTTP 400' and 'caller check failed'
- * are calls that needed the pod an earlier refused create would have made (the run goes on with
- * no id, as a script would).
+ * (c), measured on main after the merge (2026-11-28): every call not listed here is answered whole
+ * (25 of 38). A list names the fields REST v2 has no source for (each null, with one error naming
+ * it). 'caller check failed' is an answer without errors that lacks what the caller reads.
  */
-const NO_POD = 'HTTP 400';
 const RETIRED_OUTCOMES: Readonly<Record<string, readonly string[] | string>> = {
   'runpod-python: get_gpu': ['GpuType.cudaCores', 'GpuType.oneMonthPrice', 'GpuType.threeMonthPrice', 'GpuType.oneWeekPrice', 'GpuType.communitySpotPrice', 'GpuType.secureSpotPrice'],
   // RunPod's pages document the account read without a path (src/field-map/account.ts).
   'runpod-python: get_user': ['User.id'],
   'runpod-python: update_user_settings': ['User.id'],
-  // REST v2's create has no supportPublicIp: refused by name, nothing created.
-  'runpod-python: create_pod': ['input.supportPublicIp'],
-  'runpod-python: get_pods': 'caller check failed',
-  'runpod-python: get_pod': NO_POD,
-  'runpod-python: stop_pod': NO_POD,
-  'runpod-python: resume_pod': NO_POD,
-  'runpod-python: terminate_pod': NO_POD,
+  // supportPublicIp: true is honoured on Secure Cloud, where every pod has a public IP: created whole.
+  // The pod reads select machine fields and docker facts REST v2 has no source for.
+  'runpod-python: get_pods': ['Pod.dockerId', 'Pod.port', 'PodMachineInfo.gpuAvailable', 'PodMachineInfo.maintenanceStart', 'PodMachineInfo.maintenanceEnd', 'PodMachineInfo.maintenanceNote'],
+  'runpod-python: get_pod': ['Pod.dockerId', 'Pod.port', 'PodMachineInfo.gpuAvailable', 'PodMachineInfo.maintenanceStart', 'PodMachineInfo.maintenanceEnd', 'PodMachineInfo.maintenanceNote'],
   'runpod-python: get_endpoints': ['Endpoint.aiKey', 'Endpoint.userId', 'Endpoint.version', 'Endpoint.workersStandby', 'Endpoint.templateId'],
   // REST v2 has no update route for registry credentials.
   'runpod-python: update_container_registry_auth': ['Mutation.updateRegistryAuth'],
@@ -247,12 +241,9 @@ const RETIRED_OUTCOMES: Readonly<Record<string, readonly string[] | string>> = {
   'runpodctl: user': ['User.id', 'User.email', 'User.clientBalance', 'User.currentSpendPerHr', 'User.spendLimit', 'User.notifyPodsStale', 'User.notifyPodsGeneral', 'User.notifyLowBalance'],
   'runpodctl: ssh list-keys': ['User.id'],
   'runpodctl: ssh add-key': ['User.id'],
-  'runpodctl 2.x: pod create (GPU)': ['input.supportPublicIp'],
-  'runpodctl 2.x: pod list': 'caller check failed',
   'runpodctl 1.x: get pod': ['Pod.dockerId', 'Pod.port'],
   // REST v2's GET /v2/templates/{id} does not serve the official templates (the catalog lists them).
   'scripts: podTemplate(runpod-ubuntu)': 'caller check failed',
-  'runpodctl/runpod-python: create pod from runpod-ubuntu': ['input.supportPublicIp'],
 };
 
 interface Outcome {

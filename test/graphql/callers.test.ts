@@ -67,19 +67,22 @@ describe("runpodctl's GraphQL in process over REST v2", () => {
 });
 
 describe("runpod-python's GraphQL in process over REST v2", () => {
-  it('create_pod: supportPublicIp is refused by name with a fix in terms of the input, and nothing is created', async () => {
+  it('create_pod: supportPublicIp is honoured on Secure Cloud (where every pod has a public IP), and refused by name on Community Cloud', async () => {
     const { rp, emulator } = setup();
-    const result = await rp.graphql.execute(doc('runpod-python-create-pod'), { name: 'py', imageName: image, gpuTypeId: GPU });
-    expect(result.errors).toHaveLength(1);
-    expect(result.errors![0]!.extensions).toMatchObject({ code: 'TransportUnsupportedError', fields: ['input.supportPublicIp'] });
-    expect(result.errors![0]!.message).toMatch(/leave supportPublicIp out/);
-    expect(result.errors![0]!.message).not.toMatch(/podsTransport|graphqlTransport/);
-    expect(emulator.inspect.podCount(KEY)).toBe(0);
+    const created = await rp.graphql.execute<{ podFindAndDeployOnDemand: { id: string } }>(doc('runpod-python-create-pod'), { name: 'py', imageName: image, gpuTypeId: GPU });
+    expect(created.errors).toBeUndefined();
+    const placed = await rp.graphql.execute<{ pod: { machine: { secureCloud: boolean | null } } }>('query($id: String!) { pod(input: { podId: $id }) { machine { secureCloud } } }', { id: created.data!.podFindAndDeployOnDemand.id });
+    expect(placed.data!.pod.machine.secureCloud).toBe(true);
+    const community = await rp.graphql.execute(doc('runpod-python-create-pod').replace('cloudType: ALL', 'cloudType: COMMUNITY'), { name: 'py', imageName: image, gpuTypeId: GPU });
+    expect(community.errors![0]!.extensions).toMatchObject({ code: 'TransportUnsupportedError', fields: ['input.supportPublicIp'] });
+    expect(community.errors![0]!.message).toMatch(/cloudType SECURE or ALL/);
+    expect(community.errors![0]!.message).not.toMatch(/podsTransport|graphqlTransport/);
+    expect(emulator.inspect.podCount(KEY)).toBe(1);
   });
 
-  it('create (without supportPublicIp), stop, resume, get and terminate: machine.podHostId is filled on the created and the resumed pod', async () => {
+  it('create, stop, resume, get and terminate: machine.podHostId is filled on the created and the resumed pod', async () => {
     const { rp, emulator } = setup();
-    const createDoc = doc('runpod-python-create-pod').replace('supportPublicIp: true', '');
+    const createDoc = doc('runpod-python-create-pod');
     const created = await rp.graphql.execute<{ podFindAndDeployOnDemand: { id: string; machine: { podHostId: string | null }; machineId: string } }>(createDoc, { name: 'py', imageName: image, gpuTypeId: GPU });
     expect(created.errors).toBeUndefined();
     const pod = created.data!.podFindAndDeployOnDemand;

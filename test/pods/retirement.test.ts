@@ -228,7 +228,7 @@ const UNSUPPORTED: Array<[string, () => [method: 'deploy' | 'deployCpu' | 'resum
   ...(['minVcpuCount', 'minMemoryInGb'] as const).map(
     (f): [string, () => ['deploy', object], string[]] => [`deploy with ${f} 9 over 2 GPUs`, () => ['deploy', { ...gpu, gpuCount: 2, [f]: 9 }], [`input.${f}`]],
   ),
-  ['deploy with supportPublicIp', () => ['deploy', { ...gpu, supportPublicIp: true }], ['input.supportPublicIp']],
+  ['deploy with supportPublicIp on Community Cloud', () => ['deploy', { ...gpu, supportPublicIp: true, cloudType: 'COMMUNITY' }], ['input.supportPublicIp']],
   ['deploy with volumeKey', () => ['deploy', { ...gpu, volumeKey: 'k' }], ['input.volumeKey']],
   ['deploy with stopAfter', () => ['deploy', { ...gpu, stopAfter: '2027-01-01T00:00:00Z' }], ['input.stopAfter']],
   ['deploy with terminateAfter', () => ['deploy', { ...gpu, terminateAfter: '2027-01-01T00:00:00Z' }], ['input.terminateAfter']],

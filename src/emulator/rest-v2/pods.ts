@@ -9,6 +9,7 @@ import { readContractBody } from './contract.js';
 import { accountOf, extrasOf, idParam, iso, POD_CREATE_MAX_BYTES, type RestV2Deps, type V2Context } from './context.js';
 import { sseLogs } from './logs.js';
 import { cutPage, newestFirst } from './pages.js';
+import { templateFor } from '../public-templates.js';
 import { problem } from './problem.js';
 
 export type PodStatus = 'PROVISIONING' | 'STARTING' | 'RUNNING' | 'EXITED' | 'ERROR' | 'TERMINATED';
@@ -173,7 +174,7 @@ export function createPod(deps: RestV2Deps, c: V2Context, body: CreatePodBody, e
   }
   if (body.gpu && !platform.gpuTypes.some((t) => t.id === body.gpu!.id)) throw problem(400, `Unknown GPU type '${body.gpu.id}'.`);
   if (body.registry && !account.registryAuths.has(body.registry)) throw notFound('registry', body.registry);
-  const template = body.templateId ? account.templates.get(body.templateId) : undefined;
+  const template = body.templateId ? templateFor(account, body.templateId) : undefined;
   if (body.templateId && !template) throw notFound('template', body.templateId);
   const network = body.mounts?.network?.[0];
   let dataCenterIds = body.dataCenterIds;
@@ -226,7 +227,7 @@ export function createPod(deps: RestV2Deps, c: V2Context, body: CreatePodBody, e
  * template's settings, with the body's over them (env merged per key), must fit as well.
  */
 function checkExpandedSize(account: Account, body: CreatePodBody): void {
-  const template = body.templateId ? account.templates.get(body.templateId) : undefined;
+  const template = body.templateId ? templateFor(account, body.templateId) : undefined;
   if (!template) return;
   const expanded = { ...template, ...body, env: { ...template.env, ...body.env } };
   const size = new TextEncoder().encode(JSON.stringify(expanded)).byteLength;
@@ -272,7 +273,7 @@ export function podRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
     const body = await readContractBody<UpdatePodBody>(c.req, 'UpdatePodRequest');
     const { locked, ...rest } = body;
     if (Object.keys(rest).length > 0) checkUnlocked(pod, 'edit it');
-    if (body.templateId && !accountOf(c).templates.has(body.templateId)) throw notFound('template', body.templateId);
+    if (body.templateId && !templateFor(accountOf(c), body.templateId)) throw notFound('template', body.templateId);
     if (body.registry && !accountOf(c).registryAuths.has(body.registry)) throw notFound('registry', body.registry);
     if (body.mounts?.network) throw problem(400, 'A network volume can only be attached when the pod is created.');
     // A new name is only a label; anything about the container recreates it, as on the platform.
