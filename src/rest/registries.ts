@@ -1,4 +1,5 @@
 import type { CallOptions } from '../transport/options.js';
+import { registerSecretValue } from '../transport/redact.js';
 import { crud } from './crud.js';
 import type { RestRequester } from './rest-request.js';
 import type { CreateDelegationInput, CreateRegistryInput, EcrDelegation, Registry } from './types.js';
@@ -22,5 +23,17 @@ export function createRestRegistriesApi(rest: RestRequester): RestRegistriesApi 
   // The create, list, get and delete of every resource; no update.
   const { create, list, get, delete: remove } = crud<Registry, CreateRegistryInput, never>(rest, { base: '/registries', listKey: 'registries', createSchema: 'CreateRegistryRequest' });
   const delegations = crud<EcrDelegation, CreateDelegationInput, never>(rest, { base: '/registries/delegations', listKey: 'delegations', createSchema: 'CreateDelegationRequest' });
-  return { create, list, get, delete: remove, delegations: { list: delegations.list, create: delegations.create, revoke: delegations.delete } };
+  return {
+    create(body, options) {
+      // Registered before the body can leave, for as long as the client lives: an echo of the
+      // password in any answer, error or URL is scrubbed like the key (GraphQL's saveRegistryAuth comes here too).
+      const password = (body as { password?: unknown } | null)?.password;
+      if (typeof password === 'string' && password) registerSecretValue(password, rest.core);
+      return create(body, options);
+    },
+    list,
+    get,
+    delete: remove,
+    delegations: { list: delegations.list, create: delegations.create, revoke: delegations.delete },
+  };
 }

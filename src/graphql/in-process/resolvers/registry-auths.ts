@@ -2,7 +2,6 @@
 // deleteRegistryAuth (REST v2 has no update: updateRegistryAuth has no source in the field map).
 import { ValidationError } from '../../../errors.js';
 import type { Registry } from '../../../rest/types.js';
-import { registerSecretValue } from '../../../transport/redact.js';
 import type { ResolverContext, ResolverTable } from '../resolver-types.js';
 import { inputOf, required } from './inputs.js';
 
@@ -17,9 +16,7 @@ export const registryAuthResolvers: ResolverTable = {
       const fields = inputOf(input);
       const why = 'REST v2 saves registry credentials only with a name, a username and a password';
       const password = required<string>(fields, 'password', 'string', why);
-      // Registered before the body can leave, for as long as the client lives: an echo of the
-      // password in any answer, error or URL is scrubbed like the key.
-      registerSecretValue(password, ctx.rest);
+      // rp.rest.registries.create registers the password as a secret before the body leaves.
       const body = { name: required<string>(fields, 'name', 'string', why), username: required<string>(fields, 'username', 'string', why), password };
       return ctx.rest.registries.create(body, ctx.options);
     },
