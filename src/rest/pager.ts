@@ -78,7 +78,7 @@ export const BUILDS_PAGE_LIMIT = 100;
 
 let walker: Promise<typeof import('./page-walk.js')> | undefined;
 /** Start-up helpers handed to the lazy walk (see lazy.ts: a lazy chunk importing them would split them off). */
-const walkKit = { ValidationError, isRecord };
+const walkKit = { ValidationError, ServerError, isRecord, redactUrl };
 export type PageWalkKit = typeof walkKit;
 
 /**
@@ -97,21 +97,11 @@ export function pagedList<T>(rest: RestRequester, where: PagedRoute | (() => Pag
 
   // The walk (reading a page, checking its shape, following cursors) loads with the first use: a
   // list is handed back at once, but nothing of it is needed before a page is asked for.
-  const walk = async () => (await (walker ??= import('./page-walk.js'))).pageWalk<T>(rest, route, cursor, limit, callOptions, walkKit);
+  const walk = async () => (await (walker ??= import('./page-walk.js'))).pageWalk<T>(rest, route, cursor, limit, callOptions, walkKit, maxPages);
 
   async function* pages(): AsyncGenerator<Page<T>, void, undefined> {
     check();
-    let read = 0;
-    for await (const page of (await walk()).pages()) {
-      yield page;
-      // Checked before the next page is asked for: page maxPages + 1 is never sent.
-      if (++read >= maxPages && page.pagination.hasNextPage) {
-        throw new ServerError(`${route.route}: still a next page after ${maxPages} pages (maxPages); stopped reading, as a list that never ends would be read for ever`, {
-          status: 200,
-          request: { method: 'GET', url: redactUrl(`${rest.core.options.restUrl}${route.path}`), operation: route.route },
-        });
-      }
-    }
+    yield* (await walk()).pages();
   }
 
   let all: Promise<T[]> | undefined;
