@@ -1,6 +1,7 @@
 // The page walk of every paginated list (pager.ts), loaded with a list's first use.
-import { ValidationError } from '../errors.js';
+import { ServerError, ValidationError } from '../errors.js';
 import type { CallOptions } from '../transport/options.js';
+import { redactUrl } from '../transport/redact.js';
 import { isRecord } from '../transport/shape.js';
 import type { Page, PagedRoute, Pagination } from './pager.js';
 import type { RestRequester } from './rest-request.js';
@@ -8,8 +9,8 @@ import type { RestRequester } from './rest-request.js';
 /** What an exhausted list says; a server from before pagination (Frontdoor v2.9.0) sends no block and the whole list. */
 const LAST_PAGE: Pagination = { nextCursor: null, hasNextPage: false };
 
-/** Reads pages of `route` from `cursor` on, `limit` items each, with the call's options. */
-export function pageWalk<T>(rest: RestRequester, route: PagedRoute, cursor: string | undefined, limit: number | undefined, callOptions: CallOptions) {
+/** Reads pages of `route` from `cursor` on, `limit` items each, at most `maxPages` of them, with the call's options. */
+export function pageWalk<T>(rest: RestRequester, route: PagedRoute, cursor: string | undefined, limit: number | undefined, callOptions: CallOptions, maxPages: number) {
   const request = (at: string | undefined) => rest.http({ method: 'GET', path: route.path, route: route.route, query: { ...route.query, cursor: at, limit }, idempotent: true }, callOptions);
 
   async function read(at: string | undefined): Promise<Page<T>> {
@@ -35,11 +36,13 @@ export function pageWalk<T>(rest: RestRequester, route: PagedRoute, cursor: stri
   async function* pages(): AsyncGenerator<Page<T>, void, undefined> {
     // Every cursor of this walk: one handed back twice would read the same pages for ever.
     const given = new Set(cursor === undefined ? [] : [cursor]);
-    for (let at = cursor; ; ) {
+    for (let at = cursor, n = 1; ; n++) {
       const page = await read(at);
       yield page;
       const { hasNextPage, nextCursor } = page.pagination;
       if (!hasNextPage) return;
+      // Page maxPages + 1 is never asked for: a server handing out a fresh cursor on every page never ends.
+      if (n >= maxPages) throw new ServerError(`${route.route}: still a next page after ${maxPages} pages (maxPages)`, { status: 200, request: { method: 'GET', url: redactUrl(request(at).url), operation: route.route } });
       if (given.has(nextCursor!)) throw rest.core.wrongShape(request(at), 'a nextCursor not given before in this walk', page.pagination);
       given.add((at = nextCursor!));
     }

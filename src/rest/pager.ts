@@ -1,9 +1,8 @@
 // One pager for every cursor-paginated REST v2 list (pods, templates, endpoints, releases, builds).
 // Each page is its own request through the HTTP core, so a walk keeps the call's signal, per-attempt
 // time-out, retries and the REST bucket's pacing page after page.
-import { ServerError, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import type { CallOptions } from '../transport/options.js';
-import { redactUrl } from '../transport/redact.js';
 import { checkInteger, shown } from '../validation.js';
 import type { components } from './__generated__/rest-v2.js';
 import type { RestRequester } from './rest-request.js';
@@ -93,21 +92,11 @@ export function pagedList<T>(rest: RestRequester, where: PagedRoute | (() => Pag
 
   // The walk (reading a page, checking its shape, following cursors) loads with the first use: a
   // list is handed back at once, but nothing of it is needed before a page is asked for.
-  const walk = async () => (await (walker ??= import('./page-walk.js'))).pageWalk<T>(rest, route, cursor, limit, callOptions);
+  const walk = async () => (await (walker ??= import('./page-walk.js'))).pageWalk<T>(rest, route, cursor, limit, callOptions, maxPages);
 
   async function* pages(): AsyncGenerator<Page<T>, void, undefined> {
     check();
-    let read = 0;
-    for await (const page of (await walk()).pages()) {
-      yield page;
-      // Checked before the next page is asked for: page maxPages + 1 is never sent.
-      if (++read >= maxPages && page.pagination.hasNextPage) {
-        throw new ServerError(`${route.route}: still a next page after ${maxPages} pages (maxPages); stopped reading, as a list that never ends would be read for ever`, {
-          status: 200,
-          request: { method: 'GET', url: redactUrl(`${rest.core.options.restUrl}${route.path}`), operation: route.route },
-        });
-      }
-    }
+    yield* (await walk()).pages();
   }
 
   let all: Promise<T[]> | undefined;

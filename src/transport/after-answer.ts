@@ -120,12 +120,9 @@ export function createAfterAnswer(c: AnswerContext) {
         sameOrigin = next.origin === new URL(req.url).origin;
         // A body (a create's `env`, a document's variables) is meant for the origin it was sent to:
         // it never follows a redirect elsewhere, whatever the status, and nothing goes there.
+        // (After a 307 or 308 the server did not act; after a 301, 302 or 303 it may have: see mayHaveActed.)
         if (!sameOrigin && req.body != null) {
-          const acted = res.status === 307 || res.status === 308 ? 'a 307 or 308 asks for the request elsewhere, so the server did not act on it' : 'the server may have acted on it';
-          throw new ApiError(`${req.operation}: the server redirected (HTTP ${res.status}) to another origin (${next.origin}); a request with a body is never sent to another origin, so it was not followed (${acted})`, {
-            status: res.status,
-            request: summarise(req),
-          });
+          throw new ApiError(`${req.operation}: HTTP ${res.status} to ${next.origin}, another origin: a request with a body is never sent there`, { status: res.status, request: summarise(req) });
         }
         // A login wall or SSO page often embeds the original URL (`?redirect_url=…api_key%3D…`):
         // another origin gets the URL with every spelling of the key, in any query value, replaced.

@@ -450,9 +450,9 @@ export function readApiKey(raw: string | undefined, source: string): string | un
 /** The runtime's fetch, looked up per call (tests and polyfills may replace it). It never edits what it is given. */
 export const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
-/** A page (or a Web Worker): globals a page has, or no `process` to read a key from. */
-function inPage(): boolean {
-  return (g.document !== undefined && g.window !== undefined) || typeof (globalThis as { process?: unknown }).process === 'undefined';
+/** A page (or a Web Worker): the globals a page has; unless `strict`, also no `process` to read a key from. */
+function inPage(strict = false): boolean {
+  return (g.document !== undefined && g.window !== undefined) || (!strict && typeof (globalThis as { process?: unknown }).process === 'undefined');
 }
 
 /**
@@ -464,25 +464,14 @@ function inPage(): boolean {
  */
 export function credentialProblem(resolved: ResolvedOptions, hasCredential: boolean, url: string): { field: string; message: string } | undefined {
   if (resolved.gatewayOrigin !== undefined) {
-    let origin: string;
-    try {
-      origin = new URL(url).origin;
-    } catch {
-      origin = 'an unparseable URL';
-    }
+    // Every URL the core sends to is absolute (built from checked options).
+    const origin = new URL(url).origin;
     if (origin === resolved.gatewayOrigin) return undefined;
-    return {
-      field: 'gatewayToken',
-      message: `belongs to the gateway at ${resolved.gatewayOrigin}, so it is never sent to ${origin}: call the gateway's GraphQL (rp.graphql, rp.pods, rp.gpuTypes), or make REST v2 and serverless calls from a server, with a client that has an apiKey`,
-    };
+    return { field: 'gatewayToken', message: `goes only to its gateway (${resolved.gatewayOrigin}), never to ${origin}: call the gateway, or make this call on a server with an apiKey` };
   }
   if (hasCredential || resolved.keyless) return undefined;
-  return {
-    field: 'apiKey',
-    message: inPage()
-      ? 'no credential: in a page, pass `gatewayToken` with `graphqlUrl` at your runpod-gql gateway, or `apiKey: null` for an anonymous gateway or your own backend path'
-      : 'no API key: pass `apiKey` to createRunpodClient or set RUNPOD_API_KEY (`gatewayToken` for a runpod-gql gateway, `apiKey: null` for none)',
-  };
+  const where = inPage() ? 'in a page, pass' : 'pass `apiKey`, set RUNPOD_API_KEY, or';
+  return { field: 'apiKey', message: `no API key: ${where} \`gatewayToken\` (a runpod-gql gateway's) or \`apiKey: null\` (none)` };
 }
 
 /**
@@ -504,7 +493,7 @@ function credentialOf(options: RunpodClientOptions): string | undefined {
     apiKey = options.apiKey;
   } else apiKey = readApiKey(readEnv('RUNPOD_API_KEY'), 'RUNPOD_API_KEY');
   // In a page (or Web Worker), anyone who opens it can read the key.
-  if (apiKey && !options.dangerouslyAllowBrowser && g.document !== undefined && g.window !== undefined) {
+  if (apiKey && !options.dangerouslyAllowBrowser && inPage(true)) {
     throw new ValidationError('apiKey', 'a page exposes it: use `runpod-gql gateway` with its `graphqlUrl` and a `gatewayToken`, or dangerouslyAllowBrowser: true');
   }
   return apiKey;

@@ -34,14 +34,12 @@ export const SCRUBBED: unique symbol = Symbol.for('runpod-gql.scrubbed');
 // decoded once into "units", one per character it spells (raw, percent-encoded to any depth as
 // UTF-8 or Latin-1, a JSON escape, a numeric HTML entity), each case-folded and with `+` read as a
 // space. Every secret is stored as the folded units of each of its spellings (as written, base64,
-// hex, its own escapes decoded). A spelling of SECRET_WINDOW units or more is indexed by the hash
-// of one STRIDE-unit run per STRIDE units, all secrets in one map: one rolling pass over the text
-// looks each of its STRIDE-unit runs up once, compares a hit unit by unit, and extends it to all
-// the text shares with that spelling. So any run of SECRET_WINDOW units of a long secret (a slice a
-// server clipped, a piece of a 2,000-character value) is found, and the cost does not depend on
-// how many secrets are live. A shorter spelling is stored whole and found by a rolling hash of its
-// first WHOLE_PREFIX units (at most WHOLE_PREFIX passes in all, whatever the number of secrets),
-// then compared unit by unit. No regular expression is built from a secret.
+// hex, its own escapes decoded), indexed by the hash of one STRIDE-unit run per STRIDE units, all
+// secrets in one map per run width (at most STRIDE of them): one rolling pass per width looks each
+// run of the text up once, compares a hit unit by unit, and extends it to all the text shares with
+// that spelling. So any run of SECRET_WINDOW units of a secret (a slice a server clipped, a piece
+// of a 2,000-character value) is found, and the cost does not depend on how many secrets are live.
+// No regular expression is built from a secret.
 
 const hexValue = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1);
 
@@ -174,13 +172,11 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
  * appears, however long the secret. Spellings shorter than this are matched whole.
  */
 export const SECRET_WINDOW = 32;
-// A long spelling is indexed by the hash of its STRIDE-unit runs that start at every STRIDE-th
-// unit (and the last one): any run of 2 × STRIDE - 1 units of it holds one whole, and a run found
-// is then extended unit by unit to all it shares with the spelling. So a run of SECRET_WINDOW is
-// always found, at one index entry per STRIDE units of each spelling.
-const STRIDE = SECRET_WINDOW / 2;
-// Whole spellings are found by the hash of their first units (up to this many), then compared.
-const WHOLE_PREFIX = 8;
+// Every spelling is indexed by the hash of its STRIDE-unit runs that start at every STRIDE-th unit
+// (and the last one): any run of 2 × STRIDE - 1 units of it holds one whole, and a run found is then
+// extended unit by unit to all it shares with the spelling. So a run of SECRET_WINDOW is always
+// found, at one index entry per STRIDE units; a spelling shorter than STRIDE is one run.
+const STRIDE = 8;
 
 /** Base64 (base64url folds to it) of the key inside a longer base64 text (Basic auth's `user:key`), at each byte alignment. */
 function base64Spellings(secret: string): string[] {
@@ -199,9 +195,7 @@ function base64Spellings(secret: string): string[] {
 
 /** Hex of the key's UTF-8 bytes (the fold makes upper case match too); a slice's hex is a run of it. */
 function hexSpelling(secret: string): string {
-  let out = '';
-  for (const byte of utf8(secret)) out += byte.toString(16).padStart(2, '0');
-  return out;
+  return Array.from(utf8(secret), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /**
@@ -220,34 +214,21 @@ function patternsOf(secret: string): Array<{ units: Int32Array; short: boolean }
     if (units.length > 0 && !out.some((o) => o.units.length === units.length && sameUnits(o.units, units, 0))) out.push({ units, short });
   };
   const short = secret.length < SHORT_KEY;
-  for (const spelled of [secret, ...(short ? [] : [...base64Spellings(secret), hexSpelling(secret)])]) push(foldedUnits(spelled), short);
+  // Read with no escape (kinds 0): the folded characters as written.
+  const unitsOf = (text: string, kinds = 0) => {
+    const decoded = decode(text, kinds);
+    return decoded.cps.slice(0, decoded.count);
+  };
+  for (const spelled of [secret, ...(short ? [] : [...base64Spellings(secret), hexSpelling(secret)])]) push(unitsOf(spelled), short);
   if (!/[%\\&]/.test(secret)) return out;
   for (let kinds = 1; kinds <= EVERY_ESCAPE; kinds++) {
     // `%41%42%43%44` decodes to four letters: scrubbed only as a whole token, like any short key.
-    const decoded = decode(secret, kinds);
-    push(decoded.cps.slice(0, decoded.count), short || decoded.count < SHORT_KEY);
+    const units = unitsOf(secret, kinds);
+    push(units, short || units.length < SHORT_KEY);
   }
   return out;
 }
 
-/** The folded code points of `text`, as written (no escape read). */
-function foldedUnits(text: string): Int32Array {
-  const units = new Int32Array(text.length);
-  let n = 0;
-  for (let i = 0; i < text.length; n++) {
-    const cp = text.codePointAt(i)!;
-    units[n] = fold(cp);
-    i += cp > 0xffff ? 2 : 1;
-  }
-  return n === text.length ? units : units.slice(0, n);
-}
-
-interface Pattern {
-  readonly units: Int32Array;
-  /** Scrubbed only as a whole token. */
-  readonly short: boolean;
-  refs: number;
-}
 
 // One random base per process: hashes cannot be aimed at from outside.
 const BASE = (Math.floor(Math.random() * 0x3fffffff) | 1) + 0x10000;
@@ -267,38 +248,28 @@ function powBase(length: number): number {
   return p;
 }
 
-const POW_STRIDE = powBase(STRIDE);
 
-/** One STRIDE-unit run of a long spelling: where it starts in it. */
-interface StrideEntry {
+/** A spelling in the index: where the run it is found by starts in it. */
+interface Entry {
   readonly units: Int32Array;
   readonly at: number;
+  /** Scrubbed only as a whole token. */
+  readonly short: boolean;
   refs: number;
 }
 
 /**
- * Where a long spelling is indexed: every STRIDE-th unit, and the last STRIDE, but for runs of one
- * repeated character: 16 spaces or dashes in a secret value (a PEM's rule, indentation) tell
- * nothing of it, and matching them would scrub such runs in every text. A run of a secret that
- * holds other characters too is still found through them, then extended over the repeats.
+ * Where a spelling is indexed: a run of `width` units at every `width`-th unit, and the last one,
+ * but for runs of one repeated character (8 spaces or dashes tell nothing of a secret, and would
+ * be looked at in every text); a spelling of one repeated character only, by its first run.
  */
-function strideStarts(units: Int32Array): number[] {
+function strideStarts(units: Int32Array, width: number): number[] {
   const out: number[] = [];
-  const last = units.length - STRIDE;
-  for (let at = 0; ; at = Math.min(at + STRIDE, last)) {
-    let uniform = true;
-    for (let k = 1; k < STRIDE && uniform; k++) uniform = units[at + k] === units[at];
-    if (!uniform) out.push(at);
-    if (at === last) return out;
+  const last = units.length - width;
+  for (let at = 0; ; at = Math.min(at + width, last)) {
+    if (units.subarray(at, at + width).some((u) => u !== units[at])) out.push(at);
+    if (at === last) return out.length ? out : [0];
   }
-}
-
-/**
- * Indexed by its strides: a spelling of SECRET_WINDOW units or more that holds more than one
- * character. One of a single repeated character (a value of 40 spaces) is matched whole.
- */
-function isLong(units: Int32Array): boolean {
-  return units.length >= SECRET_WINDOW && strideStarts(units).length > 0;
 }
 
 const WORD_CHAR = /[\p{L}\p{N}]/u;
@@ -306,75 +277,46 @@ const WORD_CHAR = /[\p{L}\p{N}]/u;
 type Decoded = ReturnType<typeof decode>;
 
 /**
- * Every spelling of a set of secrets: the long ones by their STRIDE-unit runs, the short ones whole,
- * by the hash of their first units. Secrets are counted per holder.
+ * Every spelling of a set of secrets, indexed by the hash of its STRIDE-unit runs (a shorter one by
+ * all its units), per run width: at most STRIDE widths, so passes, whatever the number of secrets.
+ * Secrets are counted per holder.
  */
 class SecretIndex {
-  /** Hash of a STRIDE-unit run → the long spellings that hold it, and where. */
-  private readonly strides = new Map<number, StrideEntry[]>();
-  /** Prefix width → hash of a whole spelling's first units → the spellings. */
-  private readonly wholes = new Map<number, { pow: number; patterns: Map<number, Pattern[]> }>();
+  /** Run width → hash of a run → the spellings that hold it, and where. */
+  private readonly widths = new Map<number, { pow: number; runs: Map<number, Entry[]> }>();
   /** Secrets held, counted per holder. */
   readonly secrets = new Map<string, number>();
 
   add(secret: string): void {
-    const held = this.secrets.get(secret) ?? 0;
-    this.secrets.set(secret, held + 1);
-    if (held > 0) return;
-    for (const { units, short } of patternsOf(secret)) {
-      if (isLong(units)) {
-        for (const at of strideStarts(units)) {
-          const hash = hashUnits(units, at, STRIDE) & KEY_BITS;
-          const bucket = this.strides.get(hash) ?? [];
-          const same = bucket.find((e) => e.at === at && e.units.length === units.length && sameUnits(e.units, units, 0));
-          if (same) same.refs++;
-          else bucket.push({ units, at, refs: 1 });
-          this.strides.set(hash, bucket);
-        }
-        continue;
-      }
-      const width = Math.min(units.length, WHOLE_PREFIX);
-      let slot = this.wholes.get(width);
-      if (!slot) this.wholes.set(width, (slot = { pow: powBase(width), patterns: new Map() }));
-      const hash = hashUnits(units, 0, width) & KEY_BITS;
-      const bucket = slot.patterns.get(hash) ?? [];
-      const same = bucket.find((p) => p.units.length === units.length && sameUnits(p.units, units, 0));
-      if (same) same.refs++;
-      else bucket.push({ units, short, refs: 1 });
-      slot.patterns.set(hash, bucket);
-    }
+    this.update(secret, 1);
   }
 
   remove(secret: string): void {
-    const held = this.secrets.get(secret);
-    if (held === undefined) return;
-    if (held > 1) {
-      this.secrets.set(secret, held - 1);
-      return;
-    }
-    this.secrets.delete(secret);
-    for (const { units } of patternsOf(secret)) {
-      if (isLong(units)) {
-        for (const at of strideStarts(units)) {
-          const hash = hashUnits(units, at, STRIDE) & KEY_BITS;
-          const bucket = this.strides.get(hash);
-          const i = bucket?.findIndex((e) => e.at === at && e.units.length === units.length && sameUnits(e.units, units, 0)) ?? -1;
-          if (!bucket || i < 0 || --bucket[i]!.refs > 0) continue;
-          bucket.splice(i, 1);
-          if (bucket.length === 0) this.strides.delete(hash);
-        }
-        continue;
+    this.update(secret, -1);
+  }
+
+  /** One more (`1`) or one less (`-1`) holder of `secret`; its spellings are indexed while it has any. */
+  private update(secret: string, delta: 1 | -1): void {
+    const held = (this.secrets.get(secret) ?? 0) + delta;
+    if (held < 0) return;
+    if (held) this.secrets.set(secret, held);
+    else this.secrets.delete(secret);
+    if (held !== (delta > 0 ? 1 : 0)) return;
+    for (const { units, short } of patternsOf(secret)) {
+      const width = Math.min(units.length, STRIDE);
+      let slot = this.widths.get(width);
+      if (!slot) this.widths.set(width, (slot = { pow: powBase(width), runs: new Map() }));
+      for (const at of strideStarts(units, width)) {
+        const hash = hashUnits(units, at, width) & KEY_BITS;
+        const bucket = slot.runs.get(hash) ?? [];
+        const i = bucket.findIndex((e) => e.at === at && e.units.length === units.length && sameUnits(e.units, units, 0));
+        if (i < 0) {
+          if (delta > 0) bucket.push({ units, at, short, refs: 1 });
+        } else if ((bucket[i]!.refs += delta) === 0) bucket.splice(i, 1);
+        if (bucket.length) slot.runs.set(hash, bucket);
+        else slot.runs.delete(hash);
       }
-      const width = Math.min(units.length, WHOLE_PREFIX);
-      const slot = this.wholes.get(width);
-      const hash = hashUnits(units, 0, width) & KEY_BITS;
-      const bucket = slot?.patterns.get(hash);
-      const at = bucket?.findIndex((p) => p.units.length === units.length && sameUnits(p.units, units, 0)) ?? -1;
-      if (!slot || !bucket || at < 0) continue;
-      if (--bucket[at]!.refs > 0) continue;
-      bucket.splice(at, 1);
-      if (bucket.length === 0) slot.patterns.delete(hash);
-      if (slot.patterns.size === 0) this.wholes.delete(width);
+      if (slot.runs.size === 0) this.widths.delete(width);
     }
   }
 
@@ -383,61 +325,38 @@ class SecretIndex {
   }
 
   get empty(): boolean {
-    return this.strides.size === 0 && this.wholes.size === 0;
+    return this.widths.size === 0;
   }
 
-  /** Adds to `spans` the [start, end) offsets into `text` of every spelling found in it. */
+  /**
+   * Adds to `spans` the [start, end) offsets into `text` of what it shares with a spelling: a run a
+   * hit is extended to, unit by unit, counts when it holds SECRET_WINDOW units or the whole spelling
+   * (a short one only as a whole token).
+   */
   collect(text: string, { cps, starts, escaped, count }: Decoded, spans: number[]): void {
-    for (const [width, { pow, patterns }] of this.wholes) {
+    for (const [width, { pow, runs }] of this.widths) {
       if (width > count) continue;
       let h = hashUnits(cps, 0, width);
+      // Units up to here are inside a run found already: a hit there needs no second look.
+      let covered = 0;
       for (let u = 0; ; u++) {
-        const bucket = patterns.get(h & KEY_BITS);
-        if (bucket) {
-          for (const p of bucket) {
-            const end = u + p.units.length;
-            if (end <= count && sameUnits(p.units, cps, u) && (!p.short || isToken(text, starts, escaped, u, end))) addSpan(spans, starts[u]!, starts[end]!);
-          }
+        const bucket = u + width > covered ? runs.get(h & KEY_BITS) : undefined;
+        for (const { units, at, short } of bucket ?? []) {
+          if (!sameUnits(units.subarray(at, at + width), cps, u)) continue;
+          let before = 0;
+          while (before < at && before < u && units[at - before - 1] === cps[u - before - 1]) before++;
+          let after = width;
+          while (at + after < units.length && u + after < count && units[at + after] === cps[u + after]) after++;
+          const whole = before === at && at + after === units.length;
+          if (!(whole || before + after >= SECRET_WINDOW) || (short && !isToken(text, starts, escaped, u - before, u + after))) continue;
+          spans.push(starts[u - before]!, starts[u + after]!);
+          covered = Math.max(covered, u + after);
         }
         if (u + width >= count) break;
         h = (Math.imul(h - Math.imul(cps[u]!, pow), BASE) + cps[u + width]!) | 0;
       }
     }
-    if (this.strides.size === 0 || count < STRIDE) return;
-    let h = hashUnits(cps, 0, STRIDE);
-    // Units up to here are inside a run found already: a stride there needs no second look.
-    let covered = 0;
-    for (let u = 0; ; u++) {
-      const bucket = u + STRIDE > covered ? this.strides.get(h & KEY_BITS) : undefined;
-      if (bucket) {
-        for (const { units, at } of bucket) {
-          if (!sameRange(units, at, cps, u, STRIDE)) continue;
-          // All the text shares with this spelling around the stride, unit by unit.
-          let before = 0;
-          while (before < at && before < u && units[at - before - 1] === cps[u - before - 1]) before++;
-          let after = STRIDE;
-          while (at + after < units.length && u + after < count && units[at + after] === cps[u + after]) after++;
-          if (before + after < SECRET_WINDOW) continue;
-          addSpan(spans, starts[u - before]!, starts[u + after]!);
-          covered = Math.max(covered, u + after);
-        }
-      }
-      if (u + STRIDE >= count) break;
-      h = (Math.imul(h - Math.imul(cps[u]!, POW_STRIDE), BASE) + cps[u + STRIDE]!) | 0;
-    }
   }
-}
-
-function sameRange(a: Int32Array, from: number, b: Int32Array, at: number, length: number): boolean {
-  for (let k = 0; k < length; k++) if (a[from + k] !== b[at + k]) return false;
-  return true;
-}
-
-/** Adds a span, merged with the last one when they touch (one pass finds them left to right). */
-function addSpan(spans: number[], start: number, end: number): void {
-  const last = spans.length - 1;
-  if (last > 0 && start >= spans[last - 1]! && start <= spans[last]!) spans[last] = Math.max(spans[last]!, end);
-  else spans.push(start, end);
 }
 
 /** A short key counts only as a whole token: no raw letter or digit right before or after it. */
@@ -482,9 +401,6 @@ function sameUnits(pattern: Int32Array, units: Int32Array, from: number): boolea
 const registered = new SecretIndex();
 const release =
   typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<string>((secret) => registered.remove(secret));
-
-// Indexes for one key, for `scrubSecret(text, key)`: a client's core keeps its own.
-const single = new Map<string, SecretIndex>();
 
 /** Options of {@link createScrubber}. */
 export interface ScrubberOptions {
@@ -535,16 +451,7 @@ export function registerSecretValue(value: string, holder?: object): void {
 
 /** `text` with every spelling of `secret` (or, by default, of every registered key) replaced. */
 export function scrubSecret(text: string, secret?: string): string {
-  if (secret === undefined) return redactText(text);
-  if (!secret) return text;
-  let index = single.get(secret);
-  if (!index) {
-    if (single.size >= 64) single.clear();
-    index = new SecretIndex();
-    if (secret.length <= MAX_KEY_LENGTH) index.add(secret);
-    single.set(secret, index);
-  }
-  return scrubWith(text, [index]);
+  return secret === undefined ? redactText(text) : createScrubber(secret)(text);
 }
 
 const REGISTERED = [registered];

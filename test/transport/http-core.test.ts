@@ -261,7 +261,7 @@ describe('HTTP core: requests, redirects and secrets', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(307);
     expect(err.message).toContain('https://evil.example');
-    expect(err.message).toContain('never sent to another origin');
+    expect(err.message).toContain('a request with a body is never sent there');
     expect(JSON.stringify(err)).not.toContain(TEST_API_KEY);
   });
 
