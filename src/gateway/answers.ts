@@ -14,7 +14,7 @@ import {
   TimeoutError,
   ValidationError,
 } from '../errors.js';
-import type { GatewayErrorEntry } from './protocol.js';
+import type { GatewayErrorEntry, Refusal } from './protocol.js';
 
 /** A gateway answer before it is written: status, body and extra headers. */
 export interface GatewayAnswer {
@@ -87,11 +87,29 @@ function fieldEntry(error: GraphQLError): GatewayErrorEntry {
 }
 
 /**
+ * The answer to a document the gateway stopped. RunPod's pause past the gateway's wait (its reads
+ * were aborted rather than held): what was read is 200 with its data, each stopped field a
+ * rate-limit error with `retryAfterMs`; nothing read is 503 with RunPod's `Retry-After`. Any other
+ * stop (504 past the deadline) keeps what ran before it, field errors with what their typed errors
+ * add (a create's `createMarker`), after the stop's own error.
+ */
+export function stoppedAnswer(result: ExecutionResult, stopped: Refusal): GatewayAnswer {
+  const errors = (result.errors ?? []).map(fieldEntry);
+  if (stopped.code !== 'UPSTREAM_RATE_LIMITED') {
+    return { status: stopped.status, headers: stopped.headers, body: { data: result.data, errors: [{ message: stopped.message, extensions: { code: stopped.code } }, ...errors] } };
+  }
+  const retryAfterMs = Number(stopped.headers?.['retry-after'] ?? 1) * 1000;
+  if (!hasData(result.data)) return { status: 503, headers: stopped.headers, body: { errors: [{ message: stopped.message, extensions: { code: stopped.code, retryAfterMs } }] } };
+  const paused = errors.map((e) => (e.extensions?.code === 'AbortError' ? { ...e, message: stopped.message, extensions: { code: 'RateLimitError', retryAfterMs } } : e));
+  return { status: 200, body: { data: result.data, errors: paused } };
+}
+
+/**
  * True when `data` holds a value anywhere: something the caller asked for was done or read. An
  * object holding only nulls (`{ myself: { pods: null } }`, where `myself` is a wrapper that reads
  * nothing) is no data; a list, even empty, is a read that succeeded.
  */
-export function hasData(data: unknown): boolean {
+function hasData(data: unknown): boolean {
   if (data === null || data === undefined) return false;
   if (typeof data !== 'object' || Array.isArray(data)) return true;
   for (const key in data) if (hasData((data as Record<string, unknown>)[key])) return true;

@@ -7,7 +7,7 @@ import type { RunpodClientOptions } from '../transport/options.js';
 import type { PacingStore } from '../transport/pacing.js';
 import { redactText, registerSecret } from '../transport/redact.js';
 import type { TransportChangeEvent } from '../transport/transport-choice.js';
-import { hasData, RequestIds, resultAnswer, thrownAnswer, type GatewayAnswer, type GatewayBody } from './answers.js';
+import { RequestIds, resultAnswer, stoppedAnswer, thrownAnswer, type GatewayAnswer, type GatewayBody } from './answers.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch, type Turn } from './fairness.js';
 import { fieldsBeyondScope } from './field-scopes.js';
@@ -340,7 +340,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       });
     } catch (err) {
       const stopped = turn.stopped(err);
-      if (stopped?.code === 'UPSTREAM_RATE_LIMITED') return answer(request, ids, origin, pausedAnswer({ data: undefined }, stopped), media);
+      if (stopped?.code === 'UPSTREAM_RATE_LIMITED') return answer(request, ids, origin, stoppedAnswer({ data: undefined }, stopped), media);
       if (stopped) throw stopped;
       ids.addFrom(undefined, err);
       return answer(request, ids, origin, thrownAnswer(err, passThrough), media);
@@ -349,12 +349,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     }
     ids.addFrom(result.errors);
     const stopped = turn.stopped();
-    if (stopped?.code === 'UPSTREAM_RATE_LIMITED') return answer(request, ids, origin, pausedAnswer(result, stopped), media);
     // What ran before the gateway stopped it stays in the answer (a create's field error names its marker).
-    if (stopped) {
-      const errors = [{ message: stopped.message, extensions: { code: stopped.code } }, ...(result.errors ?? []).map((e) => ({ message: e.message, path: e.path, extensions: e.extensions }))];
-      return answer(request, ids, origin, { status: stopped.status, body: { ...result, errors } as GatewayBody, headers: stopped.headers }, media);
-    }
+    if (stopped) return answer(request, ids, origin, stoppedAnswer(result, stopped), media);
     const read = resultAnswer(noSource ? noSource(result) : result, passThrough);
     return answer(request, ids, origin, read, media);
   }
@@ -380,22 +376,6 @@ function transportNote(log: ReturnType<typeof createLog>) {
     told = true;
     log.warn('gateway: RunPod\'s GraphQL answered 410 Gone: from now on every document runs in process over REST v2 (--upstream auto). Start the gateway with --upstream rest to skip GraphQL from the start');
   };
-}
-
-/**
- * A document the gateway stopped because RunPod asked for a pause past its wait (its reads were
- * aborted rather than held): what was read is 200 with its data, each stopped field an error of
- * RunPod's rate limit with `retryAfterMs`; nothing read is 503 with RunPod's `Retry-After`.
- */
-function pausedAnswer(result: ExecutionResult, stopped: Refusal): GatewayAnswer {
-  const retryAfterMs = Number(stopped.headers?.['retry-after'] ?? 1) * 1000;
-  if (!hasData(result.data)) return { status: 503, headers: stopped.headers, body: { errors: [{ message: stopped.message, extensions: { code: stopped.code, retryAfterMs } }] } };
-  const errors = (result.errors ?? []).map((e) =>
-    e.extensions?.code === 'AbortError'
-      ? { message: stopped.message, path: e.path, extensions: { code: 'RateLimitError', retryAfterMs } }
-      : { message: e.message, path: e.path, extensions: e.extensions },
-  );
-  return { status: 200, body: { data: result.data, errors } as GatewayBody };
 }
 
 function plain(status: number, text: string): Response {
