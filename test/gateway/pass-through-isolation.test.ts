@@ -6,6 +6,7 @@ import { createGateway, type Gateway } from '../../src/gateway/index.js';
 import { listen, type ListeningGateway } from '../../src/gateway/node.js';
 import { redactText } from '../../src/transport/redact.js';
 import { spellingsOf } from '../fuzz/harness.js';
+import { withoutRequestIds } from './harness.js';
 
 const OWNER_KEY = 'rpa_OWNERKEY0123456789ABCDEFGHIJKLMNOPQRSTUV';
 /** Another tenant's pod name, which a stranger sends as its "key". */
@@ -32,8 +33,7 @@ function passThroughGateway(calls: string[], limits = {}): Gateway {
   });
 }
 
-/** An answer's text, byte for byte but for the request ids every answer carries (fresh for each request). */
-const text = async (response: Response) => (await response.text()).replace(/,"extensions":\{"requestIds":\{[^}]*\}\}/, '');
+const text = async (response: Response) => withoutRequestIds(await response.text());
 const ask = (gateway: Gateway, key: string, query = '{ myself { pods { id name } } }', clientAddress = '192.0.2.1') =>
   gateway.fetch(new Request('http://127.0.0.1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query }) }), { clientAddress });
 
