@@ -173,3 +173,17 @@ export class RequestIds {
     return { gateway: this.gateway, upstream: this.upstream };
   }
 }
+
+/**
+ * A variable that failed coercion, named by its field without its value: graphql-js quotes the
+ * value (`got invalid value "…"`, and its own reason may quote it again), and a variable may hold
+ * a password or an env value.
+ */
+export function coercionEntry(error: GraphQLError): GatewayErrorEntry {
+  const named = /^Variable "\$([A-Za-z_][A-Za-z0-9_]*)" got invalid value /.exec(error.message);
+  if (!named) return { message: error.message, extensions: { code: 'BAD_USER_INPUT' } };
+  const name = named[1]!;
+  const at = new RegExp(` at "(${name}(?:\\.[A-Za-z_][A-Za-z0-9_]*|\\[\\d+\\])*)"; `).exec(error.message.slice(named[0].length));
+  const field = at ? at[1]! : name;
+  return { message: `Variable "$${name}" got an invalid value at "${field}": it does not fit the type the schema declares there (the value is not repeated)`, extensions: { code: 'BAD_USER_INPUT', field } };
+}

@@ -5,9 +5,9 @@ import { buildExecutableSchema, DocumentCache, isDocument, type PreparedDocument
 import { createLog, DEFAULT_LOG_LEVEL } from '../transport/logger.js';
 import type { RunpodClientOptions } from '../transport/options.js';
 import type { PacingStore } from '../transport/pacing.js';
-import { redactText, registerSecret } from '../transport/redact.js';
+import { redactText, registerSecret, SECRETS } from '../transport/redact.js';
 import type { TransportChangeEvent } from '../transport/transport-choice.js';
-import { RequestIds, resultAnswer, stoppedAnswer, thrownAnswer, type GatewayAnswer, type GatewayBody } from './answers.js';
+import { coercionEntry, RequestIds, resultAnswer, stoppedAnswer, thrownAnswer, type GatewayAnswer, type GatewayBody } from './answers.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch, type Turn } from './fairness.js';
 import { fieldsBeyondScope } from './field-scopes.js';
@@ -26,7 +26,7 @@ import {
   type GraphQLParams,
 } from './protocol.js';
 import { TokenBuckets } from './rate.js';
-import { noScrub, scrubberOf, type Scrub } from './scrub.js';
+import { documentSecrets, noScrub, scrubberOf, withDocument, type Scrub } from './scrub.js';
 import { bearerOf, tokenTable, type GatewayScope, type GatewayToken } from './tokens.js';
 
 /** Which API the gateway's upstream client uses (the client's `graphqlTransport`). */
@@ -126,6 +126,7 @@ interface Caller {
   readonly address: string;
   readonly scrub: Scrub;
   readonly onRefusedKey?: (() => void) | undefined;
+  readonly onAcceptedKey?: (() => void) | undefined;
 }
 
 /** The scrubber of each request's answer (see `answer`), set once its caller is known. */
@@ -230,7 +231,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       const entry = passThroughClients.get(key);
       // The caller's own key, scrubbed from its own answer only (it never enters shared state).
       scrubbers.set(request, entry.scrub);
-      return { scope: 'write', credential: key, client: () => entry.client, address, scrub: entry.scrub, onRefusedKey: () => passThroughClients.drop(key) };
+      return { scope: 'write', credential: key, client: () => entry.client, address, scrub: entry.scrub, onRefusedKey: () => passThroughClients.drop(key), onAcceptedKey: () => passThroughClients.accept(key) };
     }
     if (anonymous) return { scope: 'write', credential: undefined, client: () => serverClient!, address, scrub: ownScrub };
     if (!bearer) throw new Refusal(401, 'a gateway token is required: Authorization: Bearer <token>', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
@@ -282,7 +283,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       const taken = fairness.takeRate(caller.credential);
       if (taken) await taken;
       return await run(request, url, caller, media, allowedOrigin, ids, (operation) =>
-        fairness.start({ credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey }, operation, request.signal),
+        fairness.start({ credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey, onAcceptedKey: caller.onAcceptedKey }, operation, request.signal),
       );
     } catch (err) {
       return refusal(request, allowedOrigin, err, ids);
@@ -325,7 +326,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       throw new Refusal(403, `this token (scope ${caller.scope}) may not read ${beyond.join(', ')}: leave ${beyond.length > 1 ? 'them' : 'it'} out, or use a token of a wider scope`, 'FORBIDDEN');
     }
     const coerced = getVariableValues(buildExecutableSchema(), operation.variableDefinitions ?? [], params.variables ?? {});
-    if (coerced.errors) return invalid(coerced.errors.map((e) => ({ message: e.message, extensions: { code: 'BAD_USER_INPUT' } })));
+    if (coerced.errors) return invalid(coerced.errors.map(coercionEntry));
+    // This document's secret inputs: scrubbed from its own answer and errors, and no one else's.
+    const secrets = documentSecrets(buildExecutableSchema(), prepared, operation, coerced.coerced);
+    scrubbers.set(request, withDocument(caller.scrub, secrets));
     let result: ExecutionResult;
     // In flight from here: the caller's limit, RunPod's pause, the deadline (fairness.ts).
     const turn = start(operation.operation);
@@ -337,7 +341,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         signal: turn.signal,
         fetchOptions: turn.fetchOptions,
         onResponse: (info) => ids.add(info.requestId),
-      });
+        [SECRETS]: secrets,
+      } as Parameters<RunpodClient['graphql']['execute']>[2]);
     } catch (err) {
       const stopped = turn.stopped(err);
       if (stopped?.code === 'UPSTREAM_RATE_LIMITED') return answer(request, ids, origin, stoppedAnswer({ data: undefined }, stopped), media);
