@@ -184,7 +184,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   }
   const passThroughClients = createPassThroughPool(clientOptions);
   const refusedKeys = passThrough && limits.refusedKeys !== false ? new TokenBuckets(limits.refusedKeys.requests, limits.refusedKeys.intervalMs) : undefined;
-  const fairness = createFairness(limits, options.rateStore, refusedKeys);
+  const fairness = createFairness(limits, options.rateStore, refusedKeys, options.client?.rateLimits);
   let isReady = false;
   void gateway.ready.then(() => (isReady = true), () => {});
 

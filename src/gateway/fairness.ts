@@ -2,10 +2,11 @@
 // time: documents in flight per caller, the rate charged in upstream calls (rate.ts), a short wait
 // when RunPod asks the gateway to slow down, and a deadline per document.
 import { PossiblyCreatedError, RateLimitError } from '../errors.js';
-import { globalFetch, type FetchLike, type FetchOptions } from '../transport/options.js';
+import { globalFetch, type FetchLike, type FetchOptions, type RateLimitSetting } from '../transport/options.js';
 import type { PacingStore } from '../transport/pacing.js';
 import { parseRateLimitHeaders } from '../transport/rate-limit-headers.js';
 import { parseRetryAfterMs } from '../transport/retry-after.js';
+import { budgetEntry, createDocumentBudget, createFairShare, type FairShare } from './budget.js';
 import type { ResolvedLimits } from './limits.js';
 import { Refusal } from './protocol.js';
 import { createCallerRate } from './rate.js';
@@ -58,18 +59,27 @@ export interface TurnCaller {
 interface Upstream {
   pausedUntil: number;
   readonly queries: Set<AbortController>;
+  /** Its slots, shared out between callers (budget.ts). */
+  readonly share: FairShare;
 }
 
 const DEADLINE = 'deadline';
 const PAUSED = 'paused';
+const OVERDRAWN = 'overdrawn';
 
-export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | undefined, refusedKeys: { take(address: string): number; waitFor(address: string): number } | undefined) {
+/** `rateLimits`: the upstream client's own (its pacer's concurrency is the fair share's size). */
+export function createFairness(
+  limits: ResolvedLimits,
+  rateStore: PacingStore | undefined,
+  refusedKeys: { take(address: string): number; waitFor(address: string): number } | undefined,
+  rateLimits?: false | Readonly<Record<string, RateLimitSetting>>,
+) {
   const rate = createCallerRate(limits.rate, rateStore);
   const inFlight = new Map<string, number>();
   const upstreams = new WeakMap<object, Upstream>();
   const upstreamOf = (client: object): Upstream => {
     let state = upstreams.get(client);
-    if (!state) upstreams.set(client, (state = { pausedUntil: 0, queries: new Set() }));
+    if (!state) upstreams.set(client, (state = { pausedUntil: 0, queries: new Set(), share: createFairShare(rateLimits) }));
     return state;
   };
 
@@ -124,8 +134,11 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
       let answers = 0;
       let refusedKey = false;
       let ended = false;
+      // Past one bucket of debt the document stops (a query: a mutation may be on the wire, and
+      // its calls are bounded by maxUpstreamCalls before they are sent).
+      const overdrawn = operation === 'query' ? () => controller.abort(OVERDRAWN) : undefined;
       const observe: Observer = (status, headers) => {
-        if (++answers > 1) rate.charge(caller.credential, 1);
+        if (++answers > 1) rate.charge(caller.credential, 1, overdrawn);
         if (status === 401) refusedKey = true;
         else if (status === 429) pause(state, parseRetryAfterMs(headers) ?? 1000);
         // REST v2 announces a spent window on an answer that still counts: the client then waits
@@ -134,12 +147,16 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
       };
       return {
         signal: controller.signal,
-        fetchOptions: { [OBSERVER]: observe } as FetchOptions,
+        fetchOptions: { [OBSERVER]: observe, ...budgetEntry(createDocumentBudget(limits, state.share, name)) } as FetchOptions,
         stopped(err) {
           if (err instanceof RateLimitError && err.retryAfterMs !== undefined) pause(state, err.retryAfterMs);
           if (err instanceof PossiblyCreatedError) return undefined;
           const reason: unknown = controller.signal.reason;
           if (reason === DEADLINE) return new Refusal(504, `the document ran past the gateway's deadline of ${limits.deadlineMs} ms`, 'DEADLINE_EXCEEDED');
+          if (reason === OVERDRAWN && limits.rate !== false) {
+            const seconds = Math.max(1, Math.ceil(limits.rate.intervalMs / 1000));
+            return new Refusal(429, `the document was stopped: this caller's upstream calls ran more than one rate's worth (${limits.rate.requests} per ${limits.rate.intervalMs} ms, --rate-per-minute) past its rate; what it read is answered; retry in ${seconds} s`, 'RATE_LIMITED', { 'retry-after': String(seconds) });
+          }
           if (reason === PAUSED || (err instanceof RateLimitError && state.pausedUntil - monotonicNow() > limits.pacingWaitMs)) return paused(remainingSeconds(state));
           return undefined;
         },
