@@ -31,6 +31,7 @@ import type { RunpodRest } from '../../rest/rest-client.js';
 import type { RestRequester } from '../../rest/rest-request.js';
 import type { CallOptions } from '../../transport/options.js';
 import { redactText } from '../../transport/redact.js';
+import { SHARED_READS, type SharedReads } from '../../transport/shared-reads.js';
 import { buildExecutableSchema, createDocumentPreparer, isDocument, type PreparedDocument } from '../executable-schema.js';
 import { accountResolvers } from './account-resolvers.js';
 import { createPodResolvers } from './pod-resolvers.js';
@@ -226,21 +227,86 @@ function mergeTables(a: ResolverTable, b: ResolverTable): ResolverTable {
   return out;
 }
 
+/** Ids read one by one, up to this many at once; past it, the one list read answers them all. */
+export const BY_ID_UP_TO = 1;
+
+/**
+ * After every promise job queued now has run: reads asked for in one pass of graphql-js (the items
+ * of a list, aliased fields, and what their answers lead to) are gathered before any is sent, as
+ * DataLoader does. `process.nextTick` where there is one; elsewhere a task.
+ */
+const afterJobs = (run: () => void): void => {
+  const tick = (globalThis as { process?: { nextTick?: (fn: () => void) => void } }).process?.nextTick;
+  void Promise.resolve().then(() => (tick ? tick(run) : setTimeout(run, 0)));
+};
+
 /** A document's context: its call options and its shared reads. */
-function documentContext(deps: InProcessDeps, options: CallOptions): ResolverContext {
+function documentContext(deps: InProcessDeps, callOptions: CallOptions): ResolverContext {
   const reads = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    let hit = reads.get(key) as Promise<T> | undefined;
+    if (!hit) {
+      hit = read();
+      reads.set(key, hit);
+    }
+    return hit;
+  };
+  // Reads other surfaces make for this document (the catalog a deploy reads): a failed one is
+  // forgotten, so the next mutation of the document may read it again.
+  const shared: SharedReads = (key, read) => {
+    const hit = reads.get(key);
+    if (hit) return hit as ReturnType<typeof read>;
+    let started: ReturnType<typeof read>;
+    try {
+      started = read();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    reads.set(key, started);
+    started.catch(() => reads.get(key) === started && reads.delete(key));
+    return started;
+  };
+  /** Ids asked for by list key, not yet sent, each with its read by id. */
+  const pending = new Map<string, Map<string, { resolve: (value: unknown) => void; reject: (err: unknown) => void }>>();
+
+  function byId<T extends { id: string }>(listKey: string, id: string, readOne: (id: string) => Promise<T | null>, readAll: () => Promise<T[]>): Promise<T | null> {
+    return once(`${listKey}/${id}`, () =>
+      new Promise<T | null>((resolve, reject) => {
+        let ids = pending.get(listKey) as Map<string, { resolve: (value: T | null) => void; reject: (err: unknown) => void }> | undefined;
+        if (!ids) {
+          pending.set(listKey, (ids = new Map()));
+          afterJobs(() => {
+            pending.delete(listKey);
+            const asked = [...ids!];
+            const one = ([key, waiter]: (typeof asked)[number]) => readOne(key).then(waiter.resolve, waiter.reject);
+            // A few ids (and no list read already) are read by id; more are one list read, and an
+            // id the list does not hold (a public template) is still read by id.
+            if (asked.length <= BY_ID_UP_TO && !reads.has(listKey)) return asked.forEach(one);
+            once(listKey, readAll).then(
+              (list) => {
+                const byKey = new Map(list.map((item) => [item.id, item]));
+                for (const entry of asked) {
+                  const found = byKey.get(entry[0]);
+                  if (found) entry[1].resolve(found);
+                  else void one(entry);
+                }
+              },
+              (err: unknown) => asked.forEach(([, waiter]) => waiter.reject(err)),
+            );
+          });
+        }
+        ids.set(id, { resolve, reject });
+      }),
+    );
+  }
+
   return {
-    options,
+    // Every call of the document carries its memo (shared-reads.ts), through whatever surface it goes.
+    options: Object.assign({ ...callOptions }, { [SHARED_READS]: shared }) as CallOptions,
     rest: deps.rest,
     pods: deps.pods,
-    once<T>(key: string, read: () => Promise<T>): Promise<T> {
-      let hit = reads.get(key) as Promise<T> | undefined;
-      if (!hit) {
-        hit = read();
-        reads.set(key, hit);
-      }
-      return hit;
-    },
+    once,
+    byId,
   };
 }
 
