@@ -697,6 +697,31 @@ async function gatewayProcesses(): Promise<void> {
   }
 }
 
+/**
+ * Issue 43: upstream calls per document against a careful client's (counts, from the count test's
+ * own documents), and the wait another token's one-call query sees under one token's load.
+ */
+async function upstreamCalls(): Promise<void> {
+  const { measureUpstreamCalls } = await import('./upstream-calls.js');
+  const figures = await measureUpstreamCalls(quick);
+  results.upstreamCalls = figures;
+  for (const count of figures.counts) {
+    const routes = Object.entries(count.calls)
+      .map(([route, n]) => `${n} × ${route}`)
+      .join(', ');
+    // A document that failed is reported as failed, never as a ratio.
+    const figure = count.answered ? `${count.total} calls (${routes})` : `failed (${count.total} calls: ${routes})`;
+    row(`upstream calls: ${count.document}`, figure, `≤ ${count.careful} (careful client: ${count.carefulText})`, count.answered && count.total <= count.careful);
+  }
+  const { wait } = figures;
+  row(
+    `upstream calls: another token's one-call query while one token runs 4 documents of 25 calls (upstream ${wait.upstreamMs} ms a call)`,
+    `median ${fmt(wait.medianMs, 0)} ms, max ${fmt(wait.maxMs, 0)} ms over ${wait.loadedMs.length} (alone ${fmt(wait.aloneMs, 0)} ms; ${wait.heavyCalls} calls of the other token meanwhile)`,
+    `max ≤ ${3 * wait.upstreamMs} ms (a free slot, then its own call)`,
+    wait.maxMs <= 3 * wait.upstreamMs,
+  );
+}
+
 // ---- 7. in-process GraphQL ---------------------------------------------------------------------------
 
 /** Issue 32: a document executed in process over REST v2 against the REST path of rp.pods.get (own JS, on a fetch double). */
@@ -735,7 +760,7 @@ async function redaction(): Promise<void> {
 
 // `--only=per-call,fan-out-processes` runs some sections (for trying a change); the default runs all.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-limits': fanOutLimits, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, gateway: gatewayRoundTrip, 'gateway-processes': gatewayProcesses, 'in-process-graphql': inProcessGraphQL, redaction };
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-limits': fanOutLimits, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, gateway: gatewayRoundTrip, 'gateway-processes': gatewayProcesses, 'in-process-graphql': inProcessGraphQL, redaction, 'upstream-calls': upstreamCalls };
 const started = performance.now();
 const sectionSeconds: Record<string, number> = {};
 for (const [name, section] of Object.entries(sections)) {
