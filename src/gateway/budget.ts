@@ -6,7 +6,7 @@
 // every request the document causes meets it, through any surface.
 import { AbortError, RunpodError } from '../errors.js';
 import { CALL_BUDGET, type CallBudget } from '../transport/call-budget.js';
-import type { RateLimitSetting } from '../transport/options.js';
+import type { FetchOptions, RateLimitSetting } from '../transport/options.js';
 import { resolveRateLimit, type PaceRelease } from '../transport/pacing.js';
 
 /** Which of the document's bounds a {@link LimitExceededError} met. */
@@ -266,5 +266,24 @@ export function createDocumentBudget(limits: BudgetLimits, share: FairShare, cal
   };
 }
 
+/** The execute stage's budget: one per gateway, a fair share per upstream client, a budget per document. */
+export interface ExecuteBudget {
+  /** The budget of one document of `caller` (its credential, on its upstream client). */
+  forDocument(caller: { readonly credential: string | undefined; readonly upstream: object }): CallBudget;
+}
+
+/** `rateLimits`: the upstream clients' own (their pacers' concurrency is the fair share's size). */
+export function createExecuteBudget(limits: BudgetLimits, rateLimits: false | Readonly<Record<string, RateLimitSetting>> | undefined): ExecuteBudget {
+  // Each pass-through key has its own client, and so its own slots.
+  const shares = new WeakMap<object, FairShare>();
+  return {
+    forDocument({ credential, upstream }) {
+      let share = shares.get(upstream);
+      if (!share) shares.set(upstream, (share = createFairShare(rateLimits)));
+      return createDocumentBudget(limits, share, credential ?? '');
+    },
+  };
+}
+
 /** The fetch options' entry that carries `budget` to every request of its document. */
-export const budgetEntry = (budget: CallBudget) => ({ [CALL_BUDGET]: budget });
+export const budgetEntry = (budget: CallBudget): FetchOptions => ({ [CALL_BUDGET]: budget }) as FetchOptions;

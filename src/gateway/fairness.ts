@@ -2,11 +2,10 @@
 // time: documents in flight per caller, the rate charged in upstream calls (rate.ts), a short wait
 // when RunPod asks the gateway to slow down, and a deadline per document.
 import { PossiblyCreatedError, RateLimitError } from '../errors.js';
-import { globalFetch, type FetchLike, type FetchOptions, type RateLimitSetting } from '../transport/options.js';
+import { globalFetch, type FetchLike, type FetchOptions } from '../transport/options.js';
 import type { PacingStore } from '../transport/pacing.js';
 import { parseRateLimitHeaders } from '../transport/rate-limit-headers.js';
 import { parseRetryAfterMs } from '../transport/retry-after.js';
-import { budgetEntry, createDocumentBudget, createFairShare, type FairShare } from './budget.js';
 import type { ResolvedLimits } from './limits.js';
 import { Refusal } from './protocol.js';
 import { createCallerRate } from './rate.js';
@@ -59,27 +58,19 @@ export interface TurnCaller {
 interface Upstream {
   pausedUntil: number;
   readonly queries: Set<AbortController>;
-  /** Its slots, shared out between callers (budget.ts). */
-  readonly share: FairShare;
 }
 
 const DEADLINE = 'deadline';
 const PAUSED = 'paused';
 const OVERDRAWN = 'overdrawn';
 
-/** `rateLimits`: the upstream client's own (its pacer's concurrency is the fair share's size). */
-export function createFairness(
-  limits: ResolvedLimits,
-  rateStore: PacingStore | undefined,
-  refusedKeys: { take(address: string): number; waitFor(address: string): number } | undefined,
-  rateLimits?: false | Readonly<Record<string, RateLimitSetting>>,
-) {
+export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | undefined, refusedKeys: { take(address: string): number; waitFor(address: string): number } | undefined) {
   const rate = createCallerRate(limits.rate, rateStore);
   const inFlight = new Map<string, number>();
   const upstreams = new WeakMap<object, Upstream>();
   const upstreamOf = (client: object): Upstream => {
     let state = upstreams.get(client);
-    if (!state) upstreams.set(client, (state = { pausedUntil: 0, queries: new Set(), share: createFairShare(rateLimits) }));
+    if (!state) upstreams.set(client, (state = { pausedUntil: 0, queries: new Set() }));
     return state;
   };
 
@@ -112,19 +103,34 @@ export function createFairness(
     },
 
     /**
-     * Starts a document's run upstream: 429 when its caller already has `maxInFlight` running, 503
-     * when RunPod has asked for a pause longer than the gateway's wait. The caller's rate is
-     * charged for each answer past the first.
+     * Admits one more document of `credential`'s (429 when it already has `maxInFlight` running);
+     * the answer frees the slot, once.
      */
-    start(caller: TurnCaller, operation: 'query' | 'mutation', requestSignal: AbortSignal | undefined): Turn {
-      const state = upstreamOf(caller.upstream);
-      if (state.pausedUntil - monotonicNow() > limits.pacingWaitMs) throw paused(remainingSeconds(state));
-      const name = caller.credential ?? '';
+    admit(credential: string | undefined): () => void {
+      const name = credential ?? '';
       const running = inFlight.get(name) ?? 0;
       if (running >= limits.maxInFlight) {
         throw new Refusal(429, `this caller already has ${limits.maxInFlight} documents running, the gateway's limit`, 'TOO_MANY_IN_FLIGHT', { 'retry-after': '1' });
       }
       inFlight.set(name, running + 1);
+      let freed = false;
+      return () => {
+        if (freed) return;
+        freed = true;
+        const left = (inFlight.get(name) ?? 1) - 1;
+        if (left > 0) inFlight.set(name, left);
+        else inFlight.delete(name);
+      };
+    },
+
+    /**
+     * Starts a document's run upstream: 503 when RunPod has asked for a pause longer than the
+     * gateway's wait. The caller's rate is charged for each answer past the first; `onAnswer` is
+     * told each answer's status.
+     */
+    start(caller: TurnCaller, operation: 'query' | 'mutation', requestSignal: AbortSignal | undefined, onAnswer?: (status: number) => void): Turn {
+      const state = upstreamOf(caller.upstream);
+      if (state.pausedUntil - monotonicNow() > limits.pacingWaitMs) throw paused(remainingSeconds(state));
       const controller = new AbortController();
       const hangUp = () => controller.abort(requestSignal?.reason);
       if (requestSignal?.aborted) hangUp();
@@ -139,6 +145,7 @@ export function createFairness(
       const overdrawn = operation === 'query' ? () => controller.abort(OVERDRAWN) : undefined;
       const observe: Observer = (status, headers) => {
         if (++answers > 1) rate.charge(caller.credential, 1, overdrawn);
+        onAnswer?.(status);
         if (status === 401) refusedKey = true;
         else if (status === 429) pause(state, parseRetryAfterMs(headers) ?? 1000);
         // REST v2 announces a spent window on an answer that still counts: the client then waits
@@ -147,7 +154,7 @@ export function createFairness(
       };
       return {
         signal: controller.signal,
-        fetchOptions: { [OBSERVER]: observe, ...budgetEntry(createDocumentBudget(limits, state.share, name)) } as FetchOptions,
+        fetchOptions: { [OBSERVER]: observe } as FetchOptions,
         stopped(err) {
           if (err instanceof RateLimitError && err.retryAfterMs !== undefined) pause(state, err.retryAfterMs);
           if (err instanceof PossiblyCreatedError) return undefined;
@@ -166,9 +173,6 @@ export function createFairness(
           clearTimeout(timer);
           requestSignal?.removeEventListener('abort', hangUp);
           state.queries.delete(controller);
-          const left = (inFlight.get(name) ?? 1) - 1;
-          if (left > 0) inFlight.set(name, left);
-          else inFlight.delete(name);
           if (refusedKey) {
             refusedKeys?.take(caller.address);
             caller.onRefusedKey?.();

@@ -4,3 +4,5 @@ export { createGateway, type Gateway, type GatewayOptions, type GatewayRequestIn
 export type { GatewayLimits } from './limits.js';
 export { LimitExceededError, type DocumentLimit } from './budget.js';
 export { parseGatewayTokens, type GatewayScope, type GatewayToken } from './tokens.js';
+export type { GatewayObserver } from './pipeline.js';
+export type { Caller as GatewayCaller, GatewayContext } from './context.js';

@@ -52,6 +52,9 @@ function endlessPods(perPage = 2): Upstream {
   };
 }
 
+/** `n` aliased reads of distinct pods: each its own call (reads by id of pods are not batched). */
+const aliasedPods = (n: number, prefix: string) => `{ ${Array.from({ length: n }, (_, i) => `p${i}: pod(input: { podId: "${prefix}-${i}" }) { id }`).join(' ')} }`;
+
 const codes = (answer: Answer) => (answer.body.errors ?? []).map((e) => e.extensions?.code);
 
 describe('pages and items per document', () => {
@@ -85,7 +88,7 @@ describe('pages and items per document', () => {
 
   it('a document makes at most maxUpstreamCalls calls: the call past it is not sent, and the rest is answered', async () => {
     const { ask, calls } = gatewayOver(async () => Response.json({ error: 'not found' }, { status: 404 }), { limits: { rate: false, maxUpstreamCalls: 10 } });
-    const answer = await ask(`{ ${Array.from({ length: 20 }, (_, i) => `t${i}: podTemplate(id: "tpl-${i}") { id }`).join(' ')} }`);
+    const answer = await ask(aliasedPods(20, 'p'));
     expect(calls.length).toBeLessThanOrEqual(10);
     expect(codes(answer).filter((c) => c === 'CALL_LIMIT').length).toBeGreaterThan(0);
   });
@@ -144,13 +147,12 @@ const until = async (check: () => boolean) => {
   }
 };
 
-const aliasedTemplates = (n: number, prefix: string) => `{ ${Array.from({ length: n }, (_, i) => `t${i}: podTemplate(id: "${prefix}-${i}") { id }`).join(' ')} }`;
 
 describe('upstream calls at once', () => {
   it("one document's calls at once are capped at maxUpstreamInFlight (8), below the client's 16 slots", async () => {
     const held = heldReads();
     const { ask } = gatewayOver(held.upstream, { limits: { rate: false } });
-    const answer = ask(aliasedTemplates(25, 'a'));
+    const answer = ask(aliasedPods(25, 'a'));
     await until(() => held.waiting.length === 8);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(held.waiting.length).toBe(8);
@@ -166,14 +168,14 @@ describe('upstream calls at once', () => {
     const held = heldReads();
     const { ask } = gatewayOver(held.upstream, { limits: { rate: false, maxUpstreamInFlight: 16 } });
     // One token's two documents of 25 reads: 16 out, 34 queued.
-    const heavy = [ask(aliasedTemplates(25, 'a')), ask(aliasedTemplates(25, 'b'))];
+    const heavy = [ask(aliasedPods(25, 'a')), ask(aliasedPods(25, 'b'))];
     await until(() => held.waiting.length === 16);
-    const light = ask('{ podTemplate(id: "light") { id } }', WRITE_TOKEN);
+    const light = ask('{ pod(input: { podId: "light" }) { id } }', WRITE_TOKEN);
     await new Promise((resolve) => setTimeout(resolve, 20));
     held.releaseOne();
     await until(() => held.waiting.length === 16);
     // The freed slot went to the other caller's call.
-    expect(held.waiting.map((w) => w.path)).toContain('/v2/templates/light');
+    expect(held.waiting.map((w) => w.path)).toContain('/v2/pods/light');
     while (held.waiting.length > 0) {
       held.releaseAll();
       await new Promise((resolve) => setTimeout(resolve, 5));
