@@ -19,10 +19,8 @@ export interface RestCatalogApi {
 
 export function createRestCatalogApi(rest: RestRequester): RestCatalogApi {
   // The catalog is public: within one in-process document (ten aliased deploys), a read is made once.
-  const shared = <T>(path: string, query: object | undefined, options: CallOptions | undefined, read: () => Promise<T>): Promise<T> => {
-    const memo = sharedReadsOf(options);
-    return memo ? memo(`GET ${path} ${JSON.stringify(query ?? null)}`, read) : read();
-  };
+  const shared = <T>(path: string, query: object | undefined, options: CallOptions | undefined, read: () => Promise<T>): Promise<T> =>
+    sharedReadsOf(options)?.(path + JSON.stringify(query), read) ?? read();
   const list = <T>(path: string, key: string, query: object | undefined, options?: CallOptions) =>
     shared(path, query, options, () => rest.list<T>({ method: 'GET', path, route: `GET ${path}`, query, idempotent: true }, key, options));
   const one = async <T>(base: string, id: string, query: object | undefined, options?: CallOptions) =>

@@ -5,7 +5,7 @@
 import type { PaceRelease } from './pacing.js';
 
 /** The fetch options' key under which a {@link CallBudget} rides. */
-export const CALL_BUDGET: unique symbol = Symbol('runpod-gql call budget');
+export const CALL_BUDGET: unique symbol = Symbol('budget');
 
 export interface CallBudget {
   /** Most pages one walk of a list reads (the lower of this and the call's `maxPages` holds). */

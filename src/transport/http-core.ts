@@ -285,7 +285,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       // A budget's slot (a gateway document's share of the upstream), taken before the pacer's turn.
       let slot: PaceRelease | undefined;
       try {
-        const budget = req.fetchOptions === undefined ? undefined : budgetOf(req.fetchOptions);
+        const budget = budgetOf(req.fetchOptions);
         if (budget) slot = await budget.acquire(req.rateLimitKey, signal, gate?.signal);
         // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
         // The wait for a turn also ends when the gate's reason arises.
@@ -295,17 +295,10 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         slot?.();
         throw gate?.check() ?? (err instanceof AbortError ? stopped() : err);
       }
-      if (slot) {
-        const paced = release;
-        const held = slot;
-        release = () => {
-          paced();
-          held();
-        };
-      }
       const refused = gate?.check();
       if (refused) {
         release();
+        slot?.();
         throw refused;
       }
       const sentAt = debug ? monotonicNow() : 0;
@@ -410,6 +403,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         counted++;
       } finally {
         release();
+        slot?.();
         if (keepLink) link.stopTimer();
         else link.dispose();
         // Hooks run after the attempt, whatever its outcome: what they throw is theirs, and never

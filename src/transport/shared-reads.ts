@@ -4,7 +4,7 @@
 // Internal: the in-process executor sets it; public catalog reads are the only ones that consult it.
 
 /** The call options' key under which a {@link SharedReads} rides. */
-export const SHARED_READS: unique symbol = Symbol('runpod-gql shared reads');
+export const SHARED_READS: unique symbol = Symbol('reads');
 
 /** `read()` once per `key` within the unit of work; a read that failed is forgotten, so a later step may try again. */
 export type SharedReads = <T>(key: string, read: () => Promise<T>) => Promise<T>;

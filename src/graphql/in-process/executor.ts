@@ -253,49 +253,43 @@ function documentContext(deps: InProcessDeps, callOptions: CallOptions): Resolve
   };
   // Reads other surfaces make for this document (the catalog a deploy reads): a failed one is
   // forgotten, so the next mutation of the document may read it again.
-  const shared: SharedReads = (key, read) => {
-    const hit = reads.get(key);
-    if (hit) return hit as ReturnType<typeof read>;
-    let started: ReturnType<typeof read>;
-    try {
-      started = read();
-    } catch (err) {
-      return Promise.reject(err);
+  const shared: SharedReads = <T>(key: string, read: () => Promise<T>) => {
+    let hit = reads.get(key) as Promise<T> | undefined;
+    if (!hit) {
+      // Started in a promise job: a read that throws at once is a rejection like any other.
+      const started = (hit = Promise.resolve().then(read));
+      reads.set(key, started);
+      started.catch(() => reads.get(key) === started && reads.delete(key));
     }
-    reads.set(key, started);
-    started.catch(() => reads.get(key) === started && reads.delete(key));
-    return started;
+    return hit;
   };
-  /** Ids asked for by list key, not yet sent, each with its read by id. */
-  const pending = new Map<string, Map<string, { resolve: (value: unknown) => void; reject: (err: unknown) => void }>>();
+  /** Ids asked for by list key and not yet sent, each with what settles its read. */
+  const pending = new Map<string, Map<string, [(value: unknown) => void, (err: unknown) => void]>>();
 
   function byId<T extends { id: string }>(listKey: string, id: string, readOne: (id: string) => Promise<T | null>, readAll: () => Promise<T[]>): Promise<T | null> {
     return once(`${listKey}/${id}`, () =>
-      new Promise<T | null>((resolve, reject) => {
-        let ids = pending.get(listKey) as Map<string, { resolve: (value: T | null) => void; reject: (err: unknown) => void }> | undefined;
+      new Promise((resolve, reject) => {
+        let ids = pending.get(listKey);
         if (!ids) {
-          pending.set(listKey, (ids = new Map()));
+          const asked = (ids = new Map());
+          pending.set(listKey, asked);
           afterJobs(() => {
             pending.delete(listKey);
-            const asked = [...ids!];
-            const one = ([key, waiter]: (typeof asked)[number]) => readOne(key).then(waiter.resolve, waiter.reject);
+            const one = (key: string) => readOne(key).then(...asked.get(key)!);
             // A few ids (and no list read already) are read by id; more are one list read, and an
             // id the list does not hold (a public template) is still read by id.
-            if (asked.length <= BY_ID_UP_TO && !reads.has(listKey)) return asked.forEach(one);
+            if (asked.size <= BY_ID_UP_TO && !reads.has(listKey)) return asked.forEach((_, key) => one(key));
             once(listKey, readAll).then(
-              (list) => {
-                const byKey = new Map(list.map((item) => [item.id, item]));
-                for (const entry of asked) {
-                  const found = byKey.get(entry[0]);
-                  if (found) entry[1].resolve(found);
-                  else void one(entry);
-                }
-              },
-              (err: unknown) => asked.forEach(([, waiter]) => waiter.reject(err)),
+              (list) => asked.forEach(([found], key) => {
+                const item = list.find((x) => x.id === key);
+                if (item) found(item);
+                else void one(key);
+              }),
+              (err: unknown) => asked.forEach(([, failed]) => failed(err)),
             );
           });
         }
-        ids.set(id, { resolve, reject });
+        ids.set(id, [resolve as (value: unknown) => void, reject]);
       }),
     );
   }
