@@ -743,11 +743,13 @@ async function upstreamCalls(): Promise<void> {
     row(`upstream calls: ${count.document}`, figure, `≤ ${count.careful} (careful client: ${count.carefulText})`, count.answered && count.total <= count.careful);
   }
   const { wait } = figures;
-  row(
+  ratioRow(
+    row,
+    wait.failures,
     `upstream calls: another token's one-call query while one token runs 4 documents of 25 calls (upstream ${wait.upstreamMs} ms a call)`,
-    `median ${fmt(wait.medianMs, 0)} ms, max ${fmt(wait.maxMs, 0)} ms over ${wait.loadedMs.length} (alone ${fmt(wait.aloneMs, 0)} ms; ${wait.heavyCalls} calls of the other token meanwhile)`,
+    () => `median ${fmt(wait.medianMs, 0)} ms, max ${fmt(wait.maxMs, 0)} ms over ${wait.loadedMs.length} (alone ${fmt(wait.aloneMs, 0)} ms; ${wait.heavyCalls} calls of the other token meanwhile)`,
     `max ≤ ${3 * wait.upstreamMs} ms (a free slot, then its own call)`,
-    wait.maxMs <= 3 * wait.upstreamMs,
+    () => wait.maxMs <= 3 * wait.upstreamMs,
   );
 }
 

@@ -6,6 +6,7 @@
 // another tree (a copy of main) can be measured with the same file.
 import { createGateway } from '../../src/gateway/index.js';
 import { countDocuments, type CallCount } from '../gateway/call-counts.js';
+import { countFailure, type Failures } from './honest-rows.js';
 
 const HEAVY = 'upstream-calls-heavy-token-0123456789';
 const LIGHT = 'upstream-calls-light-token-0123456789';
@@ -21,6 +22,8 @@ export interface WaitFigures {
   readonly maxMs: number;
   /** Upstream calls the heavy token made meanwhile. */
   readonly heavyCalls: number;
+  /** Documents of either token not answered 200 (the pod reads answer null, never an error status). */
+  readonly failures: Failures;
 }
 
 export interface UpstreamCallFigures {
@@ -50,10 +53,11 @@ export async function measureWait(quick: boolean, upstreamMs = 100): Promise<Wai
       },
     },
   });
+  const failures: Failures = {};
   const ask = async (token: string, query: string) => {
     const response = await gateway.fetch(new Request('http://127.0.0.1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) }));
     await response.text();
-    return response.status;
+    if (response.status !== 200) countFailure(failures, { name: `HTTP ${response.status}`, message: token === LIGHT ? 'the one-call query' : 'a heavy document' });
   };
   let n = 0;
   const heavyDocument = () => `{ ${Array.from({ length: 25 }, (_, i) => `p${i}: pod(input: { podId: "heavy-${n}-${i}" }) { id }`).join(' ')} }`;
@@ -84,7 +88,7 @@ export async function measureWait(quick: boolean, upstreamMs = 100): Promise<Wai
   }
   running = false;
   await Promise.all(workers);
-  return { upstreamMs, aloneMs: median(alone), loadedMs: loaded, medianMs: median(loaded), maxMs: Math.max(...loaded), heavyCalls };
+  return { upstreamMs, aloneMs: median(alone), loadedMs: loaded, medianMs: median(loaded), maxMs: Math.max(...loaded), heavyCalls, failures };
 }
 
 export async function measureUpstreamCalls(quick: boolean): Promise<UpstreamCallFigures> {
