@@ -102,19 +102,34 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
     },
 
     /**
-     * Starts a document's run upstream: 429 when its caller already has `maxInFlight` running, 503
-     * when RunPod has asked for a pause longer than the gateway's wait. The caller's rate is
-     * charged for each answer past the first.
+     * Admits one more document of `credential`'s (429 when it already has `maxInFlight` running);
+     * the answer frees the slot, once.
      */
-    start(caller: TurnCaller, operation: 'query' | 'mutation', requestSignal: AbortSignal | undefined): Turn {
-      const state = upstreamOf(caller.upstream);
-      if (state.pausedUntil - monotonicNow() > limits.pacingWaitMs) throw paused(remainingSeconds(state));
-      const name = caller.credential ?? '';
+    admit(credential: string | undefined): () => void {
+      const name = credential ?? '';
       const running = inFlight.get(name) ?? 0;
       if (running >= limits.maxInFlight) {
         throw new Refusal(429, `this caller already has ${limits.maxInFlight} documents running, the gateway's limit`, 'TOO_MANY_IN_FLIGHT', { 'retry-after': '1' });
       }
       inFlight.set(name, running + 1);
+      let freed = false;
+      return () => {
+        if (freed) return;
+        freed = true;
+        const left = (inFlight.get(name) ?? 1) - 1;
+        if (left > 0) inFlight.set(name, left);
+        else inFlight.delete(name);
+      };
+    },
+
+    /**
+     * Starts a document's run upstream: 503 when RunPod has asked for a pause longer than the
+     * gateway's wait. The caller's rate is charged for each answer past the first; `onAnswer` is
+     * told each answer's status.
+     */
+    start(caller: TurnCaller, operation: 'query' | 'mutation', requestSignal: AbortSignal | undefined, onAnswer?: (status: number) => void): Turn {
+      const state = upstreamOf(caller.upstream);
+      if (state.pausedUntil - monotonicNow() > limits.pacingWaitMs) throw paused(remainingSeconds(state));
       const controller = new AbortController();
       const hangUp = () => controller.abort(requestSignal?.reason);
       if (requestSignal?.aborted) hangUp();
@@ -126,6 +141,7 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
       let ended = false;
       const observe: Observer = (status, headers) => {
         if (++answers > 1) rate.charge(caller.credential, 1);
+        onAnswer?.(status);
         if (status === 401) refusedKey = true;
         else if (status === 429) pause(state, parseRetryAfterMs(headers) ?? 1000);
         // REST v2 announces a spent window on an answer that still counts: the client then waits
@@ -149,9 +165,6 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
           clearTimeout(timer);
           requestSignal?.removeEventListener('abort', hangUp);
           state.queries.delete(controller);
-          const left = (inFlight.get(name) ?? 1) - 1;
-          if (left > 0) inFlight.set(name, left);
-          else inFlight.delete(name);
           if (refusedKey) {
             refusedKeys?.take(caller.address);
             caller.onRefusedKey?.();

@@ -3,3 +3,5 @@
 export { createGateway, type Gateway, type GatewayOptions, type GatewayRequestInfo, type GatewayUpstream } from './create-gateway.js';
 export type { GatewayLimits } from './limits.js';
 export { parseGatewayTokens, type GatewayScope, type GatewayToken } from './tokens.js';
+export type { GatewayObserver } from './pipeline.js';
+export type { Caller as GatewayCaller, GatewayContext } from './context.js';
