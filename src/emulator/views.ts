@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { DERIVATIONS, FIELD_MAP, readPath } from '../field-map/index.js';
+import { DERIVATIONS, FIELD_MAP, readPath, readRoutePath } from '../field-map/index.js';
 import { pubKeyText } from '../graphql/in-process/resolvers/account.js';
 import { memoryPerGpuInGb, vcpuPerGpu, type HostSpec } from './catalog.js';
 import { EmulatorHttpError } from './errors.js';
@@ -254,6 +254,9 @@ export function graphqlField(type: string, field: string, view: GraphQLView, arg
     }
     case 'none':
       return source.standIn ? source.standIn.value : null;
+    case 'read':
+      // The emulator's own route, as the caller (the same row the in-process executor follows).
+      return ctx.rest('GET', readRoutePath(source.route)).then((answer) => readPath(answer, source.path));
     case 'call':
       return null;
   }

@@ -25,7 +25,7 @@ import {
 } from 'graphql';
 import { RunpodError, ServerError, TransportUnsupportedError } from '../../errors.js';
 import { DERIVATIONS, FIELD_MAP } from '../../field-map/index.js';
-import { readPath, WrongRestShape, type FieldEntry } from '../../field-map/types.js';
+import { readPath, readRoutePath, WrongRestShape, type FieldEntry } from '../../field-map/types.js';
 import type { PodsApi } from '../../pods/types.js';
 import type { RunpodRest } from '../../rest/rest-client.js';
 import type { RestRequester } from '../../rest/rest-request.js';
@@ -192,6 +192,14 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
       // A call answers REST objects; what they hold is checked field by field as the map is followed.
       return async (parent, args, ctx, info) => checked(await own(args, ctx, info, parent));
     }
+    case 'read': {
+      const restPath = readRoutePath(source.route);
+      const route = `GET ${restPath}`;
+      return async (_parent, _args, ctx) => {
+        const answer = await ctx.get(restPath, route);
+        return checked(readPath(answer, source.path));
+      };
+    }
     case 'none': {
       const standIn = source.standIn;
       if (standIn) return () => standIn.value;
@@ -229,10 +237,11 @@ function mergeTables(a: ResolverTable, b: ResolverTable): ResolverTable {
 /** A document's context: its call options and its shared reads. */
 function documentContext(deps: InProcessDeps, options: CallOptions): ResolverContext {
   const reads = new Map<string, Promise<unknown>>();
-  return {
+  const context: ResolverContext = {
     options,
     rest: deps.rest,
     pods: deps.pods,
+    get: (path, route) => context.once(route, () => deps.requester.object<unknown>({ method: 'GET', path, route, idempotent: true }, options, 'object')),
     once<T>(key: string, read: () => Promise<T>): Promise<T> {
       let hit = reads.get(key) as Promise<T> | undefined;
       if (!hit) {
@@ -242,6 +251,7 @@ function documentContext(deps: InProcessDeps, options: CallOptions): ResolverCon
       return hit;
     },
   };
+  return context;
 }
 
 export function createInProcessExecutor(deps: InProcessDeps): InProcessExecutor {
