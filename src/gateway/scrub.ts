@@ -71,7 +71,11 @@ function fileInput(scope: SecretScope, value: unknown, type: GraphQLInputType, u
  * variables and the document's literals alike. Filed only once the variables passed their checks,
  * and dropped with the document.
  */
-export function documentSecrets(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): SecretScope {
+export function documentSecrets(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): SecretScope | undefined {
+  // Most documents take no argument that can hold a secret: known once per document, they cost nothing more.
+  let may = mayHoldSecrets.get(operation);
+  if (may === undefined) mayHoldSecrets.set(operation, (may = argumentsMayHoldSecrets(schema, document, operation)));
+  if (!may) return undefined;
   const scope = new SecretScope({ minChars: MIN_DOCUMENT_SECRET_CHARS });
   const info = new TypeInfo(schema);
   const walk = (node: DocumentNode | OperationDefinitionNode) =>
@@ -92,6 +96,42 @@ export function documentSecrets(schema: GraphQLSchema, document: DocumentNode, o
   // Arguments inside fragments: each fragment walked once, whichever spreads use it.
   for (const definition of document.definitions) if (definition.kind === 'FragmentDefinition') walk({ ...document, definitions: [definition] });
   return scope;
+}
+
+const mayHoldSecrets = new WeakMap<OperationDefinitionNode, boolean>();
+const typeMayHold = new Map<string, boolean>();
+
+/** An input type that can hold a secret input: a secret-bearing or env field anywhere inside it. */
+function inputMayHold(type: GraphQLInputType): boolean {
+  const named = getNamedType(type);
+  if (!isInputObjectType(named)) return false;
+  let known = typeMayHold.get(named.name);
+  if (known !== undefined) return known;
+  // Assumed not while it is being looked at: a type that holds itself adds nothing to what it holds.
+  typeMayHold.set(named.name, false);
+  known = Object.values(named.getFields()).some((f) => SECRET_INPUT.test(f.name) || ENV_INPUT.test(f.name) || (f.name === 'value' && /secret/i.test(named.name)) || inputMayHold(f.type));
+  typeMayHold.set(named.name, known);
+  return known;
+}
+
+/** Whether any argument of the operation (or its fragments) can hold a secret input. */
+function argumentsMayHoldSecrets(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  let found = false;
+  const info = new TypeInfo(schema);
+  const look = (node: DocumentNode | OperationDefinitionNode) =>
+    visit(
+      node,
+      visitWithTypeInfo(info, {
+        Argument(arg) {
+          const def = info.getArgument();
+          if (def && (SECRET_INPUT.test(arg.name.value) || ENV_INPUT.test(arg.name.value) || inputMayHold(def.type))) found = true;
+          return false;
+        },
+      }),
+    );
+  look(operation);
+  for (const definition of document.definitions) if (!found && definition.kind === 'FragmentDefinition') look({ ...document, definitions: [definition] });
+  return found;
 }
 
 /** `scrub` with a scope's secrets too, in the same pass: what the scope files later counts. */
