@@ -292,10 +292,16 @@ export class PossiblyCreatedError extends RunpodError {
    * Empty for a resource without an `env` (network volumes, registries, delegations).
    */
   declare readonly createMarker: string;
+  /**
+   * What to look for instead when there is no marker (`createMarker` empty): the name that was sent
+   * and where such resources are listed, e.g. `one named "ghcr" in GET /registries`.
+   */
+  declare readonly lookFor: string | undefined;
 
-  constructor(message: string, options: RunpodErrorOptions & { createMarker: string }) {
+  constructor(message: string, options: RunpodErrorOptions & { createMarker: string; lookFor?: string | undefined }) {
     super(message, options);
     this.createMarker = options.createMarker;
+    if (options.lookFor !== undefined) this.lookFor = safeText(options.lookFor);
   }
 }
 

@@ -62,7 +62,11 @@ function wholeRequestStatus(err: RunpodError, passThrough: boolean): WholeReques
 /** What a typed error adds to its entry's `extensions`: what the caller needs to act on it. */
 function errorExtensions(err: RunpodError): Record<string, unknown> {
   const extensions: Record<string, unknown> = {};
-  if (err instanceof PossiblyCreatedError) extensions.createMarker = err.createMarker;
+  // A create without a marker (a network volume, registry credentials) says what to look for instead.
+  if (err instanceof PossiblyCreatedError) {
+    if (err.createMarker) extensions.createMarker = err.createMarker;
+    else if (err.lookFor) extensions.lookFor = err.lookFor;
+  }
   if (err instanceof LimitExceededError) Object.assign(extensions, { code: err.code, limit: err.limit });
   if (err instanceof RateLimitError && err.retryAfterMs !== undefined) extensions.retryAfterMs = err.retryAfterMs;
   if (err.requestId !== undefined) extensions.requestId = err.requestId;
