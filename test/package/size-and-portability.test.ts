@@ -53,7 +53,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 // from the schema's input types.
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 114.5 * 1024],
+  ['runpod-gql', 'dist/index.js', 115.5 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 27.5 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 19 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 22 * 1024],
