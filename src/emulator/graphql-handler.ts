@@ -379,6 +379,10 @@ export function createGraphQLExecutor(platform: Platform, restV2: RestV2InProces
   async function run(account: Account | undefined, body: unknown): Promise<GraphQLAnswer> {
     const request = (body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
     if (typeof request.query !== 'string') return { status: 400, body: { errors: [{ message: 'Must provide query string.' }] } };
+    // As RunPod and the gateway answer it: variables that are not an object are the request's fault.
+    if (request.variables !== undefined && request.variables !== null && (typeof request.variables !== 'object' || Array.isArray(request.variables))) {
+      return { status: 400, body: { errors: [{ message: 'Variables must be provided as an Object where each property is a variable value.' }] } };
+    }
     const prepared = prepare(request.query);
     if (!('kind' in prepared)) {
       return { status: 400, body: { errors: prepared.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) } };

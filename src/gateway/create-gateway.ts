@@ -19,7 +19,7 @@ import { createNoSourceFilter } from './no-source.js';
 import { createPassThroughPool } from './pass-through.js';
 import { loadPersisted } from './persisted.js';
 import { notify, runStages, type GatewayObserver, type Outcome, type Stage } from './pipeline.js';
-import { negotiate, Refusal } from './protocol.js';
+import { attachQueryLimit, negotiate, Refusal } from './protocol.js';
 import { TokenBuckets } from './rate.js';
 import { noScrub, scrubberOf, type Scrub } from './scrub.js';
 import { scrubberFor, writeAnswer } from './stages/answer.js';
@@ -152,6 +152,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const gateway: Gateway = { fetch: handle, ready: persisted?.hashed ?? Promise.resolve(), anonymous: config.anonymous };
   const hosts = createHostPolicy(options.allowedHosts);
   attachHostPolicy(gateway, hosts);
+  attachQueryLimit(gateway, limits.maxBodyBytes);
   // Tokens are scrubbed from every error as API keys are, for as long as the gateway lives.
   for (const token of config.tokens.keys()) registerSecret(token, gateway);
 
@@ -204,7 +205,6 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       ids,
       startedAt: performance.now(),
       media: negotiate(request.headers.get('accept')) ?? 'application/json',
-      secretInputs: [],
       upstream: { calls: 0, statuses: [] },
     };
     notify(observers, (o) => o.onRequest?.(context));
