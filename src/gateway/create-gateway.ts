@@ -26,6 +26,7 @@ import { scrubberFor, writeAnswer } from './stages/answer.js';
 import { authStage } from './stages/auth.js';
 import { callerLimitsStage } from './stages/caller-limits.js';
 import { createDocumentPreparer, documentStage } from './stages/document.js';
+import { createExecuteBudget } from './budget.js';
 import { executeStage } from './stages/execute.js';
 import { hostStage } from './stages/host.js';
 import { probesStage } from './stages/probes.js';
@@ -182,7 +183,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     scopeStage(),
     variablesStage(),
     responseCacheStage(),
-    executeStage({ settings, start: fairness.start, noSource, onUpstream: (context, status) => notify(observers, (o) => o.onUpstream?.(context, status)) }),
+    executeStage({ settings, start: fairness.start, noSource, onUpstream: (context, status) => notify(observers, (o) => o.onUpstream?.(context, status)), budget: createExecuteBudget(limits, options.client?.rateLimits) }),
   ];
 
   async function handle(request: Request, info?: GatewayRequestInfo): Promise<Response> {

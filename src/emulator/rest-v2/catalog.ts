@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { compareCuda, SERVERLESS_PRICE_PER_SECOND, type GpuTypeSpec, type HostSpec } from '../catalog.js';
 import { notFound } from '../errors.js';
 import type { Platform } from '../platform.js';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { idParam, type RestV2Deps, type V2Context } from './context.js';
 import { problem } from './problem.js';
 import { PUBLIC_TEMPLATES, templateView } from './templates.js';
