@@ -124,8 +124,9 @@ export const accountTypes: FieldMap = {
       impersonations: consoleOnly('impersonation'),
       activeImpersonation: consoleOnly('impersonation'),
       nodeGroups: hostOnly,
-      cluster: notMapped('cluster (GET /v2/clusters/{id})'),
-      clusters: notMapped('cluster list (GET /v2/clusters)'),
+      // Without an id argument in the schema there is no cluster to read (myself { clusters } lists them).
+      cluster: notMapped('cluster (GET /v2/clusters/{id}), which needs an id this field does not take'),
+      clusters: holding('Cluster', call(['GET /v2/clusters'])),
       apiKeys: consoleOnly('API-key'),
       sharedApiKeys: consoleOnly('API-key'),
       paymentMethods: consoleOnly('payment-method'),
