@@ -117,6 +117,11 @@ function gpuFilter(c: V2Context): GpuFilter {
   };
 }
 
+/** A GPU catalog query as the filter the catalog's views apply (the emulator's GraphQL asks with one). */
+export function gpuFilterOf(query: { count?: number | undefined; cloud?: string | undefined; countryCodes?: string[] | undefined; cudaVersions?: string[] | undefined; minCudaVersion?: string | undefined }): GpuFilter {
+  return { count: query.count ?? 1, cloud: query.cloud, countries: query.countryCodes, cudaVersions: query.cudaVersions, minCudaVersion: query.minCudaVersion };
+}
+
 function hostMatches(h: HostSpec, f: GpuFilter): boolean {
   return (
     (!f.cloud || h.secureCloud === (f.cloud === 'SECURE')) &&
@@ -175,7 +180,7 @@ function cpuView(flavor: CpuFlavor, withAvailability: boolean): Record<string, u
   return view;
 }
 
-function dataCenterView(platform: Platform, dc: DataCenterInfo, include: readonly string[]): Record<string, unknown> {
+export function dataCenterView(platform: Platform, dc: DataCenterInfo, include: readonly string[]): Record<string, unknown> {
   const { country: _country, ...view } = dc;
   const out: Record<string, unknown> = { ...view };
   if (include.includes('GPU_AVAILABILITY')) {
