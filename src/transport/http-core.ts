@@ -11,6 +11,9 @@ import { createScrubber, redactUrl, registerSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from './retry.js';
 import { monotonicNow } from './clock.js';
 import { createLog, type Log } from './logger.js';
+import type { RequestGate } from './transport-choice.js';
+
+export type { RequestGate };
 
 /** Where the API key goes: GraphQL takes it as `?api_key=`, REST and serverless as a Bearer token. */
 export type AuthPlacement = 'api-key-query' | 'bearer' | 'none';
@@ -56,19 +59,6 @@ export interface HttpRequest extends CallOptions {
   readonly paceTurn?: PaceRelease | undefined;
   /** Set by a surface whose requests may have to stop going out (GraphQL's, once retired): see {@link RequestGate}. */
   readonly gate?: RequestGate | undefined;
-}
-
-/**
- * A reason to stop a request before it is sent, read again each time the pacer grants it a turn:
- * a call that waited while the reason arose is not sent. `signal` fires when it arises, so calls
- * waiting for a turn leave at once; `check` gives the error they end with; `retired` hears of a
- * 410 the moment it is answered, before the answered request frees its turn to the next one.
- */
-export interface RequestGate {
-  readonly signal: AbortSignal;
-  check(): RunpodError | undefined;
-  /** `early`: heard from the status alone; the error built from the whole answer follows. */
-  retired(error: ApiRetiredError, early?: boolean): void;
 }
 
 /** A 2xx answer, read in full within the attempt's time limit. */

@@ -25,7 +25,7 @@ import {
 } from 'graphql';
 import { RunpodError, ServerError, TransportUnsupportedError } from '../../errors.js';
 import { DERIVATIONS, FIELD_MAP } from '../../field-map/index.js';
-import { readPath, WrongRestShape, type FieldEntry } from '../../field-map/types.js';
+import { readPath, readRoutePath, WrongRestShape, type FieldEntry } from '../../field-map/types.js';
 import type { PodsApi } from '../../pods/types.js';
 import type { RunpodRest } from '../../rest/rest-client.js';
 import type { RestRequester } from '../../rest/rest-request.js';
@@ -193,6 +193,14 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
       // A call answers REST objects; what they hold is checked field by field as the map is followed.
       return async (parent, args, ctx, info) => checked(await own(args, ctx, info, parent));
     }
+    case 'read': {
+      const restPath = readRoutePath(source.route);
+      const route = `GET ${restPath}`;
+      return async (_parent, _args, ctx) => {
+        const answer = await ctx.get(restPath, route);
+        return checked(readPath(answer, source.path));
+      };
+    }
     case 'none': {
       const standIn = source.standIn;
       if (standIn) return () => standIn.value;
@@ -294,14 +302,18 @@ function documentContext(deps: InProcessDeps, callOptions: CallOptions): Resolve
     );
   }
 
-  return {
-    // Every call of the document carries its memo (shared-reads.ts), through whatever surface it goes.
-    options: Object.assign({ ...callOptions }, { [SHARED_READS]: shared }) as CallOptions,
+  // Every call of the document carries its memo (shared-reads.ts), through whatever surface it goes.
+  const options = Object.assign({ ...callOptions }, { [SHARED_READS]: shared }) as CallOptions;
+  const context: ResolverContext = {
+    options,
     rest: deps.rest,
     pods: deps.pods,
     once,
     byId,
+    // A parameterless GET of the field map's `read` rows, once per document.
+    get: (path, route) => once(route, () => deps.requester.object<unknown>({ method: 'GET', path, route, idempotent: true }, options, 'object')),
   };
+  return context;
 }
 
 export function createInProcessExecutor(deps: InProcessDeps): InProcessExecutor {

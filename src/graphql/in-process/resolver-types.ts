@@ -12,6 +12,8 @@ export interface ResolverContext {
   readonly rest: RunpodRest;
   /** The client's rp.pods (its REST path, with the create-once rule). */
   readonly pods: PodsApi;
+  /** The answer of a parameterless REST v2 GET (`/account`), read once per document (the map's `read` rows). */
+  get(path: string, route: string): Promise<unknown>;
   /** `read()` once per `key` within one document, whichever fields ask for it. */
   once<T>(key: string, read: () => Promise<T>): Promise<T>;
   /**
