@@ -132,6 +132,8 @@ export const accountTypes: FieldMap = {
       paymentMethodsByPriority: consoleOnly('payment-method'),
       defaultPaymentMethod: consoleOnly('payment-method'),
       reservations: consoleOnly('reservation'),
+      globalStoreBuckets: none("REST v2's contract has no global volumes (RunPod's pages document them, in beta, without a path)"),
+      flashApps: none('REST v2 has no Flash apps'),
     },
   },
   Secret: {
