@@ -16,13 +16,8 @@ import { attachHostPolicy, createHostPolicy } from './host-check.js';
 import { createNoSourceFilter } from './no-source.js';
 import { createPassThroughPool } from './pass-through.js';
 import { loadPersisted } from './persisted.js';
-<<<<<<< HEAD
 import { notify, runStages, type GatewayObserver, type Outcome, type Stage } from './pipeline.js';
 import { attachQueryLimit, negotiate, Refusal } from './protocol.js';
-=======
-import { notify, runStages, type Outcome, type Stage } from './pipeline.js';
-import { negotiate, Refusal } from './protocol.js';
->>>>>>> house
 import { TokenBuckets } from './rate.js';
 import { noScrub, scrubberOf, type Scrub } from './scrub.js';
 import type { GatewayOptions } from './options.js';
