@@ -13,7 +13,7 @@ import {
   type SelectionNode,
 } from 'graphql';
 import { RunpodError } from '../errors.js';
-import { buildExecutableSchema, createDocumentPreparer } from '../graphql/executable-schema.js';
+import { buildExecutableSchema, checkCpuInstanceId, createDocumentPreparer } from '../graphql/executable-schema.js';
 import { pubKeyList } from '../graphql/in-process/resolvers/account.js';
 import { endpointBody } from '../graphql/in-process/resolvers/endpoints.js';
 import { inputOf, isSet } from '../graphql/in-process/resolvers/inputs.js';
@@ -72,7 +72,7 @@ interface DeployInput {
   minMemoryInGb?: number;
 }
 
-/** `deployCpuPodInput` as the shared schema coerces it (src/graphql/executable-schema.ts). */
+/** `deployCpuPodInput` as the schema's input type coerces it (the fields the emulator reads). */
 interface DeployCpuInput {
   instanceId: string;
   name?: string;
@@ -192,6 +192,7 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
       deployCpuPod: ({ input }, ctx) => {
         const account = own(ctx);
         const i = input as unknown as DeployCpuInput;
+        checkCpuInstanceId(i.instanceId);
         const pod = platform.deploy(account, { ...containerOf(i), gpuTypeIds: [], computeType: 'CPU' });
         return podGraphQLView(platform, account, pod);
       },

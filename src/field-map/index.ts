@@ -2,6 +2,7 @@
 // Mutation are assembled here from every module's part, so no module edits another's rows).
 import { accountDerivations, accountMutationFields, accountQueryFields, accountTypes } from './account.js';
 import { catalogDerivations, catalogQueryFields, catalogTypes } from './catalog.js';
+import { clusterDerivations, clusterTypes } from './clusters.js';
 import { endpointMutationFields, endpointTypes } from './endpoints.js';
 import { networkVolumeMutationFields, networkVolumeTypes } from './network-volumes.js';
 import { podDerivations, podMutationFields, podQueryFields, podTypes } from './pod.js';
@@ -29,10 +30,11 @@ export const FIELD_MAP: FieldMap = {
   ...endpointTypes,
   ...networkVolumeTypes,
   ...registryAuthTypes,
+  ...clusterTypes,
 };
 
 /** Every named derivation (`Type.field` → how it is derived); each module exports its own. */
-export const DERIVATIONS: Derivations = { ...podDerivations, ...catalogDerivations, ...accountDerivations };
+export const DERIVATIONS: Derivations = { ...podDerivations, ...catalogDerivations, ...accountDerivations, ...clusterDerivations };
 
 /** The entry of `Type.field`, or undefined when the map does not list it (no REST v2 source). */
 export function fieldEntry(type: string, field: string): FieldEntry | undefined {

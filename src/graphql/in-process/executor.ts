@@ -244,7 +244,7 @@ export const BY_ID_UP_TO = 1;
 /**
  * After every promise job queued now has run: reads asked for in one pass of graphql-js (the items
  * of a list, aliased fields, and what their answers lead to) are gathered before any is sent, as
- * DataLoader does. `process.nextTick` where there is one; elsewhere a task.
+ * DataLoader does. Node's nextTick where there is one; elsewhere a task.
  */
 const afterJobs = (run: () => void): void => {
   const tick = (globalThis as { process?: { nextTick?: (fn: () => void) => void } }).process?.nextTick;
