@@ -282,6 +282,27 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
         await ctx.rest('DELETE', `/registries/${encodeURIComponent(String(registryAuthId))}`);
         return null;
       },
+      // The account secrets through the emulator's own REST v2 routes (the same bodies as in process).
+      secretCreate: async ({ input }, ctx) => {
+        own(ctx);
+        const { name, value, description } = inputOf(input);
+        return answer(await ctx.rest('POST', '/account/secrets', { name, value, ...(typeof description === 'string' && { description }) }), ctx);
+      },
+      secretValueUpdate: async ({ input }, ctx) => {
+        own(ctx);
+        const { id, value } = inputOf(input);
+        return answer(await ctx.rest('PATCH', `/account/secrets/${encodeURIComponent(String(id))}`, { value }), ctx);
+      },
+      secretDescriptionUpdate: async ({ input }, ctx) => {
+        own(ctx);
+        const { id, description } = inputOf(input);
+        return answer(await ctx.rest('PATCH', `/account/secrets/${encodeURIComponent(String(id))}`, { description: typeof description === 'string' ? description : '' }), ctx);
+      },
+      secretDelete: async ({ id }, ctx) => {
+        own(ctx);
+        await ctx.rest('DELETE', `/account/secrets/${encodeURIComponent(String(id))}`);
+        return null;
+      },
       updateUserSettings: async ({ input }, ctx) => {
         const account = own(ctx);
         const { pubKey } = inputOf(input);
