@@ -21,6 +21,7 @@ import { listen as listenGateway, type ListeningGateway } from '../../src/gatewa
 const KEY = 'rpa_third_party_caller_key_0123456789';
 const GPU = 'NVIDIA RTX A4000';
 const IMAGE = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
+const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOf7t0yXzk3a8sGQ3mP1n2o4r5s6t7u8v9w0x1y2z3A4 me@laptop';
 const SECRET_VALUE = 'third-party-secret-value-0123456789';
 const REGISTRY_PASSWORD = 'third-party-registry-pass-0123456789';
 const CONCURRENCY = 4;
@@ -56,6 +57,7 @@ interface Seeded {
   endpoint: string;
   registry: string;
   secret: string;
+  templateName: string;
 }
 
 let nameCounter = 0;
@@ -63,7 +65,7 @@ let nameCounter = 0;
 function scalarFor(name: string, type: string, s: Seeded, context: string): unknown {
   const n = name.toLowerCase();
   if (type === 'Boolean') return n.startsWith('secure') || n === 'startssh' ? true : false;
-  if (type === 'Int' || type === 'Float') return n.includes('size') || n.includes('disk') ? 10 : n.includes('workers') || n.includes('count') ? 1 : 1;
+  if (type === 'Int' || type === 'Float') return n === 'size' ? 20 : n.includes('disk') ? 10 : n === 'scalervalue' ? 4 : 1;
   if (type !== 'String' && type !== 'ID') return {};
   if (n === 'podid' || n === 'pod_id') return s.pod;
   if (n === 'templateid') return s.template;
@@ -71,6 +73,11 @@ function scalarFor(name: string, type: string, s: Seeded, context: string): unkn
   if (n === 'endpointid') return s.endpoint;
   if (n === 'registryauthid' || n === 'containerregistryauthid') return s.registry;
   if (n === 'secretid') return s.secret;
+  if (n === 'templatename') return s.templateName;
+  if (n === 'instanceid') return 'cpu3c-2-4';
+  if (n === 'scalertype') return 'QUEUE_DELAY';
+  if (n === 'gpuids') return 'AMPERE_16';
+  if (n === 'pubkey') return SSH_KEY;
   if (n.startsWith('gputypeid') || n === 'gpuid') return GPU;
   if (n === 'datacenterid') return 'US-KS-2';
   if (n === 'imagename') return IMAGE;
@@ -98,7 +105,7 @@ function valueFor(name: string, type: GraphQLInputType, s: Seeded, context: stri
   if (isInputObjectType(type)) {
     const out: Record<string, unknown> = {};
     for (const field of Object.values(type.getFields())) {
-      if (isNonNullType(field.type) && field.defaultValue === undefined) out[field.name] = valueFor(field.name, field.type, s, context);
+      if ((isNonNullType(field.type) && field.defaultValue === undefined) || KNOWN_FIELDS.has(field.name)) out[field.name] = valueFor(field.name, field.type, s, context);
     }
     return out;
   }
@@ -106,7 +113,12 @@ function valueFor(name: string, type: GraphQLInputType, s: Seeded, context: stri
   return null;
 }
 
-const KNOWN_OPTIONAL = /^(pod_?id|templateid|networkvolumeid|volumeid|endpointid|gputypeid|datacenterid|imagename|gpucount|id|input)$/i;
+const KNOWN_OPTIONAL = /^(pod_?id|templateid|templatename|networkvolumeid|volumeid|endpointid|registryauthid|secretid|gputypeid|datacenterid|imagename|gpucount|id|input)$/i;
+/**
+ * Optional input fields the platform needs in practice (a pod's image and GPU, an endpoint's
+ * scaler, a volume's name and size), filled like required ones.
+ */
+const KNOWN_FIELDS = new Set(['imageName', 'gpuTypeId', 'gpuCount', 'scalerType', 'scalerValue', 'gpuIds', 'instanceId', 'name', 'size']);
 
 function variablesFor(d: ThirdPartyDocument, s: Seeded): Record<string, unknown> | undefined {
   const op = parse(d.text).definitions.find((x): x is OperationDefinitionNode => x.kind === Kind.OPERATION_DEFINITION)!;
@@ -123,8 +135,20 @@ function variablesFor(d: ThirdPartyDocument, s: Seeded): Record<string, unknown>
   return { ...out, ...OVERRIDES[d.file]?.(s) };
 }
 
+/**
+ * The fixtures write the ids a project holds at run time as placeholders ("t1", "p1", …); they
+ * become the seeded account's.
+ */
+function withSeededIds(text: string, s: Seeded): string {
+  const ids: Record<string, string> = { t1: s.template, p1: s.pod, v1: s.volume, e1: s.endpoint, r1: s.registry };
+  return text.replace(/"([tpver]1)"/g, (_m, id: string) => JSON.stringify(ids[id]));
+}
+
 /** Per-document variables where a generic value cannot work. */
-const OVERRIDES: Readonly<Record<string, (s: Seeded) => Record<string, unknown>>> = {};
+const OVERRIDES: Readonly<Record<string, (s: Seeded) => Record<string, unknown>>> = {
+  // runpodctl sends its keys file whole.
+  'graphql-evidence/runpodctl-mutation-3.graphql': () => ({ input: { pubKey: SSH_KEY } }),
+};
 
 /**
  * Errors a working document may carry, by the field (or root field) they name, with the reason.
@@ -141,20 +165,22 @@ interface Outcome {
 
 const worked = (o: Outcome) => o.hasData && o.errors.every((e) => e in EXPECTED);
 
-async function seed(emulator: ListeningEmulator): Promise<Seeded> {
+let seedCounter = 0;
+async function seed(emulator: ListeningEmulator, withPod = true): Promise<Seeded> {
+  const n = ++seedCounter;
   const gql = async (query: string, variables: Record<string, unknown> = {}) => {
     const res = await fetch(emulator.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ query, variables }) });
     const body = (await res.json()) as { data?: any; errors?: unknown };
     if (body.errors || !body.data) throw new Error(`seed: ${JSON.stringify(body.errors)}`);
     return body.data;
   };
-  const template = (await gql('mutation($i: SaveTemplateInput!) { saveTemplate(input: $i) { id } }', { i: { name: 'seed-template', imageName: IMAGE, containerDiskInGb: 10, volumeInGb: 0, dockerArgs: '', env: [], isServerless: true } })).saveTemplate.id;
-  const volume = (await gql('mutation($i: CreateNetworkVolumeInput!) { createNetworkVolume(input: $i) { id } }', { i: { name: 'seed-volume', size: 10, dataCenterId: 'US-KS-2' } })).createNetworkVolume.id;
-  const pod = (await gql('mutation($i: PodFindAndDeployOnDemandInput) { podFindAndDeployOnDemand(input: $i) { id } }', { i: { name: 'seed-pod', imageName: IMAGE, gpuTypeId: GPU, gpuCount: 1, cloudType: 'SECURE', containerDiskInGb: 10, volumeInGb: 10 } })).podFindAndDeployOnDemand.id;
-  const endpoint = (await gql('mutation($i: EndpointInput!) { saveEndpoint(input: $i) { id } }', { i: { name: 'seed-endpoint', templateId: template, gpuIds: 'AMPERE_16', workersMin: 0, workersMax: 1, scalerType: 'QUEUE_DELAY', scalerValue: 4 } })).saveEndpoint.id;
-  const registry = (await gql('mutation($i: SaveRegistryAuthInput!) { saveRegistryAuth(input: $i) { id } }', { i: { name: 'seed-registry', username: 'me', password: REGISTRY_PASSWORD } })).saveRegistryAuth.id;
-  const secret = (await gql('mutation($i: SecretCreateInput!) { secretCreate(input: $i) { id } }', { i: { name: 'seed-secret', value: SECRET_VALUE } })).secretCreate.id;
-  return { pod, template, volume, endpoint, registry, secret };
+  const template = (await gql('mutation($i: SaveTemplateInput!) { saveTemplate(input: $i) { id } }', { i: { name: `seed-template-${n}`, imageName: IMAGE, containerDiskInGb: 10, volumeInGb: 0, dockerArgs: '', env: [], isServerless: true } })).saveTemplate.id;
+  const volume = (await gql('mutation($i: CreateNetworkVolumeInput!) { createNetworkVolume(input: $i) { id } }', { i: { name: `seed-volume-${n}`, size: 10, dataCenterId: 'US-KS-2' } })).createNetworkVolume.id;
+  const pod = !withPod ? '' : (await gql('mutation($i: PodFindAndDeployOnDemandInput) { podFindAndDeployOnDemand(input: $i) { id } }', { i: { name: `seed-pod-${n}`, imageName: IMAGE, gpuTypeId: GPU, gpuCount: 1, cloudType: 'SECURE', containerDiskInGb: 10, volumeInGb: 10 } })).podFindAndDeployOnDemand.id;
+  const endpoint = (await gql('mutation($i: EndpointInput!) { saveEndpoint(input: $i) { id } }', { i: { name: `seed-endpoint-${n}`, templateId: template, gpuIds: 'AMPERE_16', workersMin: 0, workersMax: 1, scalerType: 'QUEUE_DELAY', scalerValue: 4 } })).saveEndpoint.id;
+  const registry = (await gql('mutation($i: SaveRegistryAuthInput!) { saveRegistryAuth(input: $i) { id } }', { i: { name: `seed-registry-${n}`, username: 'me', password: REGISTRY_PASSWORD } })).saveRegistryAuth.id;
+  const secret = (await gql('mutation($i: SecretCreateInput!) { secretCreate(input: $i) { id } }', { i: { name: `seed-secret-${n}`, value: SECRET_VALUE } })).secretCreate.id;
+  return { pod, template, volume, endpoint, registry, secret, templateName: `seed-template-${n}` };
 }
 
 /** Reads first, then creates and updates, then deletes, so one document does not take another's ids. */
@@ -164,13 +190,25 @@ const phase = (d: ThirdPartyDocument) => {
   return /delete|terminate|remove|stop/i.test(print(op.selectionSet)) ? 2 : 1;
 };
 
-async function runAll(post: (d: ThirdPartyDocument, variables: Record<string, unknown> | undefined) => Promise<Response>, s: Seeded, bodies: string[]): Promise<Outcome[]> {
+/** A seeded account for the reads and writes, and one of its own for each destructive document. */
+async function seedAll(emulator: ListeningEmulator): Promise<{ shared: Seeded; own: Map<string, Seeded> }> {
+  const shared = await seed(emulator);
+  const own = new Map<string, Seeded>();
+  for (const d of DOCUMENTS.filter((x) => phase(x) === 2)) {
+    const own_ = await seed(emulator, /\bpod/i.test(d.text));
+    own.set(d.file, { ...own_, pod: own_.pod || shared.pod });
+  }
+  return { shared, own };
+}
+
+async function runAll(post: (text: string, d: ThirdPartyDocument, variables: Record<string, unknown> | undefined) => Promise<Response>, seeded: { shared: Seeded; own: Map<string, Seeded> }, bodies: string[]): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   for (const p of [0, 1, 2]) {
     const queue = DOCUMENTS.filter((d) => phase(d) === p);
     const worker = async () => {
       for (let d = queue.shift(); d; d = queue.shift()) {
-        const res = await post(d, variablesFor(d, s));
+        const s = seeded.own.get(d.file) ?? seeded.shared;
+        const res = await post(withSeededIds(d.text, s), d, variablesFor(d, s));
         const text = await res.text();
         bodies.push(text);
         let body: any = {};
@@ -180,7 +218,7 @@ async function runAll(post: (d: ThirdPartyDocument, variables: Record<string, un
           /* not JSON: no data */
         }
         const errors: string[] = Array.isArray(body?.errors)
-          ? body.errors.map((e: any) => (Array.isArray(e.extensions?.fields) ? e.extensions.fields.join(',') : Array.isArray(e.path) ? e.path.join('.') : `${e.extensions?.code ?? ''}: ${String(e.message).slice(0, 100)}`))
+          ? body.errors.map((e: any) => (Array.isArray(e.extensions?.fields) ? e.extensions.fields.join(',') : Array.isArray(e.path) ? `${e.path.join('.')}: ${String(e.message).slice(0, 90)}` : `${e.extensions?.code ?? ''}: ${String(e.message).slice(0, 100)}`))
           : [];
         const hasData = body?.data != null && Object.values(body.data).some((v) => v !== null || errors.length === 0);
         outcomes.push({ file: d.file, status: res.status, errors, hasData });
@@ -220,9 +258,9 @@ describe(`GraphQL documents of real projects (${DOCUMENTS.length}, deduplicated)
     afterAll(() => rig?.server.close());
 
     it('answers at least the measured number of documents', async () => {
-      const s = await seed(rig.server);
+      const s = await seedAll(rig.server);
       const outcomes = await runAll(
-        (d, variables) => fetch(rig.server.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...(d.keyless ? {} : { authorization: `Bearer ${KEY}` }) }, body: JSON.stringify({ query: d.text, variables }) }),
+        (query, d, variables) => fetch(rig.server.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...(d.keyless ? {} : { authorization: `Bearer ${KEY}` }) }, body: JSON.stringify({ query, variables }) }),
         s,
         [],
       );
@@ -245,11 +283,11 @@ describe(`GraphQL documents of real projects (${DOCUMENTS.length}, deduplicated)
     });
 
     it('answers at least the measured number of documents, and no answer carries the caller’s key', async () => {
-      const s = await seed(rig.server);
+      const s = await seedAll(rig.server);
       rig.emulator.retireGraphql();
       const bodies: string[] = [];
       const outcomes = await runAll(
-        (d, variables) => fetch(gateway.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...(d.keyless ? {} : { authorization: `Bearer ${KEY}` }) }, body: JSON.stringify({ query: d.text, variables }) }),
+        (query, d, variables) => fetch(gateway.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...(d.keyless ? {} : { authorization: `Bearer ${KEY}` }) }, body: JSON.stringify({ query, variables }) }),
         s,
         bodies,
       );
