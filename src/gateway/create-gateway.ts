@@ -10,7 +10,7 @@ import type { TransportChangeEvent } from '../transport/transport-choice.js';
 import { RequestIds, resultAnswer, stoppedAnswer, thrownAnswer, type GatewayAnswer, type GatewayBody } from './answers.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch, type Turn } from './fairness.js';
-import { fieldsBeyondScope } from './field-scopes.js';
+import { fieldsBeyondScope, readsOnlyCatalog } from './field-scopes.js';
 import { createNoSourceFilter } from './no-source.js';
 import { attachHostPolicy, createHostPolicy } from './host-check.js';
 import { checkShape, resolveLimits, type GatewayLimits } from './limits.js';
@@ -26,6 +26,7 @@ import {
   type GraphQLParams,
 } from './protocol.js';
 import { TokenBuckets } from './rate.js';
+import { createResponseCache, type CacheEvent, type ResponseCacheOptions, type RunOutcome } from './response-cache.js';
 import { noScrub, scrubberOf, type Scrub } from './scrub.js';
 import { bearerOf, tokenTable, type GatewayScope, type GatewayToken } from './tokens.js';
 
@@ -88,6 +89,26 @@ export interface GatewayOptions {
    * @default the gateway's own memory
    */
   rateStore?: PacingStore | undefined;
+  /**
+   * Answer a request without a credential when its document reads catalog fields only (what RunPod
+   * answers without a key: GPU types, prices, data centres), with the gateway's own key, or in
+   * pass-through mode with `catalogKey`. Any other keyless document is 401. @default true
+   */
+  keyless?: boolean | undefined;
+  /**
+   * Pass-through mode: the RunPod key keyless catalog reads are made with (best a key of its own).
+   * Without it, pass-through mode answers every keyless request 401.
+   * @default process.env.RUNPOD_CATALOG_KEY, where `process` exists
+   */
+  catalogKey?: string | undefined;
+  /**
+   * Coalescing and the response cache (response-cache.ts): identical reads in flight share one
+   * upstream run; catalog reads are kept for every caller, account reads per caller only; a
+   * mutation clears its account's. `false` turns both off. @default on, in this process's memory
+   */
+  cache?: false | ResponseCacheOptions | undefined;
+  /** Told how each read the cache stage saw was answered (`hit`, `miss`, `coalesced`), for metrics and logs. */
+  onCache?: ((event: CacheEvent) => void) | undefined;
 }
 
 /** A GraphQL-over-HTTP gateway as a fetch handler: serve it with any fetch runtime, or with `listen` from `runpod-gql/gateway/node`. */
@@ -115,6 +136,11 @@ function envTokens(): string | undefined {
   return proc?.env?.RUNPOD_GATEWAY_TOKENS || undefined;
 }
 
+function envCatalogKey(): string | undefined {
+  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+  return proc?.env?.RUNPOD_CATALOG_KEY || undefined;
+}
+
 /**
  * One caller, authenticated: what it may do, the credential its rate is kept under, its upstream
  * client, its address, and the scrubber of its answers.
@@ -126,6 +152,12 @@ interface Caller {
   readonly address: string;
   readonly scrub: Scrub;
   readonly onRefusedKey?: (() => void) | undefined;
+  /** A caller without a credential: the 401 it is answered for anything but a catalog read. */
+  readonly keyless?: Refusal | undefined;
+  /** Who the cache keeps this caller's account reads for: its token, its key, or a name. */
+  readonly cacheId: string;
+  /** Whose account it reads (the upstream key's owner): a mutation clears that account's cached reads. */
+  readonly account: string;
 }
 
 /** The scrubber of each request's answer (see `answer`), set once its caller is known. */
@@ -174,15 +206,28 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   let serverClient: RunpodClient | undefined;
   /** The gateway's own secrets (its key and tokens): every answer is scrubbed of these. */
   let ownScrub: Scrub = noScrub;
+  const keyless = options.keyless !== false;
+  /** Pass-through mode: the client keyless catalog reads are made with, when the operator gave a key. */
+  let catalogClient: RunpodClient | undefined;
+  let catalogKey: string | undefined;
   if (passThrough) {
     if (options.client?.apiKey !== undefined) throw new ValidationError('client.apiKey', 'must not be set with passThroughKeys: the gateway holds no key of its own');
+    const given = keyless ? (options.catalogKey ?? envCatalogKey()) : undefined;
+    catalogKey = given === '' ? undefined : given;
+    if (catalogKey !== undefined) {
+      if (typeof catalogKey !== 'string' || catalogKey.trim() === '') throw new ValidationError('catalogKey', 'must be a RunPod API key');
+      catalogClient = createRunpodClient({ ...clientOptions, apiKey: catalogKey });
+      ownScrub = scrubberOf([catalogKey]);
+    }
   } else {
+    if (options.catalogKey) throw new ValidationError('catalogKey', "is for passThroughKeys: otherwise keyless catalog reads are made with the gateway's own key");
     serverClient = createRunpodClient(clientOptions);
     const probe = clientOptions.apiKey ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.RUNPOD_API_KEY;
     if (!probe) throw new ValidationError('apiKey', 'the gateway needs the upstream key: set RUNPOD_API_KEY, or use pass-through keys');
     ownScrub = scrubberOf([probe, ...tokens.keys()]);
   }
-  const passThroughClients = createPassThroughPool(clientOptions);
+  const passThroughClients = createPassThroughPool(clientOptions, catalogKey === undefined ? [] : [catalogKey]);
+  const cache = options.cache === false ? undefined : createResponseCache(options.cache ?? {}, options.onCache);
   const refusedKeys = passThrough && limits.refusedKeys !== false ? new TokenBuckets(limits.refusedKeys.requests, limits.refusedKeys.intervalMs) : undefined;
   const fairness = createFairness(limits, options.rateStore, refusedKeys);
   let isReady = false;
@@ -223,20 +268,29 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const bearer = bearerOf(request);
     if (passThrough) {
       const key = url.searchParams.get('api_key') || bearer;
-      if (!key) throw new Refusal(401, 'a RunPod API key is required (?api_key= or Authorization: Bearer)', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
+      if (!key) {
+        const refused = new Refusal(401, 'a RunPod API key is required (?api_key= or Authorization: Bearer)', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
+        // Keyless: catalog reads only, with the operator's catalog key (the auth stage's third way).
+        if (!catalogClient) throw refused;
+        return { scope: 'catalog', keyless: refused, credential: undefined, client: () => catalogClient!, address, scrub: ownScrub, cacheId: '', account: 'catalog' };
+      }
       // An address RunPod has refused too many keys from is not relayed again for a while.
       fairness.checkAddress(address);
       checkPassThroughKey(key);
       const entry = passThroughClients.get(key);
       // The caller's own key, scrubbed from its own answer only (it never enters shared state).
       scrubbers.set(request, entry.scrub);
-      return { scope: 'write', credential: key, client: () => entry.client, address, scrub: entry.scrub, onRefusedKey: () => passThroughClients.drop(key) };
+      return { scope: 'write', credential: key, client: () => entry.client, address, scrub: entry.scrub, onRefusedKey: () => passThroughClients.drop(key), cacheId: key, account: key };
     }
-    if (anonymous) return { scope: 'write', credential: undefined, client: () => serverClient!, address, scrub: ownScrub };
-    if (!bearer) throw new Refusal(401, 'a gateway token is required: Authorization: Bearer <token>', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
+    if (anonymous) return { scope: 'write', credential: undefined, client: () => serverClient!, address, scrub: ownScrub, cacheId: 'anonymous', account: 'server' };
+    if (!bearer) {
+      const refused = new Refusal(401, 'a gateway token is required: Authorization: Bearer <token>', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
+      if (!keyless) throw refused;
+      return { scope: 'catalog', keyless: refused, credential: undefined, client: () => serverClient!, address, scrub: ownScrub, cacheId: '', account: 'server' };
+    }
     const scope = tokens.get(bearer);
     if (!scope) throw new Refusal(401, 'the gateway token is not known', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer error="invalid_token"' });
-    return { scope, credential: bearer, client: () => serverClient!, address, scrub: ownScrub };
+    return { scope, credential: bearer, client: () => serverClient!, address, scrub: ownScrub, cacheId: bearer, account: 'server' };
   }
 
   /** The document text to run: a persisted one by id, or the request's own text where that is allowed. */
@@ -279,7 +333,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       if (!media) throw new Refusal(406, `the gateway answers ${GRAPHQL_RESPONSE} or application/json`, 'NOT_ACCEPTABLE');
       if (!isReady) await gateway.ready;
       const caller = authenticate(request, url, info?.clientAddress ?? '');
-      const taken = fairness.takeRate(caller.credential);
+      // A keyless caller's turn is taken only when its read goes upstream (a cached one costs none):
+      // every keyless caller shares one rate, so a public page's viewers never use it up by looking.
+      const taken = caller.keyless ? undefined : fairness.takeRate(caller.credential);
       if (taken) await taken;
       return await run(request, url, caller, media, allowedOrigin, ids, (operation) =>
         fairness.start({ credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey }, operation, request.signal),
@@ -315,6 +371,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const operation = getOperationAST(prepared, params.operationName);
     if (!operation) return invalid([{ message: params.operationName ? `no operation named "${params.operationName}"` : 'the document has several operations: name one in `operationName`', extensions: { code: 'BAD_REQUEST' } }]);
     if (operation.operation === 'subscription') throw new Refusal(400, 'subscriptions are not served', 'BAD_REQUEST');
+    const catalogRead = readsOnlyCatalog(buildExecutableSchema(), prepared, operation);
+    if (caller.keyless && !catalogRead) throw caller.keyless;
     if (operation.operation === 'mutation') {
       if (request.method === 'GET') throw new Refusal(405, 'mutations need POST', 'METHOD_NOT_ALLOWED', { allow: 'POST' });
       if (caller.scope !== 'write') throw new Refusal(403, `this token may run queries only (scope ${caller.scope})`, 'FORBIDDEN');
@@ -326,33 +384,57 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     }
     const coerced = getVariableValues(buildExecutableSchema(), operation.variableDefinitions ?? [], params.variables ?? {});
     if (coerced.errors) return invalid(coerced.errors.map((e) => ({ message: e.message, extensions: { code: 'BAD_USER_INPUT' } })));
-    let result: ExecutionResult;
-    // In flight from here: the caller's limit, RunPod's pause, the deadline (fairness.ts).
-    const turn = start(operation.operation);
-    try {
-      // The client's one executor: RunPod's GraphQL, or schema.graphql in process over REST v2.
-      // Each upstream answer's id is kept for the answer's `extensions.requestIds`.
-      result = await caller.client().graphql.execute(text, params.variables, {
-        operationName: params.operationName,
-        signal: turn.signal,
-        fetchOptions: turn.fetchOptions,
-        onResponse: (info) => ids.add(info.requestId),
-      });
-    } catch (err) {
-      const stopped = turn.stopped(err);
-      if (stopped?.code === 'UPSTREAM_RATE_LIMITED') return answer(request, ids, origin, stoppedAnswer({ data: undefined }, stopped), media);
-      if (stopped) throw stopped;
-      ids.addFrom(undefined, err);
-      return answer(request, ids, origin, thrownAnswer(err, passThrough), media);
-    } finally {
-      turn.end();
+    const kind = operation.operation;
+    const ran = (done: GatewayAnswer): RunOutcome => ({ answer: done, upstream: ids.toJSON().upstream.slice(), shareable: !request.signal.aborted, scrub: scrubbers.get(request) ?? noScrub });
+    const execute = async (): Promise<RunOutcome> => {
+      if (caller.keyless) {
+        const taken = fairness.takeRate(undefined);
+        if (taken) await taken;
+      }
+      let result: ExecutionResult;
+      // In flight from here: the caller's limit, RunPod's pause, the deadline (fairness.ts).
+      const turn = start(kind);
+      try {
+        // The client's one executor: RunPod's GraphQL, or schema.graphql in process over REST v2.
+        // Each upstream answer's id is kept for the answer's `extensions.requestIds`.
+        result = await caller.client().graphql.execute(text, params.variables, {
+          operationName: params.operationName,
+          signal: turn.signal,
+          fetchOptions: turn.fetchOptions,
+          onResponse: (info) => ids.add(info.requestId),
+        });
+      } catch (err) {
+        const stopped = turn.stopped(err);
+        if (stopped?.code === 'UPSTREAM_RATE_LIMITED') return ran(stoppedAnswer({ data: undefined }, stopped));
+        if (stopped) throw stopped;
+        ids.addFrom(undefined, err);
+        return ran(thrownAnswer(err, passThrough));
+      } finally {
+        turn.end();
+      }
+      ids.addFrom(result.errors);
+      const stopped = turn.stopped();
+      // What ran before the gateway stopped it stays in the answer (a create's field error names its marker).
+      if (stopped) return ran(stoppedAnswer(result, stopped));
+      return ran(resultAnswer(noSource ? noSource(result) : result, passThrough));
+    };
+    if (!cache || operation.operation !== 'query') {
+      // A mutation clears its account's cached reads, before it runs and once it ran.
+      const mutation = cache !== undefined && operation.operation === 'mutation';
+      if (mutation) await cache.invalidate(caller.account);
+      try {
+        return answer(request, ids, origin, (await execute()).answer, media);
+      } finally {
+        if (mutation) void cache.invalidate(caller.account);
+      }
     }
-    ids.addFrom(result.errors);
-    const stopped = turn.stopped();
-    // What ran before the gateway stopped it stays in the answer (a create's field error names its marker).
-    if (stopped) return answer(request, ids, origin, stoppedAnswer(result, stopped), media);
-    const read = resultAnswer(noSource ? noSource(result) : result, passThrough);
-    return answer(request, ids, origin, read, media);
+    // Coalesce / response cache: after the scope check, so a cached answer meets the same checks as a fresh one.
+    const cached = await cache.read(
+      { kind: catalogRead ? 'catalog' : 'account', caller: caller.cacheId, account: caller.account, document: text, operationName: params.operationName, variables: params.variables, waitMs: limits.deadlineMs },
+      execute,
+    );
+    if (cached.outcome !== 'miss') for (const id of cached.upstream) ids.add(id);
+    return answer(request, ids, origin, cached.answer, media);
   }
 
   function refusal(request: Request, origin: string | undefined, err: unknown, ids: RequestIds): Response {

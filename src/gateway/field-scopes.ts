@@ -67,3 +67,12 @@ export function fieldsBeyondScope(schema: GraphQLSchema, document: DocumentNode,
   const rank = SCOPE_RANK[scope];
   return needs.filter(([, needed]) => SCOPE_RANK[needed] > rank).map(([field]) => field);
 }
+
+/**
+ * True when `operation` is a query that reads catalog fields only (fragments followed): what RunPod
+ * answers without a key, and what the gateway answers keyless callers and caches for everyone. The
+ * one mapping is the field map's `catalog` scope (src/graphql/README.md, "Public queries").
+ */
+export function readsOnlyCatalog(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  return operation.operation === 'query' && fieldsBeyondScope(schema, document, operation, 'catalog').length === 0;
+}

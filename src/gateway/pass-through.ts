@@ -30,8 +30,11 @@ export interface PassThroughEntry {
   readonly scrub: Scrub;
 }
 
-/** The clients of pass-through callers, by key, the most recently used kept. */
-export function createPassThroughPool(clientOptions: RunpodClientOptions) {
+/**
+ * The clients of pass-through callers, by key, the most recently used kept. `ownSecrets` (the
+ * operator's catalog key) are scrubbed from every caller's answer besides the caller's own key.
+ */
+export function createPassThroughPool(clientOptions: RunpodClientOptions, ownSecrets: readonly string[] = []) {
   const entries = new Map<string, PassThroughEntry>();
   return {
     /** The entry for `key` (already checked with {@link checkPassThroughKey}), made on first use. */
@@ -40,7 +43,7 @@ export function createPassThroughPool(clientOptions: RunpodClientOptions) {
       if (entry) entries.delete(key);
       else {
         const options = { ...clientOptions, apiKey: key, graphqlAuth: 'header', [KEY_NOT_INDEXED]: true } as RunpodClientOptions;
-        entry = { client: createRunpodClient(options), scrub: scrubberOf([key]) };
+        entry = { client: createRunpodClient(options), scrub: scrubberOf([key, ...ownSecrets]) };
         if (entries.size >= MAX_PASS_THROUGH_CLIENTS) entries.delete(entries.keys().next().value!);
       }
       entries.set(key, entry);
