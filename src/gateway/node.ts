@@ -9,7 +9,7 @@ import { redactText } from '../transport/redact.js';
 import { parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createGateway, type Gateway, type GatewayOptions, type GatewayUpstream } from './create-gateway.js';
 import { bindGatewayAddress } from './host-check.js';
-import type { RedisResponseCacheStore } from './redis-response-cache.js';
+import type { ResponseCacheStore } from './response-cache.js';
 
 export interface GatewayListenOptions {
   /** 0 picks a free port. @default 0 */
@@ -290,12 +290,12 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
     }
   }
   let store: (PacingStore & { close(): Promise<void> }) | undefined;
-  let cacheStore: RedisResponseCacheStore | undefined;
+  let cacheStore: (ResponseCacheStore & { close(): Promise<void> }) | undefined;
   if (flags.redis !== undefined) {
     const { createRedisPacingStore } = await loadRedisStore();
     store = createRedisPacingStore({ redis: flags.redis, onWarning: (message) => console.error(`runpod-gql gateway: ${redactText(message)}`) });
     if (flags.cache) {
-      const { createRedisResponseCacheStore } = await import('./redis-response-cache.js');
+      const { createRedisResponseCacheStore } = await import('../pacing/redis-response-cache.js');
       cacheStore = createRedisResponseCacheStore({ redis: flags.redis, onWarning: (message) => console.error(redactText(message)) });
     }
   }

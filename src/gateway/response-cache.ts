@@ -60,7 +60,7 @@ export interface ResponseCacheStore {
   bump(generationKey: string): Promise<void>;
   /**
    * Across processes: claims the run of `key` for `ms` (true), or says another process runs it
-   * (false; its answer is then waited for, within `ms`). A store without it coalesces per process.
+   * (false; its answer is then waited for, within `ms`). A store without it coalesces within each process only.
    */
   claim?(key: string, generation: string, ms: number): Promise<boolean>;
   /** Gives a claim back (the run ended, stored or not). */

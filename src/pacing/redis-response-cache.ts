@@ -4,7 +4,7 @@
 // secrets of whoever ran them. When Redis is slow or gone, each gateway caches nothing and runs
 // every read itself until Redis answers again (said once per outage).
 import { Redis, type RedisOptions } from 'ioredis';
-import type { CacheLookup, ResponseCacheStore } from './response-cache.js';
+import type { CacheLookup, ResponseCacheStore } from '../gateway/response-cache.js';
 
 /** Options of {@link createRedisResponseCacheStore}. */
 export interface RedisResponseCacheStoreOptions {
