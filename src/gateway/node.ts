@@ -82,6 +82,10 @@ export interface GatewayFlags {
   deadlineMs: number | undefined;
   pacingWaitMs: number | undefined;
   maxRefusedKeys: number | undefined;
+  maxUpstreamCalls: number | undefined;
+  maxPages: number | undefined;
+  maxItems: number | undefined;
+  maxUpstreamInFlight: number | undefined;
   catalogKey: string | undefined;
   keyless: boolean;
   cache: boolean;
@@ -126,7 +130,11 @@ RUNPOD_GATEWAY_TOKENS=read:TOKEN,write:TOKEN (read: queries only).
   --deadline-ms <n>      longest a document may run, then 504 (default 30000)
   --pacing-wait-ms <n>   longest wait for RunPod's rate limit, then 503 (default 2000)
   --max-refused-keys <n> pass-through keys RunPod may refuse per address per 10 minutes,
-                         then 429 (default 10)`;
+                         then 429 (default 10)
+  --max-upstream-calls <n>    upstream calls one document may make (default 1000)
+  --max-pages <n>             pages one list of a document is read to (default 200)
+  --max-items <n>             items the lists of one document may hold (default 50000)
+  --max-upstream-in-flight <n> upstream calls of one document at once (default 8)`;
 
 function integer(name: string, text: string | undefined, min: number): number | undefined {
   if (text === undefined) return undefined;
@@ -166,6 +174,10 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
         'deadline-ms': { type: 'string' },
         'pacing-wait-ms': { type: 'string' },
         'max-refused-keys': { type: 'string' },
+        'max-upstream-calls': { type: 'string' },
+        'max-pages': { type: 'string' },
+        'max-items': { type: 'string' },
+        'max-upstream-in-flight': { type: 'string' },
         'catalog-key': { type: 'string' },
         'no-keyless': { type: 'boolean' },
         'cache-ttl-ms': { type: 'string' },
@@ -201,6 +213,10 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
     deadlineMs: integer('deadline-ms', values['deadline-ms'], 1),
     pacingWaitMs: integer('pacing-wait-ms', values['pacing-wait-ms'], 0),
     maxRefusedKeys: integer('max-refused-keys', values['max-refused-keys'], 1),
+    maxUpstreamCalls: integer('max-upstream-calls', values['max-upstream-calls'], 1),
+    maxPages: integer('max-pages', values['max-pages'], 1),
+    maxItems: integer('max-items', values['max-items'], 1),
+    maxUpstreamInFlight: integer('max-upstream-in-flight', values['max-upstream-in-flight'], 1),
     catalogKey: values['catalog-key'],
     keyless: !(values['no-keyless'] ?? false),
     cache: !(values['no-cache'] ?? false),
@@ -333,6 +349,10 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
       deadlineMs: flags.deadlineMs,
       pacingWaitMs: flags.pacingWaitMs,
       refusedKeys: flags.maxRefusedKeys === undefined ? undefined : { requests: flags.maxRefusedKeys, intervalMs: 600_000 },
+      maxUpstreamCalls: flags.maxUpstreamCalls,
+      maxPages: flags.maxPages,
+      maxItems: flags.maxItems,
+      maxUpstreamInFlight: flags.maxUpstreamInFlight,
     },
   };
   let server: ListeningGateway;

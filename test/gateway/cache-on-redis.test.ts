@@ -31,6 +31,8 @@ describe.runIf(redisServerPath || process.env.CI)('two gateways on one Redis sha
       const gateway = createGateway({
         tokens: `read:${READ_TOKEN},write:${WRITE_TOKEN}`,
         cache: { store },
+        // Ten tabs at once need ten slots: the caller-limits stage admits each before the cache answers it.
+        limits: { maxInFlight: 10 },
         client: {
           ...urls,
           apiKey: UPSTREAM_KEY,

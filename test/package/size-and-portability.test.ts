@@ -44,9 +44,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 // rule of a gatewayToken, no cross-origin redirect with a body, a page's refused CORS call named and
 // not retried, the page cap. Each budget is its figure rounded up to 0.5 KB: over issue 38's 92 KB
 // for the full client, which the field map's reasons would have to leave the bundle to meet.
+// Issue 43 (2026-12-01): the full client 114,129 B (+472 B: the in-process executor's reads by id
+// gathered per document, its memo of other surfaces' catalog reads, a gateway budget's slot and page
+// count in the core and the pager); rest 28,150 B (+225 B), within its budget.
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 111 * 1024],
+  ['runpod-gql', 'dist/index.js', 111.5 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 27.5 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 19 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 22 * 1024],
