@@ -12,7 +12,7 @@ import {
 } from 'graphql';
 import { RunpodError } from '../errors.js';
 import { readsOnlyCatalog } from '../gateway/field-scopes.js';
-import { buildExecutableSchema, createDocumentPreparer } from '../graphql/executable-schema.js';
+import { buildExecutableSchema, checkCpuInstanceId, createDocumentPreparer } from '../graphql/executable-schema.js';
 import { pubKeyList } from '../graphql/in-process/resolvers/account.js';
 import { endpointBody } from '../graphql/in-process/resolvers/endpoints.js';
 import { inputOf, isSet } from '../graphql/in-process/resolvers/inputs.js';
@@ -71,7 +71,7 @@ interface DeployInput {
   minMemoryInGb?: number;
 }
 
-/** `deployCpuPodInput` as the shared schema coerces it (src/graphql/executable-schema.ts). */
+/** `deployCpuPodInput` as the schema's input type coerces it (the fields the emulator reads). */
 interface DeployCpuInput {
   instanceId: string;
   name?: string;
@@ -191,6 +191,7 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
       deployCpuPod: ({ input }, ctx) => {
         const account = own(ctx);
         const i = input as unknown as DeployCpuInput;
+        checkCpuInstanceId(i.instanceId);
         const pod = platform.deploy(account, { ...containerOf(i), gpuTypeIds: [], computeType: 'CPU' });
         return podGraphQLView(platform, account, pod);
       },
@@ -360,6 +361,10 @@ export function createGraphQLExecutor(platform: Platform, restV2: RestV2InProces
   async function run(account: Account | undefined, body: unknown): Promise<GraphQLAnswer> {
     const request = (body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
     if (typeof request.query !== 'string') return { status: 400, body: { errors: [{ message: 'Must provide query string.' }] } };
+    // As RunPod and the gateway answer it: variables that are not an object are the request's fault.
+    if (request.variables !== undefined && request.variables !== null && (typeof request.variables !== 'object' || Array.isArray(request.variables))) {
+      return { status: 400, body: { errors: [{ message: 'Variables must be provided as an Object where each property is a variable value.' }] } };
+    }
     const prepared = prepare(request.query);
     if (!('kind' in prepared)) {
       return { status: 400, body: { errors: prepared.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) } };

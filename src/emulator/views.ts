@@ -141,6 +141,7 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
     userPreferences: () => [],
     dailyCharges: () => [],
     reservations: () => [],
+    clusters: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/clusters')) as { clusters?: unknown }).clusters, { account: ctx.account }),
     secrets: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/account/secrets')) as { secrets?: unknown }).secrets, { account: ctx.account }),
   },
   Endpoint: {
@@ -164,6 +165,23 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
       return viewsOf(stockInDataCenters(dataCenters(platform).map((d) => dataCenterView(platform, d, ['GPU_AVAILABILITY'])), rest.id), {});
     },
     pools: () => [],
+  },
+  Cluster: {
+    userId: (_v, _a, { account }) => account?.id ?? null,
+    gpuDisplayName: ({ rest }, _a, { platform }) => {
+      const gpu = isRecord(rest.compute) ? rest.compute.gpuTypeId : undefined;
+      return typeof gpu === 'string' ? gpuTypeName(platform, gpu) : null;
+    },
+    // The cluster's pods as the emulator's pod views (with their state, as myself { pods } has).
+    pods: async ({ rest }, _a, ctx) => {
+      const { account, platform } = ctx;
+      if (!account || typeof rest.id !== 'string') return null;
+      const listed = ((await ctx.rest('GET', `/clusters/${encodeURIComponent(rest.id)}/pods`)) as { pods?: Array<{ id?: unknown }> }).pods ?? [];
+      return listed.flatMap((p) => {
+        const pod = typeof p.id === 'string' ? platform.getPod(account, p.id) : undefined;
+        return pod ? [podGraphQLView(platform, account, pod)] : [];
+      });
+    },
   },
   GpuAvailability: {
     gpuType: ({ rest }, _a, { platform }) => {

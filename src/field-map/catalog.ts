@@ -70,6 +70,10 @@ export const catalogTypes: FieldMap = {
       supportPublicIp: none(NOT_IN_REST),
       compliance: none('REST v2 gives compliance per data centre (dataCenters), not per offer'),
       maxUnreservedGpuCount: none(NOT_IN_REST),
+      minimumBidPrice: none('spot pods are discontinued: there is no bid price, and REST v2 has none'),
+      clusterPrice: none("REST v2's catalog prices a GPU for pods (price.secure, price.community) and serverless, not for clusters"),
+      gpuTypeDatacenters: none('not mapped yet: REST v2 has availability per data centre (GET /v2/catalog/gpus?include=AVAILABILITY, dataCenters[].availability)'),
+      gpuTypeCudaVersions: none('not mapped yet: REST v2 has availability per CUDA version (GET /v2/catalog/gpus?include=AVAILABILITY, cudaVersions[].available)'),
     },
   },
   CpuType: {

@@ -3,7 +3,7 @@
 // flags: node.ts). Stages read it through a holder (`GatewaySettings`), so a reload can replace
 // what may change (tokens, persisted documents) between two requests, never during one.
 import { ValidationError } from '../errors.js';
-import type { GatewayOptions, GatewayUpstream } from './create-gateway.js';
+import type { GatewayOptions, GatewayUpstream } from './options.js';
 import { resolveLimits, type ResolvedLimits } from './limits.js';
 import type { PersistedDocuments } from './persisted.js';
 import { tokenTable, type GatewayScope } from './tokens.js';

@@ -5,7 +5,6 @@ import { createRunpodClient, type RunpodClient } from '../client.js';
 import { ValidationError } from '../errors.js';
 import { createLog, DEFAULT_LOG_LEVEL } from '../transport/logger.js';
 import type { RunpodClientOptions } from '../transport/options.js';
-import type { PacingStore } from '../transport/pacing.js';
 import { redactText, registerSecret } from '../transport/redact.js';
 import type { TransportChangeEvent } from '../transport/transport-choice.js';
 import { RequestIds, thrownAnswer, type GatewayAnswer } from './answers.js';
@@ -14,15 +13,15 @@ import type { Caller, GatewayContext } from './context.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch } from './fairness.js';
 import { attachHostPolicy, createHostPolicy } from './host-check.js';
-import type { GatewayLimits } from './limits.js';
 import { createNoSourceFilter } from './no-source.js';
 import { createPassThroughPool } from './pass-through.js';
 import { loadPersisted } from './persisted.js';
 import { notify, runStages, type GatewayObserver, type Outcome, type Stage } from './pipeline.js';
-import { negotiate, Refusal } from './protocol.js';
+import { attachQueryLimit, negotiate, Refusal } from './protocol.js';
 import { TokenBuckets } from './rate.js';
-import { createResponseCache, type CacheEvent, type ResponseCacheOptions } from './response-cache.js';
+import { createResponseCache } from './response-cache.js';
 import { noScrub, scrubberOf, type Scrub } from './scrub.js';
+import type { GatewayOptions } from './options.js';
 import { scrubberFor, writeAnswer } from './stages/answer.js';
 import { authStage } from './stages/auth.js';
 import { callerLimitsStage } from './stages/caller-limits.js';
@@ -34,98 +33,8 @@ import { probesStage } from './stages/probes.js';
 import { responseCacheStage } from './stages/response-cache.js';
 import { scopeStage } from './stages/scope.js';
 import { variablesStage } from './stages/variables.js';
-import type { GatewayToken } from './tokens.js';
 
-/** Which API the gateway's upstream client uses (the client's `graphqlTransport`). */
-export type GatewayUpstream = 'auto' | 'rest' | 'graphql';
-
-/** Options of {@link createGateway}. */
-export interface GatewayOptions {
-  /**
-   * The upstream client's options: `apiKey`, `restUrl`, `graphqlUrl`, `fetch`, `pacingStore`, …
-   * (`apiKey` defaults to `RUNPOD_API_KEY`). In pass-through mode `apiKey` must not be set.
-   */
-  client?: Omit<RunpodClientOptions, 'podsTransport' | 'graphqlTransport'> | undefined;
-  /** @default 'rest' */
-  upstream?: GatewayUpstream | undefined;
-  /**
-   * Callers' tokens: `scope:token` entries, comma-separated, or a list.
-   * @default process.env.RUNPOD_GATEWAY_TOKENS, where `process` exists
-   */
-  tokens?: string | readonly GatewayToken[] | undefined;
-  /**
-   * Serve callers without a token when none is configured. Only for a gateway bound to loopback
-   * (the Node listener refuses any other address). @default false
-   */
-  allowAnonymous?: boolean | undefined;
-  /**
-   * Each caller's own RunPod key (`?api_key=` or `Authorization: Bearer`) is used upstream; the
-   * gateway holds no key and needs no tokens. @default false
-   */
-  passThroughKeys?: boolean | undefined;
-  /**
-   * Origins whose pages may call the gateway (`scheme://host[:port]`; a trailing `/` is dropped; `*`
-   * is refused). Pages on the address `listen` bound always may; the gateway never takes its own
-   * origin from a request. A refused origin is logged once, at warn. @default none
-   */
-  corsOrigins?: readonly string[] | undefined;
-  /**
-   * Request headers a page may send beyond the ones the package's client sends (which every
-   * preflight allows: `authorization, content-type, accept, x-request-id, user-agent, x-team-id`):
-   * the names in the client's `headers` option. @default none
-   */
-  corsHeaders?: readonly string[] | undefined;
-  /**
-   * Host names answered besides loopback names and the listen host (a proxy's public name), or
-   * `'*'` for any. A request whose `Host` or absolute-form target names another is refused (403),
-   * against DNS rebinding. @default none
-   */
-  allowedHosts?: '*' | readonly string[] | undefined;
-  /** Document id → text. With it, only these documents run, asked for by id or by SHA-256 hash. */
-  persisted?: Readonly<Record<string, string>> | undefined;
-  /**
-   * Lossy: answer a nullable field REST v2 has no source for with null and no error (each such
-   * field logged once), for callers that cannot take a partial answer. @default false
-   */
-  nullForNoSource?: boolean | undefined;
-  limits?: GatewayLimits | undefined;
-  /**
-   * Where per-caller rates are kept: share one store (for example the Redis one that is also the
-   * client's `pacingStore`) between gateways so a caller's rate holds across all of them.
-   * @default the gateway's own memory
-   */
-  rateStore?: PacingStore | undefined;
-  /**
-   * Watch every request without taking part in it (an access log, metrics): told when one
-   * arrives, of each upstream answer, and once its response is written. @default none
-   */
-  observers?: readonly GatewayObserver[] | undefined;
-  /**
-   * Answer a request without a credential when its document reads catalog fields only (what RunPod
-   * answers without a key: GPU types, prices, data centres), with the gateway's own key, or in
-   * pass-through mode with `catalogKey`. Any other keyless document is 401. @default true
-   */
-  keyless?: boolean | undefined;
-  /**
-   * Pass-through mode: the RunPod key keyless catalog reads are made with (best a key of its own).
-   * Without it, pass-through mode answers every keyless request 401.
-   * @default process.env.RUNPOD_CATALOG_KEY, where `process` exists
-   */
-  catalogKey?: string | undefined;
-  /**
-   * Coalescing and the response cache (response-cache.ts): identical reads in flight share one
-   * upstream run; catalog reads are kept for every caller, account reads per caller only; a
-   * mutation clears its account's. `false` turns both off. @default on, in this process's memory
-   */
-  cache?: false | ResponseCacheOptions | undefined;
-  /** Told how each read the cache stage saw was answered (`hit`, `miss`, `coalesced`), for metrics. */
-  onCache?: ((event: CacheEvent) => void) | undefined;
-}
-
-function envCatalogKey(): string | undefined {
-  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-  return proc?.env?.RUNPOD_CATALOG_KEY || undefined;
-}
+export type { GatewayOptions, GatewayUpstream } from './options.js';
 
 /** A GraphQL-over-HTTP gateway as a fetch handler: serve it with any fetch runtime, or with `listen` from `runpod-gql/gateway/node`. */
 export interface Gateway {
@@ -146,6 +55,11 @@ export interface GatewayRequestInfo {
   readonly clientAddress?: string | undefined;
 }
 
+
+function envCatalogKey(): string | undefined {
+  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+  return proc?.env?.RUNPOD_CATALOG_KEY || undefined;
+}
 
 /**
  * Creates the gateway: RunPod's GraphQL schema (`schema.graphql`) over GraphQL-over-HTTP, executed
@@ -178,6 +92,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const gateway: Gateway = { fetch: handle, ready: persisted?.hashed ?? Promise.resolve(), anonymous: config.anonymous };
   const hosts = createHostPolicy(options.allowedHosts);
   attachHostPolicy(gateway, hosts);
+  attachQueryLimit(gateway, limits.maxBodyBytes);
   // Tokens are scrubbed from every error as API keys are, for as long as the gateway lives.
   for (const token of config.tokens.keys()) registerSecret(token, gateway);
 
@@ -187,11 +102,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const keyless = options.keyless !== false;
   /** Pass-through mode: the client keyless catalog reads are made with, when the operator gave a key. */
   let catalogClient: RunpodClient | undefined;
-  let catalogKey: string | undefined;
   if (passThrough) {
     if (options.client?.apiKey !== undefined) throw new ValidationError('client.apiKey', 'must not be set with passThroughKeys: the gateway holds no key of its own');
     const given = keyless ? (options.catalogKey ?? envCatalogKey()) : undefined;
-    catalogKey = given === '' ? undefined : given;
+    const catalogKey = given === '' ? undefined : given;
     if (catalogKey !== undefined) {
       if (typeof catalogKey !== 'string' || catalogKey.trim() === '') throw new ValidationError('catalogKey', 'must be a RunPod API key');
       catalogClient = createRunpodClient({ ...clientOptions, apiKey: catalogKey });
@@ -204,7 +118,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     if (!probe) throw new ValidationError('apiKey', 'the gateway needs the upstream key: set RUNPOD_API_KEY, or use pass-through keys');
     ownScrub = scrubberOf([probe, ...config.tokens.keys()]);
   }
-  const passThroughClients = createPassThroughPool(clientOptions, catalogKey === undefined ? [] : [catalogKey]);
+  const passThroughClients = createPassThroughPool(clientOptions);
   const cache = options.cache === false ? undefined : createResponseCache(options.cache ?? {}, options.onCache);
   /** The keyless caller (the auth stage's third way): the catalog only, with the gateway's or the catalog key. */
   const upstreamOfPublic = passThrough ? catalogClient : serverClient;
@@ -247,7 +161,6 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       ids,
       startedAt: performance.now(),
       media: negotiate(request.headers.get('accept')) ?? 'application/json',
-      secretInputs: [],
       upstream: { calls: 0, statuses: [] },
     };
     notify(observers, (o) => o.onRequest?.(context));

@@ -15,6 +15,9 @@ import {
 } from 'graphql';
 import { fieldScope, type FieldScope } from '../field-map/index.js';
 
+/** A description that says its field holds a key, a token, a password, a secret or env values. */
+export const SECRET_BEARING_DESCRIPTION = /\b(api[ _-]?key|key|token|password|secret|env(ironment)?)s?\b/i;
+
 /** Scopes from narrowest to widest: a token reads every field at or below its own. */
 export const SCOPE_RANK: Readonly<Record<FieldScope, number>> = { catalog: 0, read: 1, write: 2 };
 
@@ -35,11 +38,13 @@ function operationNeeds(schema: GraphQLSchema, document: DocumentNode, operation
         Field(field) {
           const parent = typeInfo.getParentType();
           const name = field.name.value;
-          // Introspection and __typename say nothing of the account.
+          // Introspection and __typename say nothing of the account: `catalog` reads them.
           if (!parent || name.startsWith('__')) return;
           const type = getNamedType(parent).name;
           const key = `${type}.${name}`;
-          if (!needs.has(key)) needs.set(key, fieldScope(type, name));
+          // A field whose description says it holds a secret is `write`, as one whose name does.
+          const described = SECRET_BEARING_DESCRIPTION.test(typeInfo.getFieldDef()?.description ?? '');
+          if (!needs.has(key)) needs.set(key, described ? 'write' : fieldScope(type, name));
         },
         FragmentSpread(spread) {
           const fragment = fragments.get(spread.name.value);

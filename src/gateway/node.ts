@@ -10,6 +10,7 @@ import { parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createGateway, type Gateway, type GatewayOptions, type GatewayUpstream } from './create-gateway.js';
 import { bindGatewayAddress } from './host-check.js';
 import type { ResponseCacheStore } from './response-cache.js';
+import { listenerHeaderBytes } from './protocol.js';
 
 export interface GatewayListenOptions {
   /** 0 picks a free port. @default 0 */
@@ -41,7 +42,7 @@ export async function listen(gateway: Gateway, { port = 0, host = '127.0.0.1' }:
     throw new ValidationError('host', 'a gateway without tokens (--allow-anonymous) listens on loopback only: set RUNPOD_GATEWAY_TOKENS to serve other hosts');
   }
   // The peer's address, from the socket: refused pass-through keys are counted by it.
-  const { server, url } = await serveFetch((request: Request, env: unknown) => gateway.fetch(request, { clientAddress: (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress }), port, host);
+  const { server, url } = await serveFetch((request: Request, env: unknown) => gateway.fetch(request, { clientAddress: (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress }), port, host, listenerHeaderBytes(gateway));
   // The address bound is the gateway's own: its host is answered, and its pages are same-origin.
   bindGatewayAddress(gateway, url);
   let closing: Promise<void> | undefined;

@@ -226,7 +226,7 @@ const CALLS: readonly Call[] = [
  * it). 'caller check failed' is an answer without errors that lacks what the caller reads.
  */
 const RETIRED_OUTCOMES: Readonly<Record<string, readonly string[] | string>> = {
-  'runpod-python: get_gpu': ['GpuType.cudaCores', 'GpuType.oneMonthPrice', 'GpuType.threeMonthPrice', 'GpuType.oneWeekPrice', 'GpuType.communitySpotPrice', 'GpuType.secureSpotPrice'],
+  'runpod-python: get_gpu': ['GpuType.cudaCores', 'GpuType.oneMonthPrice', 'GpuType.threeMonthPrice', 'GpuType.oneWeekPrice', 'GpuType.communitySpotPrice', 'GpuType.secureSpotPrice', 'LowestPrice.minimumBidPrice'],
   // RunPod's pages document the account read without a path (src/field-map/account.ts).
   'runpod-python: get_user': ['User.id'],
   'runpod-python: update_user_settings': ['User.id'],

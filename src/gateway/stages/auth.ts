@@ -54,7 +54,7 @@ export function authStage(options: AuthStageOptions): Stage {
       checkPassThroughKey(key);
       const entry = passThroughClients.get(key);
       // The caller's own key, scrubbed from its own answer only (it never enters shared state).
-      return { kind: 'pass-through', scope: 'write', credential: key, client: () => entry.client, address, scrub: entry.scrub, onRefusedKey: () => passThroughClients.drop(key) };
+      return { kind: 'pass-through', scope: 'write', credential: key, client: () => entry.client, address, scrub: entry.scrub, onRefusedKey: () => passThroughClients.drop(key), onAcceptedKey: () => passThroughClients.accept(key) };
     }
     if (config.anonymous) return { kind: 'anonymous', scope: 'write', credential: undefined, client: serverClient, address, scrub: options.ownScrub };
     if (!bearer) {

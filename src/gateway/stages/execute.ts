@@ -3,6 +3,7 @@
 // caller's hang-up, the deadline, RunPod's pauses. Each upstream answer's id is kept for the
 // answer's `extensions.requestIds`, and its status for the observers.
 import type { ExecutionResult } from 'graphql';
+import { SECRETS } from '../../transport/redact.js';
 import { resultAnswer, stoppedAnswer, thrownAnswer } from '../answers.js';
 import type { GatewaySettings } from '../config.js';
 import type { GatewayContext } from '../context.js';
@@ -41,7 +42,7 @@ export function executeStage(options: ExecuteStageOptions): Stage {
         options.onUpstream(context, status);
       };
       // In flight from here: RunPod's pause, the deadline, the caller's rate debt (fairness.ts).
-      const turnCaller: TurnCaller = { credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey };
+      const turnCaller: TurnCaller = { credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey, onAcceptedKey: caller.onAcceptedKey };
       const turn = options.start(turnCaller, operation!.operation as 'query' | 'mutation', request.signal, onAnswer);
       const fetchOptions = options.budget ? { ...turn.fetchOptions, ...budgetEntry(options.budget.forDocument(turnCaller)) } : turn.fetchOptions;
       let result: ExecutionResult;
@@ -51,7 +52,9 @@ export function executeStage(options: ExecuteStageOptions): Stage {
           signal: turn.signal,
           fetchOptions,
           onResponse: (info) => ids.add(info.requestId),
-        });
+          // Every call the document makes scrubs its errors of the document's secret inputs.
+          ...(context.secrets && { [SECRETS]: context.secrets }),
+        } as Parameters<ReturnType<typeof caller.client>['graphql']['execute']>[2]);
       } catch (err) {
         const stopped = turn.stopped(err);
         if (stopped?.code === 'UPSTREAM_RATE_LIMITED') return stoppedAnswer({ data: undefined }, stopped);
