@@ -39,7 +39,8 @@ function operationNeeds(schema: GraphQLSchema, document: DocumentNode, operation
           const parent = typeInfo.getParentType();
           const name = field.name.value;
           // Introspection and __typename say nothing of the account: `catalog` reads them.
-          if (!parent || name.startsWith('__')) return;
+          // A field the schema does not define fails validation; it needs no scope.
+          if (!parent || name.startsWith('__') || !typeInfo.getFieldDef()) return;
           const type = getNamedType(parent).name;
           const key = `${type}.${name}`;
           // A field whose description says it holds a secret is `write`, as one whose name does.
