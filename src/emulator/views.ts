@@ -147,6 +147,10 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
   Endpoint: {
     // REST v2's endpoint answer does not always name its template; the state does.
     templateId: ({ rest }, _a, { account }) => (typeof rest.id === 'string' ? (account?.endpoints.get(rest.id)?.templateId ?? null) : null) || null,
+    networkVolumeIds: ({ rest }, _a, { account }) =>
+      Array.isArray(rest.networkVolumes)
+        ? rest.networkVolumes.filter((id): id is string => typeof id === 'string').map((id) => ({ networkVolumeId: id, dataCenterId: account?.networkVolumes.get(id)?.dataCenterId ?? null }))
+        : null,
     networkVolume: ({ rest }, _a, ctx) => {
       const ids = rest.networkVolumes;
       return Array.isArray(ids) && typeof ids[0] === 'string' ? orNull(ctx, 'GET', `/network-volumes/${encodeURIComponent(ids[0])}`) : null;
@@ -197,7 +201,10 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
       const filter = (isRecord(input) ? input : {}) as Parameters<Platform['stock']>[1];
       const stock = platform.stock(String(rest.id), { ...filter, gpuCount: typeof filter.gpuCount === 'number' ? filter.gpuCount : 1 });
       // The same keys the client's REST path builds a LowestPrice from (the map reads them).
-      const lowest = { gpuTypeId: rest.id, gpuName: rest.name, uninterruptablePrice: stock.price, stockStatus: stock.stockStatus, maxGpuCount: stock.maxFreeOnOneHost };
+      const type = platform.gpuTypes.find((t) => t.id === rest.id);
+      // The CUDA versions as the catalog answers them for this count and cloud (the map reads cudaVersions).
+      const cuda = type ? gpuView(platform, type, gpuFilterOf({ count: typeof filter.gpuCount === 'number' ? filter.gpuCount : 1, cloud: filter.secureCloud === true ? 'SECURE' : filter.secureCloud === false ? 'COMMUNITY' : undefined }), true).cudaVersions : [];
+      const lowest = { gpuTypeId: rest.id, gpuName: rest.name, uninterruptablePrice: stock.price, stockStatus: stock.stockStatus, maxGpuCount: stock.maxFreeOnOneHost, cudaVersions: cuda };
       return new GraphQLView(lowest, { stock });
     },
   },

@@ -35,6 +35,11 @@ export const accountQueryFields: Readonly<Record<string, FieldEntry>> = {
 };
 
 export const accountMutationFields: Readonly<Record<string, FieldEntry>> = {
+  // A create is sent once (a name is taken once): an ambiguous failure is a PossiblyCreatedError.
+  secretCreate: holding('Secret', call(['POST /v2/account/secrets'])),
+  secretValueUpdate: holding('Secret', call(['PATCH /v2/account/secrets/{id}'])),
+  secretDescriptionUpdate: holding('Secret', call(['PATCH /v2/account/secrets/{id}'])),
+  secretDelete: call(['DELETE /v2/account/secrets/{id}']),
   // pubKey holds every key, one a line; REST v2 replaces the whole list.
   updateUserSettings: holding('User', call(['PUT /v2/account/ssh-keys'])),
 };

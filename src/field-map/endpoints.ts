@@ -47,6 +47,12 @@ export const endpointMutationFields: Readonly<Record<string, FieldEntry>> = {
 };
 
 export const endpointTypes: FieldMap = {
+  /** Built by `Endpoint.networkVolumeIds` from each listed volume: `{ networkVolumeId, dataCenterId }`. */
+  NetworkVolumeIds: {
+    rest: null,
+    scope: 'read',
+    fields: { networkVolumeId: path('networkVolumeId'), dataCenterId: path('dataCenterId') },
+  },
   Endpoint: {
     rest: 'Endpoint',
     scope: 'read',
@@ -89,9 +95,11 @@ export const endpointTypes: FieldMap = {
       workerState: notInEndpoints('worker state history'),
       webhookRequests: notInEndpoints('webhook request log'),
       networkVolume: holding('NetworkVolume', call(['GET /v2/network-volumes/{id}'])),
-      networkVolumeIds: none("not mapped yet: REST v2's Endpoint lists its volumes (networkVolumes)"),
-      minCudaVersion: none("not mapped yet: REST v2's Endpoint has gpu.minCudaVersion"),
-      flashBootType: none("not mapped yet: REST v2's Endpoint has flashboot (on or off), not the FlashBoot type"),
+      // Each volume id REST v2 lists, with its data centre from the volume itself (one read per volume).
+      networkVolumeIds: holding('NetworkVolumeIds', call(['GET /v2/network-volumes/{id}'])),
+      minCudaVersion: path('gpu.minCudaVersion'),
+      // REST v2's FlashBoot has GraphQL's FlashBootType values (OFF, FLASHBOOT, PRIORITY_FLASHBOOT).
+      flashBootType: path('flashboot'),
       flashEnvironmentId: notInEndpoints('Flash environment'),
       modelReferences: notInEndpoints('model references'),
       compliance: notInEndpoints('compliance filter'),

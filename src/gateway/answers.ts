@@ -195,3 +195,17 @@ export function coercionEntry(error: GraphQLError): GatewayErrorEntry {
   const field = at ? at[1]! : name;
   return { message: `Variable "$${name}" got an invalid value at "${field}": it does not fit the type the schema declares there (the value is not repeated)`, extensions: { code: 'BAD_USER_INPUT', field } };
 }
+
+/**
+ * `answer` for a caller that may not read env values (a `read` or `catalog` token): RunPod's own
+ * words after an HTTP status (`… failed with HTTP 500: <detail>`) can quote a pod's or a template's
+ * env, so they are withheld; the status, the code and the request id stay.
+ */
+export function withheldDetails(answer: GatewayAnswer, scope: string): GatewayAnswer {
+  const errors = answer.body.errors;
+  if (scope === 'write' || !errors?.some((e) => UPSTREAM_DETAIL.test(e.message))) return answer;
+  const note = `$1 (RunPod's details are withheld from a ${scope} token: they can quote env values)`;
+  return { ...answer, body: { ...answer.body, errors: errors.map((e) => (UPSTREAM_DETAIL.test(e.message) ? { ...e, message: e.message.replace(UPSTREAM_DETAIL, note) } : e)) } };
+}
+
+const UPSTREAM_DETAIL = /(failed with HTTP \d{3})\b[\s\S]*$/;

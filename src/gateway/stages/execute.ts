@@ -4,7 +4,7 @@
 // answer's `extensions.requestIds`, and its status for the observers.
 import type { ExecutionResult } from 'graphql';
 import { SECRETS } from '../../transport/redact.js';
-import { resultAnswer, stoppedAnswer, thrownAnswer } from '../answers.js';
+import { resultAnswer, stoppedAnswer, thrownAnswer, withheldDetails } from '../answers.js';
 import type { GatewaySettings } from '../config.js';
 import type { GatewayContext } from '../context.js';
 import { budgetEntry, type ExecuteBudget } from '../budget.js';
@@ -33,6 +33,12 @@ export function executeStage(options: ExecuteStageOptions): Stage {
   return {
     name: 'execute',
     async run(context) {
+      // What a token that may not read env is answered keeps no upstream detail (answers.ts).
+      return withheldDetails(await runUpstream(context), context.caller!.scope);
+    },
+  };
+  async function runUpstream(context: GatewayContext) {
+    {
       const { request, ids, operation, params, text } = context;
       const caller = context.caller!;
       const passThrough = settings().passThrough;
@@ -69,8 +75,8 @@ export function executeStage(options: ExecuteStageOptions): Stage {
       // What ran before the gateway stopped it stays in the answer (a create's field error names its marker).
       if (stopped) return stoppedAnswer(result, stopped);
       return resultAnswer(options.noSource ? options.noSource(result) : result, passThrough);
-    },
-  };
+    }
+  }
   function settings() {
     return options.settings.current;
   }

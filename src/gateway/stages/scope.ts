@@ -3,6 +3,7 @@
 // reads Pod.env). The fields beyond a scope are computed once per document, operation and scope (document-plans.ts).
 import { buildExecutableSchema } from '../../graphql/executable-schema.js';
 import { beyondScope } from '../document-plans.js';
+import { readsOnlyCatalog } from '../field-scopes.js';
 import type { Stage } from '../pipeline.js';
 import { Refusal } from '../protocol.js';
 
@@ -12,6 +13,8 @@ export function scopeStage(): Stage {
     run(context, next) {
       const { request, caller, document, operation } = context;
       const scope = caller!.scope;
+      // Without a credential, the catalog only (what RunPod answers without a key); anything else is 401, as it always was.
+      if (caller!.kind === 'public' && !readsOnlyCatalog(buildExecutableSchema(), document!, operation!)) throw caller!.unauthenticated!;
       if (operation!.operation === 'mutation') {
         if (request.method === 'GET') throw new Refusal(405, 'mutations need POST', 'METHOD_NOT_ALLOWED', { allow: 'POST' });
         if (scope !== 'write') throw new Refusal(403, `this token may run queries only (scope ${scope})`, 'FORBIDDEN');
