@@ -4,7 +4,7 @@ import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import type { RunpodClient } from '../client.js';
 import type { SecretScope } from '../transport/redact.js';
 import type { RequestIds } from './answers.js';
-import type { GraphQLParams } from './protocol.js';
+import type { GraphQLParams, Refusal } from './protocol.js';
 import type { Scrub } from './scrub.js';
 import type { GatewayScope } from './tokens.js';
 
@@ -24,6 +24,8 @@ export interface Caller {
   readonly onRefusedKey?: (() => void) | undefined;
   /** Called when RunPod accepted the caller's key (pass-through): other callers' answers are scrubbed of it for a while. */
   readonly onAcceptedKey?: (() => void) | undefined;
+  /** A public caller's answer to anything but a catalog read: the 401 a request without a credential always got. */
+  readonly unauthenticated?: Refusal | undefined;
 }
 
 /** What the execute stage records of the document's upstream work, for the answer's observers. */

@@ -9,7 +9,7 @@ import { redactText, registerSecret } from '../transport/redact.js';
 import type { TransportChangeEvent } from '../transport/transport-choice.js';
 import { RequestIds, thrownAnswer, type GatewayAnswer } from './answers.js';
 import { resolveGatewayConfig, type GatewaySettings } from './config.js';
-import type { GatewayContext } from './context.js';
+import type { Caller, GatewayContext } from './context.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch } from './fairness.js';
 import { attachHostPolicy, createHostPolicy } from './host-check.js';
@@ -19,6 +19,7 @@ import { loadPersisted } from './persisted.js';
 import { notify, runStages, type GatewayObserver, type Outcome, type Stage } from './pipeline.js';
 import { attachQueryLimit, negotiate, Refusal } from './protocol.js';
 import { TokenBuckets } from './rate.js';
+import { createResponseCache } from './response-cache.js';
 import { noScrub, scrubberOf, type Scrub } from './scrub.js';
 import type { GatewayOptions } from './options.js';
 import { scrubberFor, writeAnswer } from './stages/answer.js';
@@ -54,6 +55,11 @@ export interface GatewayRequestInfo {
   readonly clientAddress?: string | undefined;
 }
 
+
+function envCatalogKey(): string | undefined {
+  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+  return proc?.env?.RUNPOD_CATALOG_KEY || undefined;
+}
 
 /**
  * Creates the gateway: RunPod's GraphQL schema (`schema.graphql`) over GraphQL-over-HTTP, executed
@@ -93,15 +99,31 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   let serverClient: RunpodClient | undefined;
   /** The gateway's own secrets (its key and tokens): every answer is scrubbed of these. */
   let ownScrub: Scrub = noScrub;
+  const keyless = options.keyless !== false;
+  /** Pass-through mode: the client keyless catalog reads are made with, when the operator gave a key. */
+  let catalogClient: RunpodClient | undefined;
   if (passThrough) {
     if (options.client?.apiKey !== undefined) throw new ValidationError('client.apiKey', 'must not be set with passThroughKeys: the gateway holds no key of its own');
+    const given = keyless ? (options.catalogKey ?? envCatalogKey()) : undefined;
+    const catalogKey = given === '' ? undefined : given;
+    if (catalogKey !== undefined) {
+      if (typeof catalogKey !== 'string' || catalogKey.trim() === '') throw new ValidationError('catalogKey', 'must be a RunPod API key');
+      catalogClient = createRunpodClient({ ...clientOptions, apiKey: catalogKey });
+      ownScrub = scrubberOf([catalogKey]);
+    }
   } else {
+    if (options.catalogKey) throw new ValidationError('catalogKey', "is for passThroughKeys: otherwise keyless catalog reads are made with the gateway's own key");
     serverClient = createRunpodClient(clientOptions);
     const probe = clientOptions.apiKey ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.RUNPOD_API_KEY;
     if (!probe) throw new ValidationError('apiKey', 'the gateway needs the upstream key: set RUNPOD_API_KEY, or use pass-through keys');
     ownScrub = scrubberOf([probe, ...config.tokens.keys()]);
   }
   const passThroughClients = createPassThroughPool(clientOptions);
+  const cache = options.cache === false ? undefined : createResponseCache(options.cache ?? {}, options.onCache);
+  /** The keyless caller (the auth stage's third way): the catalog only, with the gateway's or the catalog key. */
+  const upstreamOfPublic = passThrough ? catalogClient : serverClient;
+  const publicCaller = (context: GatewayContext, unauthenticated: Refusal): Caller | undefined =>
+    keyless && upstreamOfPublic ? { kind: 'public', scope: 'catalog', credential: undefined, client: () => upstreamOfPublic, address: context.address, scrub: ownScrub, unauthenticated } : undefined;
   const refusedKeys = passThrough && limits.refusedKeys !== false ? new TokenBuckets(limits.refusedKeys.requests, limits.refusedKeys.intervalMs) : undefined;
   const fairness = createFairness(limits, options.rateStore, refusedKeys);
   const observers = options.observers ?? [];
@@ -112,12 +134,12 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const stages: readonly Stage[] = [
     probesStage(() => (isReady ? undefined : 'starting')),
     hostStage(hosts, cors),
-    authStage({ settings, serverClient, ownScrub, passThroughClients, checkAddress: (address) => fairness.checkAddress(address) }),
+    authStage({ settings, serverClient, ownScrub, passThroughClients, checkAddress: (address) => fairness.checkAddress(address), publicCaller }),
     callerLimitsStage(fairness),
     documentStage(settings, preparer, () => (isReady ? undefined : gateway.ready)),
     scopeStage(),
     variablesStage(),
-    responseCacheStage(),
+    responseCacheStage({ cache, limits: fairness, scrubberFor: (context) => scrubberFor(context, ownScrub), passThrough: () => settings.current.passThrough, waitMs: () => settings.current.limits.deadlineMs }),
     executeStage({ settings, start: fairness.start, noSource, onUpstream: (context, status) => notify(observers, (o) => o.onUpstream?.(context, status)), budget: createExecuteBudget(limits, options.client?.rateLimits) }),
   ];
 

@@ -39,7 +39,8 @@ function operationNeeds(schema: GraphQLSchema, document: DocumentNode, operation
           const parent = typeInfo.getParentType();
           const name = field.name.value;
           // Introspection and __typename say nothing of the account: `catalog` reads them.
-          if (!parent || name.startsWith('__')) return;
+          // A field the schema does not define fails validation; it needs no scope.
+          if (!parent || name.startsWith('__') || !typeInfo.getFieldDef()) return;
           const type = getNamedType(parent).name;
           const key = `${type}.${name}`;
           // A field whose description says it holds a secret is `write`, as one whose name does.
@@ -71,4 +72,13 @@ export function fieldsBeyondScope(schema: GraphQLSchema, document: DocumentNode,
   if (!needs) byOperation.set(key, (needs = operationNeeds(schema, document, operation)));
   const rank = SCOPE_RANK[scope];
   return needs.filter(([, needed]) => SCOPE_RANK[needed] > rank).map(([field]) => field);
+}
+
+/**
+ * True when `operation` is a query that reads catalog fields only (fragments followed): what RunPod
+ * answers without a key, and what the gateway answers keyless callers and caches for everyone. The
+ * one mapping is the field map's `catalog` scope (src/graphql/README.md, "Public queries").
+ */
+export function readsOnlyCatalog(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  return operation.operation === 'query' && fieldsBeyondScope(schema, document, operation, 'catalog').length === 0;
 }

@@ -1,5 +1,6 @@
 // The options of createGateway, below both the gateway (create-gateway.ts) and its one resolved
 // configuration (config.ts), which each read them.
+import type { CacheEvent, ResponseCacheOptions } from './response-cache.js';
 import type { RunpodClientOptions } from '../transport/options.js';
 import type { PacingStore } from '../transport/pacing.js';
 import type { GatewayLimits } from './limits.js';
@@ -70,4 +71,24 @@ export interface GatewayOptions {
    * arrives, of each upstream answer, and once its response is written. @default none
    */
   observers?: readonly GatewayObserver[] | undefined;
+  /**
+   * Answer a request without a credential when its document reads catalog fields only (what RunPod
+   * answers without a key: GPU types, prices, data centres), with the gateway's own key, or in
+   * pass-through mode with `catalogKey`. Any other keyless document is 401. @default true
+   */
+  keyless?: boolean | undefined;
+  /**
+   * Pass-through mode: the RunPod key keyless catalog reads are made with (best a key of its own).
+   * Without it, pass-through mode answers every keyless request 401.
+   * @default process.env.RUNPOD_CATALOG_KEY, where `process` exists
+   */
+  catalogKey?: string | undefined;
+  /**
+   * Coalescing and the response cache (response-cache.ts): identical reads in flight share one
+   * upstream run; catalog reads are kept for every caller, account reads per caller only; a
+   * mutation clears its account's. `false` turns both off. @default on, in this process's memory
+   */
+  cache?: false | ResponseCacheOptions | undefined;
+  /** Told how each read the cache stage saw was answered (`hit`, `miss`, `coalesced`), for metrics. */
+  onCache?: ((event: CacheEvent) => void) | undefined;
 }
