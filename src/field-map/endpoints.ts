@@ -1,6 +1,6 @@
 // Endpoint and its mutations. The parent object is REST v2's `Endpoint` (`GET /v2/serverless/{id}`).
 import { envEntries, typedAt, wrongShape } from './templates.js';
-import { call, derived, holding, none, path, readPath, type FieldEntry, type FieldMap } from './types.js';
+import { call, derived, holding, decisive, path, readPath, type FieldEntry, type FieldMap } from './types.js';
 
 // `at(rest, key)`: one step into a REST object, without trusting its shape.
 const at = readPath;
@@ -35,7 +35,7 @@ export const endpointDerivations = {
   envEntries,
 } satisfies Readonly<Record<string, (rest: unknown) => unknown>>;
 
-const notInEndpoints = (what: string) => none(`REST v2 endpoints have no ${what}`);
+const notInEndpoints = (what: string) => decisive(`REST v2 endpoints have no ${what}`);
 
 export const endpointMutationFields: Readonly<Record<string, FieldEntry>> = {
   // With `input.id`, an update (PATCH); without, a create sent once (create marker in its env).
@@ -87,9 +87,9 @@ export const endpointTypes: FieldMap = {
       workerState: notInEndpoints('worker state history'),
       webhookRequests: notInEndpoints('webhook request log'),
       networkVolume: holding('NetworkVolume', call(['GET /v2/network-volumes/{id}'])),
-      networkVolumeIds: none("not mapped yet: REST v2's Endpoint lists its volumes (networkVolumes)"),
-      minCudaVersion: none("not mapped yet: REST v2's Endpoint has gpu.minCudaVersion"),
-      flashBootType: none("not mapped yet: REST v2's Endpoint has flashboot (on or off), not the FlashBoot type"),
+      networkVolumeIds: decisive("not mapped yet: REST v2's Endpoint lists its volumes (networkVolumes)"),
+      minCudaVersion: decisive("not mapped yet: REST v2's Endpoint has gpu.minCudaVersion"),
+      flashBootType: decisive("not mapped yet: REST v2's Endpoint has flashboot (on or off), not the FlashBoot type"),
       flashEnvironmentId: notInEndpoints('Flash environment'),
       modelReferences: notInEndpoints('model references'),
       compliance: notInEndpoints('compliance filter'),
