@@ -20,7 +20,8 @@ export const podMutationFields: Readonly<Record<string, FieldEntry>> = {
   podTerminate: call(['DELETE /v2/pods/{id}']),
   podBidResume: decisive(DISCONTINUED_SPOT),
   podRentInterruptable: decisive(DISCONTINUED_SPOT),
-  podEditJob: decisive('not mapped yet: REST v2 edits a pod with PATCH /v2/pods/{id}, which resets the pod as podEditJob does; use rp.rest.pods.update'),
+  // PATCH recreates the container, which is what podEditJob does (the pod resets); sent once.
+  podEditJob: holding('Pod', call(['PATCH /v2/pods/{id}'])),
 };
 
 /** The fields of `Pod` (REST v2 `Pod`). */

@@ -26,6 +26,13 @@ export type FieldSource =
    */
   | { readonly kind: 'call'; readonly routes: readonly string[] }
   /**
+   * The value at `path` of the answer of `route`, a GET with no parameters (`GET /v2/account`),
+   * read once per document whichever fields ask for it. No resolver of its own: one row in the map
+   * is all it takes (what the account reads become once RunPod publishes their paths). The contract
+   * test checks the route and the path against the REST v2 contract copy.
+   */
+  | { readonly kind: 'read'; readonly route: string; readonly path: string }
+  /**
    * No REST v2 source. `effect` says what a null does to a caller (see {@link NoSourceKind}):
    * an `informational` field is null with no error, named once per answer in
    * `extensions.warnings`; a `decisive` one is null with one error naming it, and the static pass
@@ -94,6 +101,7 @@ export const derived = (derive: string, reads: readonly string[], why: string, s
   scope,
 });
 export const call = (routes: readonly string[], scope?: FieldScope): FieldEntry => ({ source: { kind: 'call', routes }, scope });
+export const read = (route: string, p: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'read', route, path: p }, scope });
 /** No REST v2 source, and a null would mislead a caller's decision: null with an error naming the field. */
 export const decisive = (why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', effect: 'decisive', why }, scope });
 /** No REST v2 source, and no caller decides anything from the value: null with a warning, no error. */
@@ -164,4 +172,11 @@ export function readPath(value: unknown, dotted: string): unknown {
     at = (at as Record<string, unknown>)[step];
   }
   return at;
+}
+
+/** The requester's path of a parameterless GET route of the map (`GET /v2/account` → `/account`). */
+export function readRoutePath(route: string): string {
+  const match = /^GET \/v2(\/[^{}\s]*)$/.exec(route);
+  if (!match) throw new Error(`${route}: a read names a GET route of REST v2 without parameters`);
+  return match[1]!;
 }

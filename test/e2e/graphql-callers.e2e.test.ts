@@ -237,7 +237,7 @@ const RETIRED_OUTCOMES: Readonly<Record<string, readonly string[] | string>> = {
   'runpod-python: get_endpoints': ['Endpoint.aiKey', 'Endpoint.userId', 'Endpoint.version', 'Endpoint.workersStandby', 'Endpoint.templateId'],
   // REST v2 has no update route for registry credentials.
   'runpod-python: update_container_registry_auth': ['Mutation.updateRegistryAuth'],
-  'runpodctl: gpu list (dataCenters)': ['DataCenter.location', 'DataCenter.gpuAvailability'],
+  'runpodctl: gpu list (dataCenters)': ['DataCenter.location'],
   'runpodctl: user': ['User.id', 'User.email', 'User.clientBalance', 'User.currentSpendPerHr', 'User.spendLimit'],
   'runpodctl: ssh list-keys': ['User.id'],
   'runpodctl: ssh add-key': ['User.id'],
