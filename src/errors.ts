@@ -1,5 +1,4 @@
 import type { RateLimitWindow } from './transport/rate-limit-headers.js';
-import { redactText, redactValue, SCRUBBED } from './transport/redact.js';
 import { isRecord } from './transport/shape.js';
 
 /**
@@ -20,6 +19,28 @@ export interface RunpodErrorOptions {
   cause?: unknown;
   requestId?: string | undefined;
 }
+
+/** Set on errors that scrubbed themselves when they were built (every RunpodError); the same symbol as transport/redact.ts's. */
+const SCRUBBED: unique symbol = Symbol.for('runpod-gql.scrubbed') as never;
+
+/** How errors scrub what they carry: the process-wide redactor of transport/redact.ts. */
+export interface ErrorScrubber {
+  text(text: string): string;
+  value<T>(value: T): T;
+}
+/**
+ * Until transport/redact.ts has loaded, nothing is scrubbed, and nothing needs to be: every secret
+ * is registered there (`registerSecret`), so before it loads none is registered, and a bundle
+ * without it holds none (the page fetcher scrubs its own token). Importing it from here would cost
+ * every error-throwing bundle its 3 KB; it installs itself instead, when it loads.
+ */
+let scrubber: ErrorScrubber = { text: (text) => text, value: (value) => value };
+/** Internal: transport/redact.ts installs its redactor here when it loads. */
+export function installErrorScrubber(installed: ErrorScrubber): void {
+  scrubber = installed;
+}
+const redactText = (text: string): string => scrubber.text(text);
+const redactValue = <T>(value: T): T => scrubber.value(value);
 
 // Scrubbing never fails on its own, but nothing it meets may turn an error into another one: a
 // throwing getter in a cause, a proxy, an exhausted stack. Whatever cannot be scrubbed is withheld,

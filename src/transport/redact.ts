@@ -1,3 +1,5 @@
+import { installErrorScrubber } from '../errors.js';
+
 export const REDACTED = '[REDACTED]';
 
 const SECRET_QUERY_PARAMS = ['api_key', 'apikey', 'token', 'access_token'];
@@ -501,3 +503,6 @@ function redactError(err: Error, depth: number, seen: WeakMap<object, unknown>):
   seen.set(err, Object.assign(copy, { code: (err as { code?: unknown }).code }));
   return copy;
 }
+
+// Every RunpodError scrubs through this redactor from the moment it loads (see errors.ts).
+installErrorScrubber({ text: redactText, value: redactValue });

@@ -66,6 +66,8 @@ export function createRoutes(deps: RouteDeps): Routes {
     if (options) validateCallOptions(options);
     const facts = await documentFacts(document);
     const ctx = { operationName: facts.operationName, request: summary(facts.label) };
+    // Codegen's `mode: 'replaceDocumentWithHash'` leaves the id alone: nothing here to run.
+    if (facts.source === '') throw new ValidationError('document', `${facts.label} has no text (codegen's mode: 'replaceDocumentWithHash'): it runs only on a gateway that holds it`);
     const doc = prepared(facts.source);
     // RunPod's GraphQL refuses an invalid document with HTTP 400 and `errors`: the same error here.
     const refused = (errors: readonly GraphQLError[]) =>
