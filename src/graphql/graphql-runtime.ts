@@ -205,7 +205,8 @@ export async function request<TResult>(state: GraphQLClientState, document: unkn
 
   let response;
   try {
-    response = await client.rawRequest<TResult>({ query: facts.source, signal: call as unknown as AbortSignal });
+    // graphql-request reads its options only when `query` is truthy; the body it would build is not used.
+    response = await client.rawRequest<TResult>({ query: facts.source || facts.label, signal: call as unknown as AbortSignal });
   } catch (err) {
     if (err instanceof ApiRetiredError) choice?.retired(err);
     if (err instanceof RunpodError) throw err;
