@@ -3,8 +3,9 @@ import { isRecord } from '../transport/shape.js';
 
 /**
  * Persisted documents: id → document text, as codegen's persisted-documents output writes them.
- * With them, the gateway runs only these texts, asked for by id (`documentId`) or by Apollo's
- * `extensions.persistedQuery.sha256Hash` (the SHA-256 of the text, in hex).
+ * With them, the gateway runs only these texts, asked for by id (`documentId`), by the SHA-256 of
+ * the text as `documentId: "sha256:<hex>"`, or by Apollo's `extensions.persistedQuery.sha256Hash`
+ * (the same hex). A request with both an id and `query` runs the persisted text.
  */
 export interface PersistedDocuments {
   /** The text for an id or a SHA-256 hash, or undefined. */
@@ -33,7 +34,8 @@ export function loadPersisted(documents: unknown, check?: (text: string) => stri
   }
   const size = byKey.size;
   const hashed = Promise.all([...byKey.values()].map(async (text) => [await sha256Hex(text), text] as const)).then((pairs) => {
-    for (const [hash, text] of pairs) if (!byKey.has(hash)) byKey.set(hash, text);
+    // By Apollo's bare hex and by the GraphQL-over-HTTP spelling codegen's client preset sends (`sha256:<hex>`).
+    for (const [hash, text] of pairs) for (const key of [hash, `sha256:${hash}`]) if (!byKey.has(key)) byKey.set(key, text);
   });
   return { lookup: (key) => byKey.get(key), size, hashed };
 }
