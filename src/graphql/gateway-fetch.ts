@@ -9,7 +9,6 @@ import {
   BadRequestError,
   ConnectionError,
   GraphQLResponseError,
-  NotFoundError,
   PermissionDeniedError,
   PossiblyCreatedError,
   RateLimitError,
@@ -154,7 +153,6 @@ export function createGatewayFetcher(options: GatewayFetcherOptions = {}): Gatew
       if (code === 'POSSIBLY_CREATED') throw new PossiblyCreatedError(message, { createMarker: String(errors![0]!.extensions!.createMarker ?? ''), request, requestId });
       if (status === 401) throw new AuthenticationError(message, context);
       if (status === 403) throw new PermissionDeniedError(message, context);
-      if (status === 404) throw new NotFoundError(message, context);
       if (status === 429) throw new RateLimitError(message, { ...context, retryAfterMs: retryAfter === null ? undefined : waitMs });
       if (status >= 500 || (status < 300 && !errors)) throw new ServerError(message, context);
       if (errors) throw new GraphQLResponseError(message, { errors, data, operationName: label, status, request, requestId });

@@ -46,7 +46,8 @@ describe('a --persisted gateway', () => {
   let rig: GatewayRig;
   beforeAll(async () => {
     rig = await startRig({ persisted: packaged });
-    await rig.gateway.ready;
+    // Ready once every persisted text is indexed by its hash too.
+    while ((await fetch(rig.gateway.graphqlUrl.replace(/\/graphql$/, '/readyz'))).status !== 200) await new Promise((resolve) => setTimeout(resolve, 10));
   });
   afterAll(() => rig.close());
 

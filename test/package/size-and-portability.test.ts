@@ -46,12 +46,14 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 // for the full client, which the field map's reasons would have to leave the bundle to meet.
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  // Issue 44: the page fetcher, its own budget (2017 B on 2026-12-01: 1.9 KB of it the error classes it throws).
+  // Issue 44: the page fetcher, its own budget (1,999 B on 2026-12-01, about half of it the error classes it throws).
   ['runpod-gql/graphql/fetch', 'dist/graphql/gateway-fetch.js', 2048],
   // Issue 44 (2026-12-01): 113,835 B, +178 B for every persisted-document shape codegen writes
   // (sha256: ids, a DocumentNode's or an id-only document's hash, the kind read from the text).
   ['runpod-gql', 'dist/index.js', 111.5 * 1024],
-  ['runpod-gql/rest', 'dist/rest/index.js', 27.5 * 1024],
+  // Issue 44 (2026-12-01): 28,183 B: a refused page's error names each header with its flag, a key-less
+  // call to a GraphQL URL of the user's own, the error classes' redactor installed by the redactor.
+  ['runpod-gql/rest', 'dist/rest/index.js', 28 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 19 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 22 * 1024],
 ];
