@@ -6,7 +6,6 @@ import {
   AuthenticationError,
   ConnectionError,
   GraphQLResponseError,
-  BadRequestError,
   PermissionDeniedError,
   PossiblyCreatedError,
   RateLimitError,
@@ -87,7 +86,7 @@ describe('the page fetcher', () => {
   it.each([
     [401, AuthenticationError, 'UNAUTHENTICATED'],
     [403, PermissionDeniedError, 'FORBIDDEN'],
-    [404, BadRequestError, 'NOT_FOUND'],
+    [404, GraphQLResponseError, 'NOT_FOUND'],
     [502, ServerError, 'UPSTREAM_ERROR'],
   ] as const)('an HTTP %i answer is a %s carrying the gateway\'s message, status, body and request id', async (status, ErrorClass, code) => {
     const { execute } = fetcherWith([() => json({ errors: [{ message: `refused (${code})`, extensions: { code } }] }, { status, headers: { 'x-request-id': 'gw-req-1' } })]);
