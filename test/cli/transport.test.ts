@@ -41,9 +41,9 @@ describe('the CLI after GraphQL is retired (an emulator with graphqlRetired, ove
   it('gpus lists offers over REST v2 and says so once on stderr', async () => {
     const run = await cli(retired, ['gpus', '--count', '2', '--json']);
     expect(run.code).toBe(0);
-    const offers = JSON.parse(run.stdout) as Array<{ gpuTypeId: string; gpuCount: number; availableGpuCounts: number[] }>;
+    const offers = JSON.parse(run.stdout) as Array<{ gpuTypeId: string; gpuCount: number; availableGpuCounts: number[] | null }>;
     expect(offers.length).toBeGreaterThan(2);
-    expect(offers.every((o) => o.gpuCount === 2 && o.availableGpuCounts.length === 0)).toBe(true);
+    expect(offers.every((o) => o.gpuCount === 2 && o.availableGpuCounts === null)).toBe(true);
     expect(run.stderr).toBe('note: GraphQL is retired (410 Gone); gpuTypes went on over REST v2 (--transport rest skips GraphQL)\n');
   });
 
