@@ -10,7 +10,8 @@ import { createGraphQLExecutor } from './graphql-handler.js';
 import { Platform, type Account } from './platform.js';
 import { openaiEchoHandler, openaiRoutes } from './openai-routes.js';
 import { ServerlessQueue, type JobHandler, type WebhookFetch } from './queue.js';
-import { restRoutes, type EmulatorEnv } from './rest-routes.js';
+import { restRoutes } from './rest-routes.js';
+import type { EmulatorEnv } from './rest-v2/context.js';
 import { ExecTable, nextBuildChangeAt, restV1Retired, restV2Routes, startBuild, type EmulatorBuildSpec, type ExecCommand } from './rest-v2/index.js';
 import { problemBody, problemResponse } from './rest-v2/problem.js';
 import { buildEndpoint } from './rest-v2/serverless.js';
@@ -382,7 +383,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const authorization = c.req.header('authorization');
     const account = platform.accountByKey(apiKey ?? bearerKey(authorization));
     const unauthorized = () => c.json({ errors: [{ message: 'Unauthorized: missing or unknown API key', extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
-    // With no key at all, the platform still serves `gpuTypes` (the catalog); a wrong key is refused whatever it asks.
+    // With no key at all, the platform still serves the catalog (GPU types, data centres: src/graphql/README.md, "Public queries"); a wrong key is refused whatever it asks.
     if (!account && (apiKey !== undefined || authorization !== undefined || !runGraphQL.isPublicRead(await c.req.json().catch(() => undefined)))) return unauthorized();
     const retryAfterSeconds = graphqlRateLimit?.take(account?.apiKey ?? '(no key)');
     if (retryAfterSeconds !== undefined) {

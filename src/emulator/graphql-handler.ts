@@ -6,22 +6,22 @@ import {
   parse,
   type DocumentNode,
   type ExecutionResult,
-  type FragmentDefinitionNode,
   type GraphQLFieldResolver,
   type GraphQLOutputType,
   type OperationDefinitionNode,
-  type SelectionNode,
 } from 'graphql';
 import { RunpodError } from '../errors.js';
-import { buildExecutableSchema, createDocumentPreparer } from '../graphql/executable-schema.js';
+import { readsOnlyCatalog } from '../gateway/field-scopes.js';
+import { buildExecutableSchema, checkCpuInstanceId, createDocumentPreparer } from '../graphql/executable-schema.js';
 import { pubKeyList } from '../graphql/in-process/resolvers/account.js';
 import { endpointBody } from '../graphql/in-process/resolvers/endpoints.js';
 import { inputOf, isSet } from '../graphql/in-process/resolvers/inputs.js';
+import { needsMountPath, podEditBody } from '../graphql/in-process/resolvers/pods.js';
 import { templateBody } from '../graphql/in-process/resolvers/templates.js';
-import { badRequest, EmulatorHttpError, GRAPHQL_NO_CAPACITY, NoCapacityError, notFound } from './errors.js';
+import { badRequest, EmulatorHttpError, GRAPHQL_NO_CAPACITY, GRAPHQL_SPOT_DISCONTINUED, NoCapacityError, notFound } from './errors.js';
 import type { Account, Platform } from './platform.js';
 import { publicTemplate } from './public-templates.js';
-import { CPU_FLAVORS, dataCenters, gpuView } from './rest-v2/catalog.js';
+import { CPU_FLAVORS, dataCenters, dataCenterView, gpuView } from './rest-v2/catalog.js';
 import { templateView } from './rest-v2/templates.js';
 import { graphqlField, GraphQLView, podGraphQLView, type GraphQLContext, type ViewState } from './views.js';
 
@@ -71,7 +71,7 @@ interface DeployInput {
   minMemoryInGb?: number;
 }
 
-/** `deployCpuPodInput` as the shared schema coerces it (src/graphql/executable-schema.ts). */
+/** `deployCpuPodInput` as the schema's input type coerces it (the fields the emulator reads). */
 interface DeployCpuInput {
   instanceId: string;
   name?: string;
@@ -100,7 +100,7 @@ const compact = <T>(list: Array<T | null> | null | undefined): T[] => (list ?? [
 
 type Root = (args: Record<string, unknown>, ctx: GraphQLContext) => unknown;
 
-/** The caller's account: every root field but `gpuTypes` needs one, and the handler checks it first. */
+/** The caller's account: every root field but the catalog's needs one, and the handler checks it first. */
 const own = (ctx: GraphQLContext): Account => {
   if (!ctx.account) throw new EmulatorHttpError(401, 'Unauthorized: missing or unknown API key', 'UNAUTHENTICATED');
   return ctx.account;
@@ -151,7 +151,8 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
           .map((t) => new GraphQLView(gpuView(platform, t, { count: 1 }, false), {}));
       },
       cpuTypes: () => CPU_FLAVORS.map((f) => new GraphQLView({ ...f }, {})),
-      dataCenters: () => dataCenters(platform).map((d) => new GraphQLView({ ...d }, {})),
+      // REST v2's data centre view with its GPU stock, as the in-process executor reads it.
+      dataCenters: () => dataCenters(platform).map((d) => new GraphQLView(dataCenterView(platform, d, ['GPU_AVAILABILITY']), {})),
       myself: (_args, ctx) => new GraphQLView({}, { account: own(ctx) }),
       pod: ({ input }, ctx) => {
         const account = own(ctx);
@@ -190,6 +191,7 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
       deployCpuPod: ({ input }, ctx) => {
         const account = own(ctx);
         const i = input as unknown as DeployCpuInput;
+        checkCpuInstanceId(i.instanceId);
         const pod = platform.deploy(account, { ...containerOf(i), gpuTypeIds: [], computeType: 'CPU' });
         return podGraphQLView(platform, account, pod);
       },
@@ -201,6 +203,28 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
       podTerminate: ({ input }, ctx) => {
         platform.terminatePod(own(ctx), (input as { podId: string }).podId);
         return null;
+      },
+      // The same body the in-process executor sends, through the emulator's own PATCH route
+      // (which recreates the container, as production's podEditJob does).
+      podEditJob: async ({ input }, ctx) => {
+        const account = own(ctx);
+        const fields = inputOf(input);
+        const podId = String(fields.podId);
+        const pod = platform.getPod(account, podId);
+        // The input is checked first, as the in-process executor does: a refusal names the input.
+        const body = podEditBody(fields, needsMountPath(fields) && pod && pod.volumeInGb > 0 ? pod.volumeMountPath : undefined);
+        if (!pod) throw notFound('pod', podId);
+        await ctx.rest('PATCH', `/pods/${encodeURIComponent(podId)}`, body);
+        return podGraphQLView(platform, account, platform.getPod(account, podId) ?? pod);
+      },
+      // Spot is discontinued: production refuses both, and so does the emulator (never a silent null).
+      podRentInterruptable: (_args, ctx) => {
+        own(ctx);
+        throw new EmulatorHttpError(400, GRAPHQL_SPOT_DISCONTINUED);
+      },
+      podBidResume: (_args, ctx) => {
+        own(ctx);
+        throw new EmulatorHttpError(400, GRAPHQL_SPOT_DISCONTINUED);
       },
 
       // The same GraphQL-to-REST input mapping the in-process executor sends (one mapping).
@@ -257,6 +281,27 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
         await ctx.rest('DELETE', `/registries/${encodeURIComponent(String(registryAuthId))}`);
         return null;
       },
+      // The account secrets through the emulator's own REST v2 routes (the same bodies as in process).
+      secretCreate: async ({ input }, ctx) => {
+        own(ctx);
+        const { name, value, description } = inputOf(input);
+        return answer(await ctx.rest('POST', '/account/secrets', { name, value, ...(typeof description === 'string' && { description }) }), ctx);
+      },
+      secretValueUpdate: async ({ input }, ctx) => {
+        own(ctx);
+        const { id, value } = inputOf(input);
+        return answer(await ctx.rest('PATCH', `/account/secrets/${encodeURIComponent(String(id))}`, { value }), ctx);
+      },
+      secretDescriptionUpdate: async ({ input }, ctx) => {
+        own(ctx);
+        const { id, description } = inputOf(input);
+        return answer(await ctx.rest('PATCH', `/account/secrets/${encodeURIComponent(String(id))}`, { description: typeof description === 'string' ? description : '' }), ctx);
+      },
+      secretDelete: async ({ id }, ctx) => {
+        own(ctx);
+        await ctx.rest('DELETE', `/account/secrets/${encodeURIComponent(String(id))}`);
+        return null;
+      },
       updateUserSettings: async ({ input }, ctx) => {
         const account = own(ctx);
         const { pubKey } = inputOf(input);
@@ -282,15 +327,15 @@ function fieldResolverFor(roots: ReturnType<typeof rootFields>): GraphQLFieldRes
     const type = info.parentType.name;
     if (type === 'Query' || type === 'Mutation') {
       const root = roots[type][info.fieldName];
-      return root ? wrap(root(args, ctx), info.returnType, { account: ctx.account }) : null;
+      // A root field the emulator does not emulate is an error naming it, never a silent null
+      // (a caller would read `null["id"]` as if the platform had answered).
+      if (!root) throw new EmulatorHttpError(501, `${type}.${info.fieldName} is not emulated: the emulator answers it with this error, not with a null`, 'NOT_IMPLEMENTED');
+      return wrap(root(args, ctx), info.returnType, { account: ctx.account });
     }
     if (source instanceof GraphQLView) return wrap(graphqlField(type, info.fieldName, source, args, ctx, info), info.returnType, source.state);
     return source !== null && typeof source === 'object' ? (source as Record<string, unknown>)[info.fieldName] : undefined;
   };
 }
-
-/** Root fields the platform answers without an API key. */
-const PUBLIC_ROOT_FIELDS = new Set(['gpuTypes', '__typename']);
 
 export interface GraphQLAnswer {
   status: number;
@@ -307,7 +352,8 @@ export function createGraphQLExecutor(platform: Platform, restV2: RestV2InProces
 
   /**
    * True when the operation `body` asks for reads only what the platform serves without a key: a
-   * query whose root fields, fragments included, are `gpuTypes` (and `__typename`).
+   * query of catalog fields only, fragments followed (the field map's `catalog` scope; see
+   * src/graphql/README.md, "Public queries").
    */
   function isPublicRead(body: unknown): boolean {
     const request = (body ?? {}) as { query?: unknown; operationName?: unknown };
@@ -327,22 +373,7 @@ export function createGraphQLExecutor(platform: Platform, restV2: RestV2InProces
     const operations = prepared.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
     const name = typeof request.operationName === 'string' ? request.operationName : undefined;
     const operation = name === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === name);
-    if (!operation || operation.operation !== 'query') return false;
-    const fragments = new Map(
-      prepared.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-    );
-    const seen = new Set<string>();
-    const onlyPublic = (selections: readonly SelectionNode[]): boolean =>
-      selections.every((selection) => {
-        if (selection.kind === Kind.FIELD) return PUBLIC_ROOT_FIELDS.has(selection.name.value);
-        if (selection.kind === Kind.INLINE_FRAGMENT) return onlyPublic(selection.selectionSet.selections);
-        const fragment = fragments.get(selection.name.value);
-        if (!fragment) return false;
-        if (seen.has(fragment.name.value)) return true;
-        seen.add(fragment.name.value);
-        return onlyPublic(fragment.selectionSet.selections);
-      });
-    return onlyPublic(operation.selectionSet.selections);
+    return operation !== undefined && readsOnlyCatalog(schema, prepared, operation);
   }
 
   return Object.assign(run, { isPublicRead });
@@ -351,6 +382,10 @@ export function createGraphQLExecutor(platform: Platform, restV2: RestV2InProces
   async function run(account: Account | undefined, body: unknown): Promise<GraphQLAnswer> {
     const request = (body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
     if (typeof request.query !== 'string') return { status: 400, body: { errors: [{ message: 'Must provide query string.' }] } };
+    // As RunPod and the gateway answer it: variables that are not an object are the request's fault.
+    if (request.variables !== undefined && request.variables !== null && (typeof request.variables !== 'object' || Array.isArray(request.variables))) {
+      return { status: 400, body: { errors: [{ message: 'Variables must be provided as an Object where each property is a variable value.' }] } };
+    }
     const prepared = prepare(request.query);
     if (!('kind' in prepared)) {
       return { status: 400, body: { errors: prepared.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) } };

@@ -52,6 +52,8 @@ export interface TurnCaller {
   readonly address: string;
   /** Called when RunPod refused the caller's key (401): the pool forgets its client. */
   readonly onRefusedKey?: (() => void) | undefined;
+  /** Called when RunPod accepted the caller's key (an answer below 400, and no 401). */
+  readonly onAcceptedKey?: (() => void) | undefined;
 }
 
 /** One upstream client's state: until when RunPod asked it to pause, and the queries it runs. */
@@ -62,6 +64,7 @@ interface Upstream {
 
 const DEADLINE = 'deadline';
 const PAUSED = 'paused';
+const OVERDRAWN = 'overdrawn';
 
 export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | undefined, refusedKeys: { take(address: string): number; waitFor(address: string): number } | undefined) {
   const rate = createCallerRate(limits.rate, rateStore);
@@ -102,19 +105,34 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
     },
 
     /**
-     * Starts a document's run upstream: 429 when its caller already has `maxInFlight` running, 503
-     * when RunPod has asked for a pause longer than the gateway's wait. The caller's rate is
-     * charged for each answer past the first.
+     * Admits one more document of `credential`'s (429 when it already has `maxInFlight` running);
+     * the answer frees the slot, once.
      */
-    start(caller: TurnCaller, operation: 'query' | 'mutation', requestSignal: AbortSignal | undefined): Turn {
-      const state = upstreamOf(caller.upstream);
-      if (state.pausedUntil - monotonicNow() > limits.pacingWaitMs) throw paused(remainingSeconds(state));
-      const name = caller.credential ?? '';
+    admit(credential: string | undefined): () => void {
+      const name = credential ?? '';
       const running = inFlight.get(name) ?? 0;
       if (running >= limits.maxInFlight) {
         throw new Refusal(429, `this caller already has ${limits.maxInFlight} documents running, the gateway's limit`, 'TOO_MANY_IN_FLIGHT', { 'retry-after': '1' });
       }
       inFlight.set(name, running + 1);
+      let freed = false;
+      return () => {
+        if (freed) return;
+        freed = true;
+        const left = (inFlight.get(name) ?? 1) - 1;
+        if (left > 0) inFlight.set(name, left);
+        else inFlight.delete(name);
+      };
+    },
+
+    /**
+     * Starts a document's run upstream: 503 when RunPod has asked for a pause longer than the
+     * gateway's wait. The caller's rate is charged for each answer past the first; `onAnswer` is
+     * told each answer's status.
+     */
+    start(caller: TurnCaller, operation: 'query' | 'mutation', requestSignal: AbortSignal | undefined, onAnswer?: (status: number) => void): Turn {
+      const state = upstreamOf(caller.upstream);
+      if (state.pausedUntil - monotonicNow() > limits.pacingWaitMs) throw paused(remainingSeconds(state));
       const controller = new AbortController();
       const hangUp = () => controller.abort(requestSignal?.reason);
       if (requestSignal?.aborted) hangUp();
@@ -123,10 +141,16 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
       if (operation === 'query') state.queries.add(controller);
       let answers = 0;
       let refusedKey = false;
+      let acceptedKey = false;
       let ended = false;
+      // Past one bucket of debt the document stops (a query: a mutation may be on the wire, and
+      // its calls are bounded by maxUpstreamCalls before they are sent).
+      const overdrawn = operation === 'query' ? () => controller.abort(OVERDRAWN) : undefined;
       const observe: Observer = (status, headers) => {
-        if (++answers > 1) rate.charge(caller.credential, 1);
+        if (++answers > 1) rate.charge(caller.credential, 1, overdrawn);
+        onAnswer?.(status);
         if (status === 401) refusedKey = true;
+        else if (status < 400) acceptedKey = true;
         else if (status === 429) pause(state, parseRetryAfterMs(headers) ?? 1000);
         // REST v2 announces a spent window on an answer that still counts: the client then waits
         // for its reset, so the others are answered, this one is read.
@@ -140,6 +164,10 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
           if (err instanceof PossiblyCreatedError) return undefined;
           const reason: unknown = controller.signal.reason;
           if (reason === DEADLINE) return new Refusal(504, `the document ran past the gateway's deadline of ${limits.deadlineMs} ms`, 'DEADLINE_EXCEEDED');
+          if (reason === OVERDRAWN && limits.rate !== false) {
+            const seconds = Math.max(1, Math.ceil(limits.rate.intervalMs / 1000));
+            return new Refusal(429, `the document was stopped: this caller's upstream calls ran more than one rate's worth (${limits.rate.requests} per ${limits.rate.intervalMs} ms, --rate-per-minute) past its rate; what it read is answered; retry in ${seconds} s`, 'RATE_LIMITED', { 'retry-after': String(seconds) });
+          }
           if (reason === PAUSED || (err instanceof RateLimitError && state.pausedUntil - monotonicNow() > limits.pacingWaitMs)) return paused(remainingSeconds(state));
           return undefined;
         },
@@ -149,13 +177,10 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
           clearTimeout(timer);
           requestSignal?.removeEventListener('abort', hangUp);
           state.queries.delete(controller);
-          const left = (inFlight.get(name) ?? 1) - 1;
-          if (left > 0) inFlight.set(name, left);
-          else inFlight.delete(name);
           if (refusedKey) {
             refusedKeys?.take(caller.address);
             caller.onRefusedKey?.();
-          }
+          } else if (acceptedKey) caller.onAcceptedKey?.();
         },
       };
     },

@@ -9,6 +9,8 @@ import { redactText } from '../transport/redact.js';
 import { parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createGateway, type Gateway, type GatewayOptions, type GatewayUpstream } from './create-gateway.js';
 import { bindGatewayAddress } from './host-check.js';
+import type { ResponseCacheStore } from './response-cache.js';
+import { listenerHeaderBytes } from './protocol.js';
 
 export interface GatewayListenOptions {
   /** 0 picks a free port. @default 0 */
@@ -40,7 +42,7 @@ export async function listen(gateway: Gateway, { port = 0, host = '127.0.0.1' }:
     throw new ValidationError('host', 'a gateway without tokens (--allow-anonymous) listens on loopback only: set RUNPOD_GATEWAY_TOKENS to serve other hosts');
   }
   // The peer's address, from the socket: refused pass-through keys are counted by it.
-  const { server, url } = await serveFetch((request: Request, env: unknown) => gateway.fetch(request, { clientAddress: (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress }), port, host);
+  const { server, url } = await serveFetch((request: Request, env: unknown) => gateway.fetch(request, { clientAddress: (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress }), port, host, listenerHeaderBytes(gateway));
   // The address bound is the gateway's own: its host is answered, and its pages are same-origin.
   bindGatewayAddress(gateway, url);
   let closing: Promise<void> | undefined;
@@ -81,6 +83,15 @@ export interface GatewayFlags {
   deadlineMs: number | undefined;
   pacingWaitMs: number | undefined;
   maxRefusedKeys: number | undefined;
+  maxUpstreamCalls: number | undefined;
+  maxPages: number | undefined;
+  maxItems: number | undefined;
+  maxUpstreamInFlight: number | undefined;
+  catalogKey: string | undefined;
+  keyless: boolean;
+  cache: boolean;
+  cacheTtlMs: number | undefined;
+  catalogCacheTtlMs: number | undefined;
 }
 
 export const GATEWAY_USAGE = `usage: runpod-gql gateway [options]
@@ -100,7 +111,15 @@ RUNPOD_GATEWAY_TOKENS=read:TOKEN,write:TOKEN (read: queries only).
   --persisted <file>     JSON id -> document text: run only these documents
   --null-for-no-source   lossy: answer a nullable field REST v2 has no source for with null and
                          no error (each such field logged once); off by default
-  --redis <url>          share pacing and per-caller rates with other gateways
+  --redis <url>          share pacing, per-caller rates and cached answers with other gateways
+  --catalog-key <key>    pass-through: the RunPod key keyless catalog reads are made with
+                         (or RUNPOD_CATALOG_KEY, which keeps it out of the process list)
+  --no-keyless           answer every request without a credential 401 (by default a keyless
+                         document of catalog fields only is answered: GPU types, prices, data centres)
+  --cache-ttl-ms <n>     how long an account read is kept, for its caller only (default 2000; 0: none)
+  --catalog-cache-ttl-ms <n>
+                         how long a catalog read is kept, for every caller (default 30000; 0: none)
+  --no-cache             neither share identical reads in flight nor keep any answer
   --max-depth <n>        deepest nesting (default 10)
   --max-aliases <n>      most aliases per operation, through every spread (default 30)
   --max-tokens <n>       longest document, in tokens (default 1000)
@@ -112,7 +131,11 @@ RUNPOD_GATEWAY_TOKENS=read:TOKEN,write:TOKEN (read: queries only).
   --deadline-ms <n>      longest a document may run, then 504 (default 30000)
   --pacing-wait-ms <n>   longest wait for RunPod's rate limit, then 503 (default 2000)
   --max-refused-keys <n> pass-through keys RunPod may refuse per address per 10 minutes,
-                         then 429 (default 10)`;
+                         then 429 (default 10)
+  --max-upstream-calls <n>    upstream calls one document may make (default 1000)
+  --max-pages <n>             pages one list of a document is read to (default 200)
+  --max-items <n>             items the lists of one document may hold (default 50000)
+  --max-upstream-in-flight <n> upstream calls of one document at once (default 8)`;
 
 function integer(name: string, text: string | undefined, min: number): number | undefined {
   if (text === undefined) return undefined;
@@ -152,6 +175,15 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
         'deadline-ms': { type: 'string' },
         'pacing-wait-ms': { type: 'string' },
         'max-refused-keys': { type: 'string' },
+        'max-upstream-calls': { type: 'string' },
+        'max-pages': { type: 'string' },
+        'max-items': { type: 'string' },
+        'max-upstream-in-flight': { type: 'string' },
+        'catalog-key': { type: 'string' },
+        'no-keyless': { type: 'boolean' },
+        'cache-ttl-ms': { type: 'string' },
+        'catalog-cache-ttl-ms': { type: 'string' },
+        'no-cache': { type: 'boolean' },
       },
     }));
   } catch (err) {
@@ -182,6 +214,15 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayFlags {
     deadlineMs: integer('deadline-ms', values['deadline-ms'], 1),
     pacingWaitMs: integer('pacing-wait-ms', values['pacing-wait-ms'], 0),
     maxRefusedKeys: integer('max-refused-keys', values['max-refused-keys'], 1),
+    maxUpstreamCalls: integer('max-upstream-calls', values['max-upstream-calls'], 1),
+    maxPages: integer('max-pages', values['max-pages'], 1),
+    maxItems: integer('max-items', values['max-items'], 1),
+    maxUpstreamInFlight: integer('max-upstream-in-flight', values['max-upstream-in-flight'], 1),
+    catalogKey: values['catalog-key'],
+    keyless: !(values['no-keyless'] ?? false),
+    cache: !(values['no-cache'] ?? false),
+    cacheTtlMs: integer('cache-ttl-ms', values['cache-ttl-ms'], 0),
+    catalogCacheTtlMs: integer('catalog-cache-ttl-ms', values['catalog-cache-ttl-ms'], 0),
   };
 }
 
@@ -208,6 +249,7 @@ const OPTION_SOURCES: Readonly<Record<string, string>> = {
   'limits.maxAliases': '--max-aliases',
   'limits.maxBodyBytes': '--max-body-bytes',
   'limits.rate': '--rate-per-minute',
+  catalogKey: '--catalog-key (or RUNPOD_CATALOG_KEY)',
 };
 
 /** Runs `create`, renaming a ValidationError's option to the flag or variable the operator set. */
@@ -247,6 +289,9 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
   if (flags.allowAnonymous && !isLoopback(flags.host)) {
     throw new ValidationError('--allow-anonymous', 'is accepted on a loopback address only (--host 127.0.0.1)');
   }
+  if (flags.catalogKey !== undefined && !flags.passThroughKeys) {
+    throw new ValidationError('--catalog-key', 'is for --pass-through-keys: otherwise keyless catalog reads are made with the gateway\'s own key (RUNPOD_API_KEY)');
+  }
   let persisted: Record<string, string> | undefined;
   if (flags.persisted !== undefined) {
     let text: string;
@@ -262,10 +307,16 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
     }
   }
   let store: (PacingStore & { close(): Promise<void> }) | undefined;
+  let cacheStore: (ResponseCacheStore & { close(): Promise<void> }) | undefined;
   if (flags.redis !== undefined) {
     const { createRedisPacingStore } = await loadRedisStore();
     store = createRedisPacingStore({ redis: flags.redis, onWarning: (message) => console.error(`runpod-gql gateway: ${redactText(message)}`) });
+    if (flags.cache) {
+      const { createRedisResponseCacheStore } = await import('../pacing/redis-response-cache.js');
+      cacheStore = createRedisResponseCacheStore({ redis: flags.redis, onWarning: (message) => console.error(redactText(message)) });
+    }
   }
+  const closeStores = () => Promise.all([store?.close(), cacheStore?.close()]);
   const options: GatewayOptions = {
     client: {
       ...(flags.passThroughKeys ? {} : { apiKey: env.RUNPOD_API_KEY }),
@@ -283,6 +334,10 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
     nullForNoSource: flags.nullForNoSource,
     persisted,
     rateStore: store,
+    keyless: flags.keyless,
+    // '' rather than undefined: the gateway reads this environment, not the process's.
+    catalogKey: flags.passThroughKeys ? (flags.catalogKey ?? env.RUNPOD_CATALOG_KEY ?? '') : undefined,
+    cache: flags.cache ? { accountTtlMs: flags.cacheTtlMs, catalogTtlMs: flags.catalogCacheTtlMs, store: cacheStore } : false,
     limits: {
       maxDepth: flags.maxDepth,
       maxAliases: flags.maxAliases,
@@ -295,6 +350,10 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
       deadlineMs: flags.deadlineMs,
       pacingWaitMs: flags.pacingWaitMs,
       refusedKeys: flags.maxRefusedKeys === undefined ? undefined : { requests: flags.maxRefusedKeys, intervalMs: 600_000 },
+      maxUpstreamCalls: flags.maxUpstreamCalls,
+      maxPages: flags.maxPages,
+      maxItems: flags.maxItems,
+      maxUpstreamInFlight: flags.maxUpstreamInFlight,
     },
   };
   let server: ListeningGateway;
@@ -306,7 +365,7 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
       throw new RunpodError(`cannot serve on ${flags.host}:${flags.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);
     });
   } catch (err) {
-    await store?.close();
+    await closeStores();
     throw err;
   }
   return {
@@ -314,7 +373,7 @@ export async function startGateway(flags: GatewayFlags, env: Record<string, stri
     graphqlUrl: server.graphqlUrl,
     close: async () => {
       await server.close();
-      await store?.close();
+      await closeStores();
     },
   };
 }

@@ -4,12 +4,16 @@ import type { AfterAnswer } from './after-answer.js';
 import { loadAfterAnswer } from './after-answer-loader.js';
 import { MAX_ERROR_BODY_CHARS, REDIRECT_STATUSES, requestIdOf } from './answer-facts.js';
 import { credentialProblem, globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
+import { budgetOf } from './call-budget.js';
 import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
-import { createScrubber, redactUrl, registerSecret } from './redact.js';
+import { createScrubber, redactUrl, registerSecret, scopeOf, withScope, withSummaryScope } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from './retry.js';
 import { monotonicNow } from './clock.js';
 import { createLog, type Log } from './logger.js';
+import type { RequestGate } from './transport-choice.js';
+
+export type { RequestGate };
 
 /** Where the API key goes: GraphQL takes it as `?api_key=`, REST and serverless as a Bearer token. */
 export type AuthPlacement = 'api-key-query' | 'bearer' | 'none';
@@ -55,19 +59,6 @@ export interface HttpRequest extends CallOptions {
   readonly paceTurn?: PaceRelease | undefined;
   /** Set by a surface whose requests may have to stop going out (GraphQL's, once retired): see {@link RequestGate}. */
   readonly gate?: RequestGate | undefined;
-}
-
-/**
- * A reason to stop a request before it is sent, read again each time the pacer grants it a turn:
- * a call that waited while the reason arose is not sent. `signal` fires when it arises, so calls
- * waiting for a turn leave at once; `check` gives the error they end with; `retired` hears of a
- * 410 the moment it is answered, before the answered request frees its turn to the next one.
- */
-export interface RequestGate {
-  readonly signal: AbortSignal;
-  check(): RunpodError | undefined;
-  /** `early`: heard from the status alone; the error built from the whole answer follows. */
-  retired(error: ApiRetiredError, early?: boolean): void;
 }
 
 /** A 2xx answer, read in full within the attempt's time limit. */
@@ -164,6 +155,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   const pacer = createPacer(resolved.rateLimits, resolved.pacingStore && resolved.rateLimits !== false ? { store: resolved.pacingStore, scope: pacingScope(apiKey) } : undefined);
   // The client's key and every secret the process registered, in one pass.
   const scrub = createScrubber(apiKey, { registered: true });
+  // A call that sends secrets of its caller's (a registry password) carries them in its own scope:
+  // what its answers echo is scrubbed of them, and no other call's.
+  const scrubOf = (req: HttpRequest) => withScope(scrub, scopeOf(req));
   const log = createLog(resolved.logLevel, resolved.logger, scrub);
   // Fixed for the client's life: the hot path pays one boolean when debug is off.
   const debug = log.enabled('debug');
@@ -216,7 +210,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   }
 
   function summarise(req: HttpRequest): RequestSummary {
-    return { method: req.method, url: redactUrl(req.url), operation: req.operation };
+    // Marked with the call's scope: every error built with this summary is scrubbed of its secrets.
+    return withSummaryScope({ method: req.method, url: redactUrl(req.url), operation: req.operation }, scopeOf(req));
   }
 
   // What runs only once an answer (or a failure) has arrived: loaded by the first that needs it,
@@ -281,17 +276,23 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       if (signal?.aborted) throw stopped();
       let release: PaceRelease;
       const queuedAt = debug ? monotonicNow() : 0;
+      // A budget's slot (a gateway document's share of the upstream), taken before the pacer's turn.
+      let slot: PaceRelease | undefined;
       try {
+        const budget = budgetOf(req.fetchOptions);
+        if (budget) slot = await budget.acquire(req.rateLimitKey, signal, gate?.signal);
         // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
         // The wait for a turn also ends when the gate's reason arises.
         // A turn granted at once is taken without a promise (one less await on every call).
         release = attempt === 0 && req.paceTurn ? req.paceTurn : (pacer.tryTake(req.rateLimitKey) ?? (await pacer.acquire(req.rateLimitKey, signal, gate?.signal)));
       } catch (err) {
+        slot?.();
         throw gate?.check() ?? (err instanceof AbortError ? stopped() : err);
       }
       const refused = gate?.check();
       if (refused) {
         release();
+        slot?.();
         throw refused;
       }
       const sentAt = debug ? monotonicNow() : 0;
@@ -346,7 +347,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         // two there would leave a piece no scrubber recognises.
         const full = await res.text();
         answered = true;
-        const text = full.length > MAX_ERROR_BODY_CHARS ? scrub(full.slice(0, MAX_ERROR_BODY_CHARS + SCRUB_MARGIN)).slice(0, MAX_ERROR_BODY_CHARS) : scrub(full);
+        const scrubbed = scrubOf(req);
+        const text = full.length > MAX_ERROR_BODY_CHARS ? scrubbed(full.slice(0, MAX_ERROR_BODY_CHARS + SCRUB_MARGIN)).slice(0, MAX_ERROR_BODY_CHARS) : scrubbed(full);
         const after = afterAnswer ?? (await loadAfter());
         const retryAfterMs = after.parseRetryAfterMs(res.headers);
         if (res.status === 429) pacer.pause(req.rateLimitKey, Math.min(retryAfterMs ?? backoffMs(attempt, () => 0), MAX_RETRY_AFTER_MS));
@@ -396,6 +398,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         counted++;
       } finally {
         release();
+        slot?.();
         if (keepLink) link.stopTimer();
         else link.dispose();
         // Hooks run after the attempt, whatever its outcome: what they throw is theirs, and never
@@ -411,7 +414,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   }
 
   function notJson(req: HttpRequest, { status, headers, text }: HttpResult): ServerError {
-    const body = scrub(text).slice(0, 300);
+    const body = scrubOf(req)(text).slice(0, 300);
     return new ServerError(`${req.operation}: expected JSON, got ${headers.get('content-type') ?? 'no content-type'}: ${body.slice(0, 120)}`, {
       status,
       body,
@@ -427,7 +430,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     } catch {
       text = Object.prototype.toString.call(body);
     }
-    const snippet = scrub(text).slice(0, 300);
+    const snippet = scrubOf(req)(text).slice(0, 300);
     return new ServerError(`${req.operation}: unexpected answer: expected ${expected}, got ${snippet.slice(0, 120)}`, {
       status,
       body: snippet,

@@ -44,18 +44,30 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 // rule of a gatewayToken, no cross-origin redirect with a body, a page's refused CORS call named and
 // not retried, the page cap. Each budget is its figure rounded up to 0.5 KB: over issue 38's 92 KB
 // for the full client, which the field map's reasons would have to leave the bundle to meet.
+// Issue 43 (2026-12-01): the full client 114,129 B (+472 B: the in-process executor's reads by id
+// gathered per document, its memo of other surfaces' catalog reads, a gateway budget's slot and page
+// count in the core and the pager); rest 28,150 B (+225 B), within its budget.
+// Issue 42 item 1 (2026-12-01): +2,756 B: the executors' schema is production's current one
+// (src/contracts/graphql-additions.graphql: 126 coordinates, among them the Flash, model-repository,
+// Hub and secret roots callers send), about 2.3 KB of it, and the pod creates' input tables derived
+// from the schema's input types.
+// Round 5 (2026-12-01): runpod-gql/rest-v1 (18,959 B) is gone with REST v1's client; the core's
+// error mapping names the REST v2 call for a 410 from any v1 URL instead (transport/rest-v1-retired.ts,
+// about 0.45 KB in every bundle that does not split). Measured after merging main: full 115,730 B,
+// rest 28,623 B, serverless 22,559 B; each budget that figure rounded up to 0.5 KB.
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  // Issue 44: the page fetcher, its own budget (1,999 B on 2026-12-01, about half of it the error classes it throws).
+  // Issue 44: the page fetcher, its own budget (1,999 B on 2026-12-01, about half of it the error classes it throws;
+  // 2,043 B merged with main's per-call secret scopes, which reach errors.ts through the same hook).
   ['runpod-gql/graphql/fetch', 'dist/graphql/gateway-fetch.js', 2048],
-  // Issue 44 (2026-12-01): 113,835 B, +178 B for every persisted-document shape codegen writes
-  // (sha256: ids, a DocumentNode's or an id-only document's hash, the kind read from the text).
-  ['runpod-gql', 'dist/index.js', 111.5 * 1024],
-  // Issue 44 (2026-12-01): 28,183 B: a refused page's error names each header with its flag, a key-less
-  // call to a GraphQL URL of the user's own, the error classes' redactor installed by the redactor.
-  ['runpod-gql/rest', 'dist/rest/index.js', 28 * 1024],
-  ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 19 * 1024],
-  ['runpod-gql/serverless', 'dist/serverless/index.js', 22 * 1024],
+  // Merged main into page (2026-12-02): over main's figures (117.5, 29 and 23 KB), each budget is the
+  // measured figure rounded up to 0.5 KB: full 120,518 B, rest 29,750 B, serverless 23,607 B. Page's
+  // side (every persisted shape codegen writes, a refused page's error naming each header, a key-less
+  // call to a URL of the user's own) on robust's per-call secret scopes; the error classes reach the
+  // redactor (and a call's scope) through the hook transport/redact.ts installs.
+  ['runpod-gql', 'dist/index.js', 118 * 1024],
+  ['runpod-gql/rest', 'dist/rest/index.js', 29.5 * 1024],
+  ['runpod-gql/serverless', 'dist/serverless/index.js', 23.5 * 1024],
 ];
 
 
@@ -92,7 +104,9 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
     // take 2,167 B of that back. Merged with the round's other changes: 28,240 B, over the 27 KB cap
     // (the in-process executor's REST paths imported plainly, about 2 KB; the core's secrets and
     // CORS rules, about 1 KB). Held here at that figure, rounded up, so it grows no further.
-    expect(bytes).toBeLessThanOrEqual(28 * 1024);
+    // Merged main into page (2026-12-02): 29,438 B in 8 files, over main's 28 KB; held at that
+    // figure rounded up to 0.5 KB.
+    expect(bytes).toBeLessThanOrEqual(29 * 1024);
   });
 
   it('the start-up figure is every chunk the entry loads before the first call, shared chunks included', async () => {
@@ -185,7 +199,7 @@ const NODE_BUILTINS = /from\s+['"](node:[^'"]+|fs|path|http|https|net|os|child_p
 
 describe('portable core', () => {
   it('imports nothing Node-only outside src/cli, src/emulator, the build-time src/codegen, the Redis pacing store and the gateway\'s listener', () => {
-    const nodeOnly = [...['cli', 'emulator', 'codegen'].map((dir) => join('src', dir)), join('src', 'pacing', 'redis.ts'), join('src', 'gateway', 'node.ts')];
+    const nodeOnly = [...['cli', 'emulator', 'codegen'].map((dir) => join('src', dir)), join('src', 'pacing', 'redis.ts'), join('src', 'pacing', 'redis-response-cache.ts'), join('src', 'gateway', 'node.ts')];
     const core = sourceFiles(join(root, 'src')).filter((f) => !nodeOnly.some((dir) => f.includes(dir)));
     expect(core.length).toBeGreaterThan(20);
     const offenders = core.filter((f) => NODE_BUILTINS.test(readFileSync(f, 'utf8')) || /\bBuffer\.|\bprocess\.(?!env)/.test(readFileSync(f, 'utf8')));
@@ -205,8 +219,9 @@ describe('portable core', () => {
     expect(Object.keys(result.metafile.inputs).filter((p) => p.startsWith('node:') || p.includes('@hono/node-server'))).toEqual([]);
   });
 
-  it('the Redis pacing store stays in its own entry: no client file imports it or ioredis', async () => {
-    const offenders = sourceFiles(join(root, 'src')).filter((f) => !f.endsWith(join('pacing', 'redis.ts')) && /from\s+['"](ioredis|[^'"]*pacing\/redis(\.js)?)['"]/.test(readFileSync(f, 'utf8')));
+  it('the Redis stores stay in their own modules: no client file imports them or ioredis', async () => {
+    const redisStores = [join('pacing', 'redis.ts'), join('pacing', 'redis-response-cache.ts')];
+    const offenders = sourceFiles(join(root, 'src')).filter((f) => !redisStores.some((own) => f.endsWith(own)) && /from\s+['"](ioredis|[^'"]*pacing\/redis(-response-cache)?(\.js)?)['"]/.test(readFileSync(f, 'utf8')));
     expect(offenders).toEqual([]);
     for (const [, file] of BUDGETS) {
       const result = await build({ entryPoints: [join(root, file)], bundle: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });

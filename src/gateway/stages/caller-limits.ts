@@ -1,0 +1,38 @@
+// Stage "caller limits": the caller's rate (one turn now, before the body is read; the rest of its
+// document's upstream calls are charged as their answers arrive) and its documents in flight. The
+// slot is held until the rest of the pipeline has answered.
+import type { Stage } from '../pipeline.js';
+import { Refusal } from '../protocol.js';
+
+export interface CallerLimits {
+  /** Takes a turn of the caller's rate: throws (or rejects with) a 429 Refusal past it. */
+  takeRate(credential: string | undefined): void | Promise<void>;
+  /** Admits one more document of the caller's, or throws a 429 Refusal; the answer frees it. */
+  admit(credential: string | undefined): (() => void) | Promise<() => void>;
+}
+
+export function callerLimitsStage(limits: CallerLimits): Stage {
+  return {
+    name: 'caller limits',
+    async run(context, next) {
+      // A public (keyless) caller takes these only when its read goes upstream (the response cache stage).
+      if (context.caller!.kind === 'public') return next();
+      const credential = context.caller!.credential;
+      try {
+        const taken = limits.takeRate(credential);
+        if (taken) await taken;
+        const admitted = limits.admit(credential);
+        const free = typeof admitted === 'function' ? admitted : await admitted;
+        try {
+          return await next();
+        } finally {
+          free();
+        }
+      } catch (err) {
+        // The cause of a 429 is kept for the access log and the metrics.
+        if (err instanceof Refusal && err.status === 429 && context.refusedFor === undefined) context.refusedFor = err.code;
+        throw err;
+      }
+    },
+  };
+}
