@@ -25,32 +25,37 @@ function runtimeSdl(sdl: string): string {
 const schemaSdl = runtimeSdl(readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'));
 
 /**
- * Operation facts stored on each generated document (`__meta__`), so the client knows an
- * operation's name and kind without parsing the document at run time.
+ * The one fact stored on each generated document (`__meta__`): its id in persisted-documents.json
+ * (below), which rp.graphql.request and the page fetcher send as `documentId` to a gateway that
+ * holds the text. The shape codegen's client preset writes (`{ hash }`), so one reader serves both;
+ * the operation's name and kind come from the text, parsed once per document, which keeps each
+ * document's share of the `runpod-gql/graphql` entry small.
  */
-function operationFacts(document: DocumentNode): { operationName: string | undefined; operationType: string; hash: string } | undefined {
+function operationFacts(document: DocumentNode): { hash: string } | undefined {
   const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
-  // `hash` is the document's id in persisted-documents.json (below): rp.graphql.request sends it
-  // as `documentId` to a gateway, which holds the text.
-  return operation ? { operationName: operation.name?.value, operationType: operation.operation, hash: documentIdOf(persistedText(operation, document.definitions)) } : undefined;
+  return operation ? { hash: documentIdOf(persistedText(operation, document.definitions)) } : undefined;
 }
 
 const config: CodegenConfig = {
   overwrite: true,
-  // The one local plugin is TypeScript, which codegen's own loader does not read: handed over here.
-  pluginLoader: (name: string) => (name === 'runpod-gql-persisted-documents' ? import('./src/codegen/persisted-documents.js') : import(name)),
+  // The local plugins are TypeScript, which codegen's own loader does not read: handed over here.
+  pluginLoader: (name: string) =>
+    name === 'runpod-gql-persisted-documents' ? import('./src/codegen/persisted-documents.js') : name === 'runpod-gql-compact-documents' ? import('./src/codegen/compact-documents.js') : import(name),
   schema: 'schema.graphql',
   documents: 'operations/*.graphql',
   emitLegacyCommonJSImports: false,
   generates: {
     'src/graphql/__generated__/operations.ts': {
-      plugins: [{ add: { content: banner } }, 'typescript-operations', 'typed-document-node'],
+      // typed-document-node, with each document's text compacted (src/codegen/compact-documents.ts).
+      plugins: [{ add: { content: banner } }, 'typescript-operations', 'runpod-gql-compact-documents'],
       config: {
         documentMode: 'string',
         useTypeImports: true,
         enumsAsTypes: true,
         skipTypename: true,
         dedupeFragments: true,
+        // Each document is marked pure, so an app's bundler keeps only the ones it imports.
+        pureMagicComment: true,
         unstable_onExecutableDocumentNode: operationFacts,
         scalars: {
           DateTime: 'string',

@@ -1,5 +1,4 @@
 import type { RateLimitWindow } from './transport/rate-limit-headers.js';
-import { redactText, redactValue, SCRUBBED, summaryScope, withSummaryScope, type SecretScope } from './transport/redact.js';
 import { isRecord } from './transport/shape.js';
 
 /**
@@ -21,16 +20,48 @@ export interface RunpodErrorOptions {
   requestId?: string | undefined;
 }
 
+/** Set on errors that scrubbed themselves when they were built (every RunpodError); the same symbol as transport/redact.ts's. */
+const SCRUBBED: unique symbol = Symbol.for('runpod-gql.scrubbed') as never;
+
+/** A call's secret scope as an error sees it (transport/redact.ts's SecretScope): scrubs a text of that call's secrets and the process's. */
+export interface CallScope {
+  scrub(text: string): string;
+}
+
+/** How errors scrub what they carry: the process-wide redactor of transport/redact.ts. */
+export interface ErrorScrubber {
+  /** `text` scrubbed of every secret the process owns and, with `scope`, of that call's too. */
+  text(text: string, scope?: CallScope): string;
+  /** A scrubbed copy of `value`; with `scope`, scrubbed of that call's secrets too. */
+  value<T>(value: T, scope?: CallScope): T;
+  /** The scope of the call a request summary names (transport/redact.ts's `summaryScope`). */
+  scopeOf(summary: unknown): CallScope | undefined;
+  /** Marks a summary (when it is an object) as that call's, and returns it (transport/redact.ts's `withSummaryScope`). */
+  withScope<T>(summary: T, scope: CallScope | undefined): T;
+}
+/**
+ * Until transport/redact.ts has loaded, nothing is scrubbed, and nothing needs to be: every secret
+ * is registered there (`registerSecret`) or filed in a call's SecretScope, made there too, so before
+ * it loads none exists, and a bundle without it holds none (the page fetcher scrubs its own token).
+ * Importing it from here would cost every error-throwing bundle its 3 KB; it installs itself
+ * instead, when it loads.
+ */
+let scrubber: ErrorScrubber = { text: (text) => text, value: (value) => value, scopeOf: () => undefined, withScope: (summary) => summary };
+/** Internal: transport/redact.ts installs its redactor here when it loads. */
+export function installErrorScrubber(installed: ErrorScrubber): void {
+  scrubber = installed;
+}
+
 // Scrubbing never fails on its own, but nothing it meets may turn an error into another one: a
 // throwing getter in a cause, a proxy, an exhausted stack. Whatever cannot be scrubbed is withheld,
 // and the error keeps its class, so what an answer means never changes.
 const WITHHELD = '[withheld: could not be scrubbed]';
 // The scope of the call whose error is being built (its request summary says which): construction
 // is synchronous and every subclass calls `super` first, so its own fields are scrubbed with it too.
-let building: SecretScope | undefined;
+let building: CallScope | undefined;
 function safeText(text: string): string {
   try {
-    return building ? building.scrub(String(text)) : redactText(String(text));
+    return scrubber.text(String(text), building);
   } catch {
     return WITHHELD;
   }
@@ -46,7 +77,7 @@ function safeMessage(message: string): string {
 }
 function safeValue<T>(value: T): T {
   try {
-    return redactValue(value, building);
+    return scrubber.value(value, building);
   } catch {
     return WITHHELD as T;
   }
@@ -64,13 +95,12 @@ export class RunpodError extends Error {
   declare readonly requestId: string | undefined;
 
   constructor(message: string, options: RunpodErrorOptions = {}) {
-    building = summaryScope(options.request);
+    building = scrubber.scopeOf(options.request);
     // Scrubbed here, at the root, so no surface can forget: the message (and so the stack), the
     // cause and the request; subclasses keep scrubbed copies of what they carry.
     super(safeMessage(message), options.cause === undefined ? undefined : { cause: safeValue(options.cause) });
     // The copy keeps the call's scope: an error built from this one (a create's, around it) is scrubbed alike.
-    const request = safeValue(options.request);
-    this.request = request && withSummaryScope(request, building);
+    this.request = scrubber.withScope(safeValue(options.request), building);
     if (options.requestId !== undefined) this.requestId = safeText(options.requestId);
   }
 

@@ -24,7 +24,7 @@ async function tour(rp: RunpodClient, emulator: ReturnType<typeof createEmulator
   step(1, 'Where can I get a GPU, and what does it cost?');
   const offers = await rp.gpuTypes.offers({ gpuCount: 1 });
   show('answered over', transportOf(offers) === 'rest' ? 'REST v2 (list prices; no per-count stock)' : 'GraphQL');
-  table(offers.map((o) => ({ gpu: o.displayName, vram: `${o.memoryInGb} GB`, '$/hr': o.pricePerHour.toFixed(2), stock: o.stockStatus, counts: o.availableGpuCounts.join(',') })));
+  table(offers.map((o) => ({ gpu: o.displayName, vram: `${o.memoryInGb} GB`, '$/hr': o.pricePerHour.toFixed(2), stock: o.stockStatus, counts: o.availableGpuCounts?.join(',') ?? '?' })));
 
   step(2, 'Deploy a pod on the cheapest 24 GB+ GPU and wait until it is ready');
   const [offer] = await rp.gpuTypes.offers({ gpuCount: 1, minMemoryInGb: 24 });

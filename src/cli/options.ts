@@ -2,6 +2,7 @@
 // option and the value as typed (commander: "option '--timeout <seconds>' argument '-1' is
 // invalid. …"), before anything is sent.
 import { InvalidArgumentError, Option } from 'commander';
+import { UsageError } from './errors.js';
 import type { PodsTransport } from '../transport/transport-choice.js';
 
 /** The root command's options, seen by every command (`this.optsWithGlobals()`). */
@@ -86,9 +87,19 @@ export const envPair = (pair: string, previous: Record<string, string> = {}): Re
   return { ...previous, [pair.slice(0, eq)]: pair.slice(eq + 1) };
 };
 
-/** `--transport`, on `gpus` and `pods`: maps to the client's `podsTransport`. */
+/** `--transport`, on `gpus` and `pods`: maps to the client's `podsTransport`; RUNPOD_TRANSPORT when the flag is not given. */
 export const transportOption = () =>
-  new Option('--transport <mode>', 'API for pods and GPU types: auto (GraphQL, then REST v2 once it is retired), graphql, rest').choices(['auto', 'graphql', 'rest']).default('auto');
+  new Option('--transport <mode>', 'API for pods and GPU types: auto (GraphQL, then REST v2 once it is retired), graphql, rest').choices(['auto', 'graphql', 'rest']).env('RUNPOD_TRANSPORT').default('auto');
+
+/**
+ * The transport every command's client uses: `--transport` where the command has it, else
+ * RUNPOD_TRANSPORT (a script after the 410 sets `rest` once, and no command sends GraphQL first).
+ */
+export function transportOf(flag: string | undefined): 'auto' | 'graphql' | 'rest' | undefined {
+  const value = flag ?? (process.env.RUNPOD_TRANSPORT || undefined);
+  if (value === undefined || value === 'auto' || value === 'graphql' || value === 'rest') return value;
+  throw new UsageError(`configuration error: RUNPOD_TRANSPORT must be auto, graphql or rest, not ${JSON.stringify(value.slice(0, 40))}`);
+}
 
 /** `--secure` / `--community`, which exclude each other. */
 export const cloudOptions = () => [new Option('--secure', 'secure cloud only').conflicts('community'), new Option('--community', 'community cloud only')] as const;

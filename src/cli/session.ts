@@ -6,7 +6,7 @@ import type { TransportChangeEvent } from '../transport/transport-choice.js';
 import { urlProblem } from '../transport/options.js';
 import { UsageError } from './errors.js';
 import { safeText } from './output.js';
-import type { CommandOptions, GlobalOptions } from './options.js';
+import { transportOf, type CommandOptions, type GlobalOptions } from './options.js';
 import { whereOf } from './program.js';
 import { whileRunning } from './signals.js';
 import { keyFromProfile, PROFILE_FILE, trimKey, type KeyFrom } from './profile.js';
@@ -45,7 +45,7 @@ async function openSession(options: GlobalOptions, where: string): Promise<Sessi
     // Loaded only when used: the emulator (Hono, graphql-js) would slow every other command's start.
     const { createEmulator } = await import('../emulator/index.js');
     const emulator = createEmulator({ podStartupMs: 500 });
-    return { rp: createRunpodClient({ ...emulator.clientOptions(), ...logOptions(options), podsTransport: options.transport, onTransportChange: transportNote }), emulator, where };
+    return { rp: createRunpodClient({ ...emulator.clientOptions(), ...logOptions(options), podsTransport: transportOf(options.transport), onTransportChange: transportNote }), emulator, where };
   }
   const from = await apiKeyOf(options);
   if (!from) throw new UsageError(`no API key: set RUNPOD_API_KEY, or pipe it to --api-key -, or try --emulator (or keep it in a profile: [default] api_key = "…" in ${PROFILE_FILE})`);
@@ -60,7 +60,7 @@ async function openSession(options: GlobalOptions, where: string): Promise<Sessi
   }
   // HTTP_PROXY, HTTPS_PROXY and NO_PROXY, as gh and npm honour them (not for --emulator: it is in process).
   const proxy = await proxyFromEnv();
-  const rp = clientFor(from, { ...urls, ...logOptions(options), podsTransport: options.transport, onTransportChange: transportNote, fetchOptions: proxy?.fetchOptions });
+  const rp = clientFor(from, { ...urls, ...logOptions(options), podsTransport: transportOf(options.transport), onTransportChange: transportNote, fetchOptions: proxy?.fetchOptions });
   return { rp, where, close: proxy?.close };
 }
 

@@ -3,13 +3,10 @@
 import { ValidationError } from '../errors.js';
 import type { Log } from '../transport/logger.js';
 
-/**
- * Request headers a page's client may send, allowed by every preflight: those the package's client
- * sends (`authorization`, `content-type`, `accept`; `user-agent` where a runtime lets it; `x-team-id`
- * with `teamId`), `x-request-id` for a page's own tracing, plus the operator's (`--cors-header` /
- * `corsHeaders`) for the client's `headers` option.
- */
-export const PREFLIGHT_HEADERS: readonly string[] = ['authorization', 'content-type', 'accept', 'x-request-id', 'user-agent', 'x-team-id'];
+import { PREFLIGHT_HEADERS } from '../transport/preflight-headers.js';
+
+/** What every preflight allows (the package's client's own headers), plus the operator's (`--cors-header`). */
+export { PREFLIGHT_HEADERS };
 
 /** RFC 9110's token: the only text a header name can be. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

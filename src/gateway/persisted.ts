@@ -3,8 +3,9 @@ import { isRecord } from '../transport/shape.js';
 
 /**
  * Persisted documents: id → document text, as codegen's persisted-documents output writes them.
- * With them, the gateway runs only these texts, asked for by id (`documentId`) or by Apollo's
- * `extensions.persistedQuery.sha256Hash` (the SHA-256 of the text, in hex).
+ * With them, the gateway runs only these texts, asked for by id (`documentId`), by the SHA-256 of
+ * the text as `documentId: "sha256:<hex>"`, or by Apollo's `extensions.persistedQuery.sha256Hash`
+ * (the same hex). A request with both an id and `query` runs the persisted text.
  */
 export interface PersistedDocuments {
   /** The text for an id or a SHA-256 hash, or undefined. */
@@ -19,14 +20,19 @@ async function sha256Hex(text: string): Promise<string> {
 
 const HEX16 = /^[0-9a-f]{16}$/i;
 const HEX64 = /^[0-9a-f]{64}$/i;
+// The GraphQL-over-HTTP spelling of a hash, which codegen's client preset sends as `documentId`.
+const SHA256_ID = /^sha256:([0-9a-f]{64})$/i;
+/** The SHA-256 a key names (bare hex or `sha256:<hex>`), lower-cased; undefined when it names none. */
+const hashOf = (key: string): string | undefined => (HEX64.test(key) ? key : SHA256_ID.exec(key)?.[1])?.toLowerCase();
 
 /**
  * Checks the map now, each text with `check` too (a ValidationError naming the bad id), and indexes
  * it by id at once and by hash when `hashed` resolves (Web Crypto's digest is asynchronous). A key
  * of 16 or 64 hex digits claims to be its text's id (this package's: the first 16 hex digits of the
- * SHA-256) or hash: one that is not is refused when `hashed` settles (the gateway does not start),
- * so no entry can be keyed by another document's id or hash. Ids and hashes are kept apart: a hash
- * is looked up among hashes only, anything else among the manifest's own keys.
+ * SHA-256) or hash (bare, or as `sha256:<hex>`): one that is not is refused when `hashed` settles
+ * (the gateway does not start), so no entry can be keyed by another document's id or hash. Ids and
+ * hashes are kept apart: a hash (bare, or as `sha256:<hex>`, the spelling codegen's client preset
+ * sends) is looked up among hashes only, anything else among the manifest's own keys.
  */
 export function loadPersisted(documents: unknown, check?: (text: string) => string | undefined): PersistedDocuments & { readonly hashed: Promise<void> } {
   if (!isRecord(documents)) throw new ValidationError('persisted', 'must be a JSON object of document id to document text');
@@ -43,13 +49,17 @@ export function loadPersisted(documents: unknown, check?: (text: string) => stri
   const hashed = Promise.all([...byId].map(async ([id, text]) => [id, text, await sha256Hex(text)] as const)).then((entries) => {
     for (const [id, text, hash] of entries) {
       if (HEX16.test(id) && id !== hash.slice(0, 16)) throw new ValidationError(`persisted.${id}`, "is 16 hex digits, so it must be its text's id (the first 16 hex digits of the text's SHA-256), and it is not: the manifest does not match its documents");
-      if (HEX64.test(id) && id.toLowerCase() !== hash) throw new ValidationError(`persisted.${id}`, "is 64 hex digits, so it must be its text's SHA-256, and it is not: the manifest does not match its documents");
+      const claimed = hashOf(id);
+      if (claimed !== undefined && claimed !== hash) throw new ValidationError(`persisted.${id}`, `${HEX64.test(id) ? 'is' : 'names'} 64 hex digits, so it must be its text's SHA-256, and it is not: the manifest does not match its documents`);
       byHash.set(hash, text);
     }
-    for (const id of [...byId.keys()]) if (HEX64.test(id)) byId.delete(id);
+    for (const id of [...byId.keys()]) if (hashOf(id) !== undefined) byId.delete(id);
   });
   return {
-    lookup: (key) => (HEX64.test(key) ? byHash.get(key.toLowerCase()) : byId.get(HEX16.test(key) ? key.toLowerCase() : key)),
+    lookup: (key) => {
+      const hash = hashOf(key);
+      return hash !== undefined ? byHash.get(hash) : byId.get(HEX16.test(key) ? key.toLowerCase() : key);
+    },
     size,
     hashed,
   };

@@ -27,7 +27,8 @@ export function selectOffers(types: readonly GpuType[], input: GpuOffersInput, g
       pricePerGpuHour: price.uninterruptablePrice,
       pricePerHour,
       stockStatus: stock as StockStatus,
-      availableGpuCounts: counts,
+      // Unknown over REST v2: null, never [] (which would read as none in stock).
+      availableGpuCounts: price.availableGpuCounts ? counts : null,
       cloud,
     };
     offers.push(offer);

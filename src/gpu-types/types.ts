@@ -27,8 +27,8 @@ export interface GpuOffer {
   /** On-demand price per hour for all `gpuCount` GPUs, in USD. */
   readonly pricePerHour: number;
   readonly stockStatus: StockStatus;
-  /** Empty over REST v2, which has no per-count stock (see `transportOf`). */
-  readonly availableGpuCounts: readonly number[];
+  /** The GPU counts in stock; null (unknown) over REST v2, which has no per-count stock (see `transportOf`). */
+  readonly availableGpuCounts: readonly number[] | null;
   /** Which cloud the price refers to: the one asked for, or `ALL` when none was (deploy's `cloudType` takes the same value). */
   readonly cloud: CloudTypeEnum;
 }

@@ -11,6 +11,7 @@ import type { HttpRequest, HttpResult } from '../transport/http-core.js';
 import { redactValue } from '../transport/redact.js';
 import { isRecord } from '../transport/shape.js';
 import type { DataCheck, DocumentFacts, GraphQLCallOptions, GraphQLClientState } from './graphql-call-types.js';
+import { persistedIdOf } from './document-id.js';
 import { errorFromGraphQLErrors } from './graphql-errors.js';
 
 export { parse, print };
@@ -23,15 +24,20 @@ export function makeFacts(source: string, operationName: string | undefined, ope
   return { source, operationName, isMutation, label: operationName ?? `anonymous ${operationType}`, bodyStart, documentId };
 }
 
-// This package's ids are 16 hex digits; graphql-codegen's client preset puts the whole SHA-256 there.
-const DOCUMENT_ID = /^[0-9a-f]{16,64}$/;
-
 /** The body up to the variables, as the client's persisted-documents mode sends this document. */
 function bodyStartOf(facts: DocumentFacts, persisted: GraphQLClientState['persisted']): string {
-  if (persisted === 'text' || (persisted === 'id-and-text' && facts.documentId === undefined)) return facts.bodyStart;
   if (facts.documentId === undefined) {
-    throw new ValidationError('document', `${facts.label} carries no persisted-document hash, and persistedDocuments is 'always': generate it with codegen (persisted-documents.json), or use 'auto'`);
+    if (persisted === 'id') {
+      throw new ValidationError('document', `${facts.label} carries no persisted-document hash, and persistedDocuments is 'always': generate it with codegen (persisted-documents.json), or use 'auto'`);
+    }
+    return facts.bodyStart;
   }
+  // A document codegen wrote as its id alone (`mode: 'replaceDocumentWithHash'`) has no text to send.
+  if (facts.source === '') {
+    if (persisted === 'text') throw new ValidationError('document', `${facts.label} has no text (codegen's mode: 'replaceDocumentWithHash'): it can only go by id, to a gateway that holds it`);
+    return `{"documentId":${JSON.stringify(facts.documentId)}`;
+  }
+  if (persisted === 'text') return facts.bodyStart;
   const id = `{"documentId":${JSON.stringify(facts.documentId)}`;
   if (persisted === 'id-and-text') return `${id},${facts.bodyStart.slice(1)}`;
   return facts.operationName === undefined ? id : `${id},"operationName":${JSON.stringify(facts.operationName)}`;
@@ -68,27 +74,50 @@ function factsOfString(source: string): DocumentFacts {
   return facts;
 }
 
-/** Codegen's `__meta__` (see codegen.ts): `{ operationName, operationType, hash }`. */
-function factsFromMeta(source: string, meta: unknown): DocumentFacts | undefined {
+/**
+ * Codegen's `__meta__` with the operation's name and kind (`{ operationName, operationType, hash }`,
+ * as an `onExecutableDocumentNode` hook can write it): no parse needed.
+ */
+function factsFromMeta(source: string, meta: unknown, documentId: string | undefined): DocumentFacts | undefined {
   if (!isRecord(meta) || typeof meta.operationType !== 'string') return undefined;
   const name = meta.operationName;
   if (name !== undefined && typeof name !== 'string') return undefined;
-  const hash = typeof meta.hash === 'string' && DOCUMENT_ID.test(meta.hash) ? meta.hash : undefined;
-  return makeFacts(source, name, meta.operationType, hash);
+  return makeFacts(source, name, meta.operationType, documentId);
 }
 
-/** The facts of any document the client takes. */
+/**
+ * A document that is its id alone: its kind is unknown, so it is treated as one that may change
+ * something (never resent once it may have arrived).
+ */
+function idOnlyFacts(documentId: string): DocumentFacts {
+  return { source: '', operationName: undefined, isMutation: true, label: `persisted document ${documentId}`, bodyStart: '', documentId };
+}
+
+const withId = (facts: DocumentFacts, documentId: string | undefined): DocumentFacts => (documentId === undefined ? facts : { ...facts, documentId });
+
+/**
+ * The facts of any document the client takes: a string, a DocumentNode, or a generated document
+ * (codegen's `TypedDocumentString`, or its id alone), with the persisted-document id it carries in
+ * any shape codegen writes (document-id.ts).
+ */
 export function factsOf(document: unknown): DocumentFacts {
   if (typeof document === 'string') return factsOfString(document);
   if (document === null || typeof document !== 'object') throw new ValidationError('document', 'expected a GraphQL document');
   const cached = objectFacts.get(document);
   if (cached) return cached;
+  const documentId = persistedIdOf(document);
   let facts: DocumentFacts;
   if ((document as { kind?: unknown }).kind === 'Document') {
-    facts = factsOfAst(print(document as DocumentNode), document as DocumentNode);
+    facts = withId(factsOfAst(print(document as DocumentNode), document as DocumentNode), documentId);
   } else {
+    // A TypedDocumentString (or any object whose string is the text); a plain object has no text.
     const source = String(document);
-    facts = factsFromMeta(source, (document as { __meta__?: unknown }).__meta__) ?? factsOfString(source);
+    if (source === '[object Object]') {
+      if (documentId === undefined) throw new ValidationError('document', 'expected a GraphQL document: a string, a DocumentNode or a generated document');
+      facts = idOnlyFacts(documentId);
+    } else {
+      facts = factsFromMeta(source, (document as { __meta__?: unknown }).__meta__, documentId) ?? withId(factsOfString(source), documentId);
+    }
   }
   objectFacts.set(document, facts);
   return facts;
@@ -176,7 +205,8 @@ export async function request<TResult>(state: GraphQLClientState, document: unkn
 
   let response;
   try {
-    response = await client.rawRequest<TResult>({ query: facts.source, signal: call as unknown as AbortSignal });
+    // graphql-request reads its options only when `query` is truthy; the body it would build is not used.
+    response = await client.rawRequest<TResult>({ query: facts.source || facts.label, signal: call as unknown as AbortSignal });
   } catch (err) {
     if (err instanceof ApiRetiredError) choice?.retired(err);
     if (err instanceof RunpodError) throw err;

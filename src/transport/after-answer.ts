@@ -8,6 +8,7 @@ import { REDIRECT_STATUSES, requestIdOf } from './answer-facts.js';
 import type { HttpRequest } from './http-core.js';
 import type { Log } from './logger.js';
 import type { ResolvedOptions, ResponseInfo, RetryEvent } from './options.js';
+import { PREFLIGHT_HEADERS } from './preflight-headers.js';
 import type { Pacer } from './pacing.js';
 import { errorFromResponse, headersToRecord } from './error-mapping.js';
 import { parseRateLimitHeaders, type RateLimitInfo } from './rate-limit-headers.js';
@@ -83,7 +84,10 @@ export function createAfterAnswer(c: AnswerContext) {
       const message = scrub(innermostMessage(err));
       // A browser does not say whether CORS or the network failed: the likelier cause, and its fix.
       const page = refusingPage(req, err);
-      const hint = page ? `: refused by the browser, most often by CORS: allow ${page} and the call's headers (runpod-gql gateway --cors-origin ${page}, --cors-header); not retried` : '';
+      // The headers this call adds beyond those every gateway allows, each named with its flag.
+      const added = page ? [...new Set(Object.keys({ ...options.headers, ...req.headers }).map((name) => name.toLowerCase()))].filter((name) => !PREFLIGHT_HEADERS.includes(name)) : [];
+      const flags = [`--cors-origin ${page}`, ...added.map((name) => `--cors-header ${name}`)].join(' ');
+      const hint = page ? `: refused by the browser, most often by CORS: allow ${page}${added.length ? ` and the headers this client adds (${added.join(', ')})` : ''} (runpod-gql gateway ${flags}); not retried` : '';
       return new ConnectionError(`${req.operation}: ${message}${hint}`, {
         notSent,
         request: summarise(req),

@@ -85,7 +85,10 @@ export interface RunpodClientOptions {
   /**
    * Extra headers sent with every request. Every request also carries
    * `User-Agent: runpod-gql/<version> (<runtime> <version>; <platform>)` (not in browsers, which
-   * forbid it); a `user-agent` here replaces it.
+   * forbid it); a `user-agent` here replaces it. From a page through a runpod-gql gateway on another
+   * origin, start the gateway with `--cors-header NAME` for each of them (its preflight allows only
+   * `authorization`, `content-type`, `accept`, `x-request-id`, `user-agent` and `x-team-id`); a
+   * refused call's ConnectionError names the flags.
    */
   headers?: Record<string, string> | undefined;
   /** Your app, appended to the User-Agent as `name/version`, so RunPod can tell its traffic apart. */
@@ -191,7 +194,7 @@ export interface CallOptions {
    * @default the client's `deadlineMs` (off unless set)
    */
   deadlineMs?: number | undefined;
-  /** Extra headers for this call. */
+  /** Extra headers for this call (from a page, each needs the gateway's `--cors-header NAME`, as the client's `headers` do). */
   headers?: Record<string, string> | undefined;
   /** Extra `fetch` options for this call's requests, over the client's `fetchOptions`. */
   fetchOptions?: FetchOptions | undefined;
@@ -450,11 +453,17 @@ function inPage(strict = false): boolean {
   return (g.document !== undefined && g.window !== undefined) || (!strict && typeof (globalThis as { process?: unknown }).process === 'undefined');
 }
 
+/** Whether `url` is on one of RunPod's own hosts (`runpod.io`, `runpod.ai` and their subdomains). */
+function isRunpodHost(url: string): boolean {
+  return /(^|\.)runpod\.(io|ai)$/.test(new URL(url).hostname);
+}
+
 /**
  * Why a call that needs a credential may not be sent to `url`, or undefined when it may:
  * - a `gatewayToken` goes to its gateway's origin only, never to RunPod's hosts nor anywhere else;
  * - a client with no credential at all is told where one comes from (in a page: a `gatewayToken`),
- *   unless it was made keyless on purpose (`apiKey: null`).
+ *   unless it was made keyless on purpose (`apiKey: null`) or the call goes to a GraphQL URL of the
+ *   user's own (an anonymous gateway), which needs none.
  * The messages name no credential, only where it may go.
  */
 export function credentialProblem(resolved: ResolvedOptions, hasCredential: boolean, url: string): { field: string; message: string } | undefined {
@@ -465,6 +474,9 @@ export function credentialProblem(resolved: ResolvedOptions, hasCredential: bool
     return { field: 'gatewayToken', message: `goes only to its gateway (${resolved.gatewayOrigin}), never to ${origin}: call the gateway, or make this call on a server with an apiKey` };
   }
   if (hasCredential || resolved.keyless) return undefined;
+  // A GraphQL URL of your own (an `--allow-anonymous` gateway, your app's backend) takes documents
+  // without a credential: they go as they are. RunPod's own hosts and the other surfaces need one.
+  if (new URL(url).origin === new URL(resolved.graphqlUrl).origin && !isRunpodHost(resolved.graphqlUrl)) return undefined;
   const where = inPage() ? 'in a page, pass' : 'pass `apiKey`, set RUNPOD_API_KEY, or';
   return { field: 'apiKey', message: `no API key: ${where} \`gatewayToken\` (a runpod-gql gateway's) or \`apiKey: null\` (none)` };
 }

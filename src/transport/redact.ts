@@ -1,3 +1,5 @@
+import { installErrorScrubber, type CallScope } from '../errors.js';
+
 export const REDACTED = '[REDACTED]';
 
 const SECRET_QUERY_PARAMS = ['api_key', 'apikey', 'token', 'access_token'];
@@ -645,7 +647,7 @@ export function redactText(text: string): string {
  * A copy of `value` with every registered key scrubbed from every string and property name,
  * cut at {@link MAX_REDACT_DEPTH}. Errors keep scrubbed copies of what they carry.
  */
-export function redactValue<T>(value: T, scope?: SecretScope): T {
+export function redactValue<T>(value: T, scope?: CallScope): T {
   return redactAt(value, 0, new WeakMap(), scope ? (text) => scope.scrub(text) : redactText) as T;
 }
 
@@ -686,15 +688,20 @@ function redactError(err: Error, depth: number, seen: WeakMap<object, unknown>, 
 }
 
 /** The scope of the call each request summary names: an error built with it is scrubbed of that call's secrets too. */
-const summaryScopes = new WeakMap<object, SecretScope>();
+const summaryScopes = new WeakMap<object, CallScope>();
 
 /** Marks `summary` (a call's {@link RequestSummary}) as the call's whose secrets `scope` holds. */
-export function withSummaryScope<T extends object>(summary: T, scope: SecretScope | undefined): T {
-  if (scope) summaryScopes.set(summary, scope);
+export function withSummaryScope<T>(summary: T, scope: CallScope | undefined): T {
+  // Not an object: a summary that could not be scrubbed, withheld as a string.
+  if (scope && typeof summary === 'object' && summary !== null) summaryScopes.set(summary, scope);
   return summary;
 }
 
 /** The scope `summary` was marked with, if any. */
-export function summaryScope(summary: unknown): SecretScope | undefined {
+export function summaryScope(summary: unknown): CallScope | undefined {
   return typeof summary === 'object' && summary !== null ? summaryScopes.get(summary) : undefined;
 }
+
+// Every RunpodError scrubs through this redactor, and finds its call's scope here, from the moment
+// it loads (see errors.ts, which does not import this module, so the page fetcher stays small).
+installErrorScrubber({ text: (text, scope) => (scope ? scope.scrub(text) : redactText(text)), value: redactValue, scopeOf: summaryScope, withScope: withSummaryScope });

@@ -17,8 +17,8 @@ interface Run {
 }
 
 /** The built binary as a real process, pointed at `server` by the environment, as a user would. */
-function cli(server: ListeningEmulator, args: string[]): Promise<Run> {
-  const env = { PATH: process.env.PATH ?? '', RUNPOD_API_KEY: KEY, RUNPOD_GRAPHQL_URL: server.graphqlUrl, RUNPOD_REST_URL: server.restUrl, RUNPOD_SERVERLESS_URL: server.serverlessUrl };
+function cli(server: ListeningEmulator, args: string[], extra: Record<string, string> = {}): Promise<Run> {
+  const env = { ...extra, PATH: process.env.PATH ?? '', RUNPOD_API_KEY: KEY, RUNPOD_GRAPHQL_URL: server.graphqlUrl, RUNPOD_REST_URL: server.restUrl, RUNPOD_SERVERLESS_URL: server.serverlessUrl };
   return new Promise((resolve) => {
     execFile(process.execPath, ['dist/cli/main.js', ...args], { cwd: root, timeout: 30_000, env }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -41,9 +41,9 @@ describe('the CLI after GraphQL is retired (an emulator with graphqlRetired, ove
   it('gpus lists offers over REST v2 and says so once on stderr', async () => {
     const run = await cli(retired, ['gpus', '--count', '2', '--json']);
     expect(run.code).toBe(0);
-    const offers = JSON.parse(run.stdout) as Array<{ gpuTypeId: string; gpuCount: number; availableGpuCounts: number[] }>;
+    const offers = JSON.parse(run.stdout) as Array<{ gpuTypeId: string; gpuCount: number; availableGpuCounts: number[] | null }>;
     expect(offers.length).toBeGreaterThan(2);
-    expect(offers.every((o) => o.gpuCount === 2 && o.availableGpuCounts.length === 0)).toBe(true);
+    expect(offers.every((o) => o.gpuCount === 2 && o.availableGpuCounts === null)).toBe(true);
     expect(run.stderr).toBe('note: GraphQL is retired (410 Gone); gpuTypes went on over REST v2 (--transport rest skips GraphQL)\n');
   });
 
@@ -57,6 +57,18 @@ describe('the CLI after GraphQL is retired (an emulator with graphqlRetired, ove
     expect(strict.code).toBe(3);
     expect(strict.stderr).toMatch(/ApiRetiredError/);
     expect(strict.stdout).toBe('');
+  });
+
+  it('RUNPOD_TRANSPORT=rest chooses REST v2 once for a whole script: no GraphQL request and no note; --transport still wins; a bad value is refused', async () => {
+    const rest = await cli(retired, ['gpus', '--json'], { RUNPOD_TRANSPORT: 'rest' });
+    expect(rest.code).toBe(0);
+    expect(rest.stderr).toBe('');
+    expect((JSON.parse(rest.stdout) as unknown[]).length).toBeGreaterThan(2);
+    const strict = await cli(retired, ['gpus', '--transport', 'graphql'], { RUNPOD_TRANSPORT: 'rest' });
+    expect(strict.code).toBe(3);
+    const bad = await cli(retired, ['gpus'], { RUNPOD_TRANSPORT: 'soap' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/RUNPOD_TRANSPORT|soap/);
   });
 
   it('the same offers over either API against a live emulator', async () => {

@@ -108,7 +108,9 @@ describe.runIf(available)('a page on another origin than the gateway, in headles
     const strict = await gateway({ corsOrigins: [pageOrigin] });
     const refused = await attempt(strict.url, { 'x-app-version': '1.2.0' });
     expect(refused).toMatchObject({ ok: false, name: 'ConnectionError' });
-    expect(refused.message).toMatch(/--cors-header/);
+    // The client names the header and the flag that allows it (issue 44, friction 19).
+    expect(refused.message).toContain(`--cors-origin ${pageOrigin} --cors-header x-app-version`);
+    expect(refused.message).toContain('the headers this client adds (x-app-version)');
     expect(strict.warnings).toEqual([]);
   }, 30_000);
 });

@@ -73,7 +73,7 @@ describe('gpuTypes over REST v2 after GraphQL retired', () => {
       const rest = await setup({ graphqlRetired: true }).rp.gpuTypes.offers({ gpuCount: 1, secureCloud });
       expect(rest.length).toBeGreaterThan(0);
       expect(transportOf(rest)).toBe('rest');
-      expect(rest.every((o) => transportOf(o) === 'rest' && o.availableGpuCounts.length === 0)).toBe(true);
+      expect(rest.every((o) => transportOf(o) === 'rest' && o.availableGpuCounts === null)).toBe(true);
       expect(rest.map((o) => o.pricePerHour)).toEqual(rest.map((o) => o.pricePerHour).sort((a, b) => a - b));
       expect(new Set(rest.map((o) => o.gpuTypeId))).toEqual(new Set(live.map((o) => o.gpuTypeId)));
       expect(rest.every((o) => o.cloud === (secureCloud === undefined ? 'ALL' : secureCloud ? 'SECURE' : 'COMMUNITY'))).toBe(true);
@@ -193,7 +193,7 @@ describe('the REST mapping, at the fetch seam', () => {
       lowestPrice: { uninterruptablePrice: 0.5, stockStatus: 'Low', availableGpuCounts: null },
     });
     const offers = await rp.gpuTypes.offers({ gpuCount: 2 });
-    expect(offers).toEqual([expect.objectContaining({ gpuTypeId: 'NVIDIA A40', pricePerGpuHour: 0.5, pricePerHour: 1, stockStatus: 'Low', cloud: 'ALL', availableGpuCounts: [] })]);
+    expect(offers).toEqual([expect.objectContaining({ gpuTypeId: 'NVIDIA A40', pricePerGpuHour: 0.5, pricePerHour: 1, stockStatus: 'Low', cloud: 'ALL', availableGpuCounts: null })]);
   });
 
   it.each<[string, unknown]>([

@@ -34,7 +34,7 @@ interface GpuOfferBefore {
   readonly pricePerGpuHour: number;
   readonly pricePerHour: number;
   readonly stockStatus: StockStatus;
-  readonly availableGpuCounts: readonly number[];
+  readonly availableGpuCounts: readonly number[] | null;
   readonly cloud: CloudTypeEnum;
 }
 

@@ -61,7 +61,7 @@ describe('GraphQL operations on the wire', () => {
     });
     expect(scope.isDone()).toBe(true);
     expect(seen.headers?.['content-type']).toBe('application/json');
-    expect(seen.body?.query).toMatch(/^\s*mutation DeployPod\(\$input: PodFindAndDeployOnDemandInput!\)/);
+    expect(seen.body?.query).toMatch(/^\s*mutation DeployPod\(\$input: ?PodFindAndDeployOnDemandInput!\)/);
     expect(seen.body?.variables).toEqual({
       input: {
         name: 'trainer',

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -57,9 +57,17 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 // rest 28,623 B, serverless 22,559 B; each budget that figure rounded up to 0.5 KB.
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 117.5 * 1024],
-  ['runpod-gql/rest', 'dist/rest/index.js', 29 * 1024],
-  ['runpod-gql/serverless', 'dist/serverless/index.js', 23 * 1024],
+  // Issue 44: the page fetcher, its own budget (1,999 B on 2026-12-01, about half of it the error classes it throws;
+  // 2,043 B merged with main's per-call secret scopes, which reach errors.ts through the same hook).
+  ['runpod-gql/graphql/fetch', 'dist/graphql/gateway-fetch.js', 2048],
+  // Merged main into page (2026-12-02): over main's figures (117.5, 29 and 23 KB), each budget is the
+  // measured figure rounded up to 0.5 KB: full 120,518 B, rest 29,750 B, serverless 23,607 B. Page's
+  // side (every persisted shape codegen writes, a refused page's error naming each header, a key-less
+  // call to a URL of the user's own) on robust's per-call secret scopes; the error classes reach the
+  // redactor (and a call's scope) through the hook transport/redact.ts installs.
+  ['runpod-gql', 'dist/index.js', 118 * 1024],
+  ['runpod-gql/rest', 'dist/rest/index.js', 29.5 * 1024],
+  ['runpod-gql/serverless', 'dist/serverless/index.js', 23.5 * 1024],
 ];
 
 
@@ -96,7 +104,9 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
     // take 2,167 B of that back. Merged with the round's other changes: 28,240 B, over the 27 KB cap
     // (the in-process executor's REST paths imported plainly, about 2 KB; the core's secrets and
     // CORS rules, about 1 KB). Held here at that figure, rounded up, so it grows no further.
-    expect(bytes).toBeLessThanOrEqual(28 * 1024);
+    // Merged main into page (2026-12-02): 29,438 B in 8 files, over main's 28 KB; held at that
+    // figure rounded up to 0.5 KB.
+    expect(bytes).toBeLessThanOrEqual(29 * 1024);
   });
 
   it('the start-up figure is every chunk the entry loads before the first call, shared chunks included', async () => {
@@ -133,6 +143,43 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
 
   it('the full client does carry the GraphQL runtime (the check above can see it)', async () => {
     expect((await graphqlInputs('dist/index.js')).length).toBeGreaterThan(0);
+  });
+
+  it('runpod-gql/graphql and runpod-gql/graphql/fetch, bundled from the packed tarball minified or not, stay within 1 KB and 2 KB', async () => {
+    // Packed as it is (the build ran in global setup; --ignore-scripts so no other test's dist/ is rebuilt under it).
+    const work = mkdtempSync(join(tmpdir(), 'runpod-gql-packed-'));
+    try {
+      const tarball = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!;
+      mkdirSync(join(work, 'app', 'node_modules', 'runpod-gql'), { recursive: true });
+      execFileSync('tar', ['xzf', join(work, tarball), '-C', join(work, 'app', 'node_modules', 'runpod-gql'), '--strip-components=1']);
+      const sizes: Record<string, number> = {};
+      for (const [entry, budget] of [['runpod-gql/graphql', 1024], ['runpod-gql/graphql/fetch', 2048]] as const) {
+        writeFileSync(join(work, 'app', 'entry.js'), `export * from '${entry}';\n`);
+        for (const minify of [true, false]) {
+          const result = await build({ entryPoints: [join(work, 'app', 'entry.js')], bundle: true, minify, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
+          const size = gz(result.outputFiles[0]!.contents);
+          sizes[`${entry}${minify ? '' : ' (not minified)'}`] = size;
+          // Budgets are for minified bundles; ./graphql holds its 1 KB however it is bundled.
+          if (minify || budget === 1024) expect(size, `${entry} minify=${minify}`).toBeLessThanOrEqual(budget);
+        }
+      }
+      console.log(`from the packed tarball, gzip -9: ${JSON.stringify(sizes)}`);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('the page fetcher carries the error classes and nothing else of the package: no HTTP core, no redactor, no graphql', async () => {
+    const result = await build({ entryPoints: [join(root, 'dist/graphql/gateway-fetch.js')], bundle: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
+    expect(Object.keys(result.metafile.inputs).sort()).toEqual(['dist/errors.js', 'dist/graphql/document-id.js', 'dist/graphql/gateway-fetch.js', 'dist/transport/shape.js']);
+  });
+
+  it('every other entry that carries the error classes carries the redactor they scrub with (it installs itself when it loads)', async () => {
+    for (const [, file] of BUDGETS.filter(([entry]) => entry !== 'runpod-gql/graphql/fetch')) {
+      const result = await build({ entryPoints: [join(root, file)], bundle: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
+      const inputs = Object.keys(result.metafile.inputs);
+      if (inputs.includes('dist/errors.js')) expect(inputs, file).toContain('dist/transport/redact.js');
+    }
   });
 
   it('the graphql entry carries no GraphQL runtime', async () => {

@@ -24,7 +24,7 @@ export const gpus: CommandGroup = (program) => {
           maxPricePerHour: o.maxPrice as number | undefined,
         });
         print(o, offers, () =>
-          printTable(offers.map((x) => ({ GPU: x.displayName, ID: x.gpuTypeId, MEMORY: `${x.memoryInGb ?? '?'} GB`, '$/HR': x.pricePerHour.toFixed(2), STOCK: x.stockStatus, AVAILABLE: x.availableGpuCounts.join(',') }))),
+          printTable(offers.map((x) => ({ GPU: x.displayName, ID: x.gpuTypeId, MEMORY: `${x.memoryInGb ?? '?'} GB`, '$/HR': x.pricePerHour.toFixed(2), STOCK: x.stockStatus, AVAILABLE: x.availableGpuCounts?.join(',') ?? '?' }))),
         );
       }),
     );

@@ -73,6 +73,8 @@ export function createRoutes(deps: RouteDeps): Routes {
     if (options) validateCallOptions(options);
     const facts = documentFactsNow(document) ?? (await documentFacts(document));
     const ctx = () => ({ operationName: facts.operationName, request: summary(facts.label) });
+    // Codegen's `mode: 'replaceDocumentWithHash'` leaves the id alone: nothing here to run.
+    if (facts.source === '') throw new ValidationError('document', `${facts.label} has no text (codegen's mode: 'replaceDocumentWithHash'): it runs only on a gateway that holds it`);
     let doc = ready.get(facts);
     if (!doc) {
       const parsed = prepared(facts.source);
