@@ -6,12 +6,12 @@ import { ValidationError } from '../errors.js';
 import type { GatewayOptions, GatewayUpstream } from './create-gateway.js';
 import { resolveLimits, type ResolvedLimits } from './limits.js';
 import type { PersistedDocuments } from './persisted.js';
-import { tokenTable, type GatewayScope } from './tokens.js';
+import { tokenTable, type TokenEntry } from './tokens.js';
 
 /** The settings that may change while the gateway runs (a reload replaces them whole). */
 export interface ReloadableConfig {
-  /** Token → scope. Empty in pass-through mode, and for an anonymous gateway. */
-  readonly tokens: ReadonlyMap<string, GatewayScope>;
+  /** Token → its scope, name and own limits. Empty in pass-through mode, and for an anonymous gateway. */
+  readonly tokens: ReadonlyMap<string, TokenEntry>;
   /** Document id → text, or undefined: any text runs. */
   readonly persisted: Readonly<Record<string, string>> | undefined;
 }
@@ -34,7 +34,7 @@ function envTokens(): string | undefined {
 /** The tokens and documents of `options`, checked (a ValidationError names the option). */
 export function resolveReloadable(options: Pick<GatewayOptions, 'tokens' | 'persisted' | 'passThroughKeys'>): ReloadableConfig {
   const tokenSource = options.tokens ?? envTokens();
-  const tokens = options.passThroughKeys === true || tokenSource === undefined ? new Map<string, GatewayScope>() : tokenTable(tokenSource);
+  const tokens = options.passThroughKeys === true || tokenSource === undefined ? new Map<string, TokenEntry>() : tokenTable(tokenSource);
   return { tokens, persisted: options.persisted };
 }
 

@@ -11,6 +11,8 @@ export interface GatewayProcess {
   readonly graphqlUrl: string;
   /** What it printed on stderr so far (warnings, such as Redis turning local). */
   stderr(): string;
+  /** What it printed on stdout so far (its line, then the access log). */
+  stdout(): string;
   /** Stops it by its PID (SIGTERM) and waits for the exit. */
   stop(): Promise<number | null>;
 }
@@ -35,6 +37,7 @@ export function startGatewayProcess(args: string[], env: Record<string, string>)
         line,
         graphqlUrl: url,
         stderr: () => stderr,
+        stdout: () => stdout,
         stop: () => {
           if (child.exitCode === null) child.kill('SIGTERM');
           return exited;

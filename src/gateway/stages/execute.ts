@@ -41,7 +41,7 @@ export function executeStage(options: ExecuteStageOptions): Stage {
         options.budget?.(context);
       };
       // In flight from here: RunPod's pause, the deadline (fairness.ts).
-      const turn = options.start({ credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey }, operation!.operation as 'query' | 'mutation', request.signal, onAnswer);
+      const turn = options.start({ credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey, rate: caller.limits?.rate }, operation!.operation as 'query' | 'mutation', request.signal, onAnswer);
       let result: ExecutionResult;
       try {
         result = await caller.client().graphql.execute(text!, params!.variables, {
