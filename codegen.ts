@@ -56,7 +56,6 @@ const config: CodegenConfig = {
           DateTime: 'string',
           Port: 'number',
           Void: 'null',
-          deployCpuPodInput: '{ instanceId: string; [field: string]: unknown }',
         },
       },
     },

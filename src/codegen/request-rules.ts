@@ -189,7 +189,7 @@ export function compileRequestRules(contract: Contract): Record<string, Compiled
 export function requestRulesModule(contract: Contract): string {
   const rules = compileRequestRules(contract);
   return [
-    "import type { ObjectRule } from '../request-check.js';",
+    "import type { ObjectRule } from '../request-rule.js';",
     '',
     `export type RequestSchemaName = ${Object.keys(rules).map((n) => `'${n}'`).join(' | ')};`,
     '',

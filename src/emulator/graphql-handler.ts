@@ -13,15 +13,16 @@ import {
   type SelectionNode,
 } from 'graphql';
 import { RunpodError } from '../errors.js';
-import { buildExecutableSchema, createDocumentPreparer } from '../graphql/executable-schema.js';
+import { buildExecutableSchema, checkCpuInstanceId, createDocumentPreparer } from '../graphql/executable-schema.js';
 import { pubKeyList } from '../graphql/in-process/resolvers/account.js';
 import { endpointBody } from '../graphql/in-process/resolvers/endpoints.js';
 import { inputOf, isSet } from '../graphql/in-process/resolvers/inputs.js';
+import { needsMountPath, podEditBody } from '../graphql/in-process/resolvers/pods.js';
 import { templateBody } from '../graphql/in-process/resolvers/templates.js';
-import { badRequest, EmulatorHttpError, GRAPHQL_NO_CAPACITY, NoCapacityError, notFound } from './errors.js';
+import { badRequest, EmulatorHttpError, GRAPHQL_NO_CAPACITY, GRAPHQL_SPOT_DISCONTINUED, NoCapacityError, notFound } from './errors.js';
 import type { Account, Platform } from './platform.js';
 import { publicTemplate } from './public-templates.js';
-import { CPU_FLAVORS, dataCenters, gpuView } from './rest-v2/catalog.js';
+import { CPU_FLAVORS, dataCenters, dataCenterView, gpuView } from './rest-v2/catalog.js';
 import { templateView } from './rest-v2/templates.js';
 import { graphqlField, GraphQLView, podGraphQLView, type GraphQLContext, type ViewState } from './views.js';
 
@@ -71,7 +72,7 @@ interface DeployInput {
   minMemoryInGb?: number;
 }
 
-/** `deployCpuPodInput` as the shared schema coerces it (src/graphql/executable-schema.ts). */
+/** `deployCpuPodInput` as the schema's input type coerces it (the fields the emulator reads). */
 interface DeployCpuInput {
   instanceId: string;
   name?: string;
@@ -151,7 +152,8 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
           .map((t) => new GraphQLView(gpuView(platform, t, { count: 1 }, false), {}));
       },
       cpuTypes: () => CPU_FLAVORS.map((f) => new GraphQLView({ ...f }, {})),
-      dataCenters: () => dataCenters(platform).map((d) => new GraphQLView({ ...d }, {})),
+      // REST v2's data centre view with its GPU stock, as the in-process executor reads it.
+      dataCenters: () => dataCenters(platform).map((d) => new GraphQLView(dataCenterView(platform, d, ['GPU_AVAILABILITY']), {})),
       myself: (_args, ctx) => new GraphQLView({}, { account: own(ctx) }),
       pod: ({ input }, ctx) => {
         const account = own(ctx);
@@ -190,6 +192,7 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
       deployCpuPod: ({ input }, ctx) => {
         const account = own(ctx);
         const i = input as unknown as DeployCpuInput;
+        checkCpuInstanceId(i.instanceId);
         const pod = platform.deploy(account, { ...containerOf(i), gpuTypeIds: [], computeType: 'CPU' });
         return podGraphQLView(platform, account, pod);
       },
@@ -201,6 +204,28 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
       podTerminate: ({ input }, ctx) => {
         platform.terminatePod(own(ctx), (input as { podId: string }).podId);
         return null;
+      },
+      // The same body the in-process executor sends, through the emulator's own PATCH route
+      // (which recreates the container, as production's podEditJob does).
+      podEditJob: async ({ input }, ctx) => {
+        const account = own(ctx);
+        const fields = inputOf(input);
+        const podId = String(fields.podId);
+        const pod = platform.getPod(account, podId);
+        // The input is checked first, as the in-process executor does: a refusal names the input.
+        const body = podEditBody(fields, needsMountPath(fields) && pod && pod.volumeInGb > 0 ? pod.volumeMountPath : undefined);
+        if (!pod) throw notFound('pod', podId);
+        await ctx.rest('PATCH', `/pods/${encodeURIComponent(podId)}`, body);
+        return podGraphQLView(platform, account, platform.getPod(account, podId) ?? pod);
+      },
+      // Spot is discontinued: production refuses both, and so does the emulator (never a silent null).
+      podRentInterruptable: (_args, ctx) => {
+        own(ctx);
+        throw new EmulatorHttpError(400, GRAPHQL_SPOT_DISCONTINUED);
+      },
+      podBidResume: (_args, ctx) => {
+        own(ctx);
+        throw new EmulatorHttpError(400, GRAPHQL_SPOT_DISCONTINUED);
       },
 
       // The same GraphQL-to-REST input mapping the in-process executor sends (one mapping).
@@ -282,7 +307,10 @@ function fieldResolverFor(roots: ReturnType<typeof rootFields>): GraphQLFieldRes
     const type = info.parentType.name;
     if (type === 'Query' || type === 'Mutation') {
       const root = roots[type][info.fieldName];
-      return root ? wrap(root(args, ctx), info.returnType, { account: ctx.account }) : null;
+      // A root field the emulator does not emulate is an error naming it, never a silent null
+      // (a caller would read `null["id"]` as if the platform had answered).
+      if (!root) throw new EmulatorHttpError(501, `${type}.${info.fieldName} is not emulated: the emulator answers it with this error, not with a null`, 'NOT_IMPLEMENTED');
+      return wrap(root(args, ctx), info.returnType, { account: ctx.account });
     }
     if (source instanceof GraphQLView) return wrap(graphqlField(type, info.fieldName, source, args, ctx, info), info.returnType, source.state);
     return source !== null && typeof source === 'object' ? (source as Record<string, unknown>)[info.fieldName] : undefined;

@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import type { EmulatorClock } from './clock.js';
 import { readWithin } from './http-guards.js';
 import { isTerminal, type EmulatedJob, type HandlerContext, type JobHandler, type ServerlessQueue } from './queue.js';
-import type { EmulatorEnv } from './rest-routes.js';
+import type { EmulatorEnv } from './rest-v2/context.js';
 import type { ServerlessLimiter } from './serverless-limits.js';
 
 type C = Context<EmulatorEnv>;

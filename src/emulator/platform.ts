@@ -17,7 +17,9 @@ import type { EmulatorClock } from './clock.js';
 import { Lifetime } from './lifetime.js';
 import { badRequest, EmulatorHttpError, HostBusyError, NoCapacityError, notFound } from './errors.js';
 import { newId } from './ids.js';
-import { templateFor } from './public-templates.js';
+import { templateFor, type EmulatedTemplate } from './public-templates.js';
+
+export type { EmulatedTemplate };
 
 export type EmulatedPodStatus = 'RUNNING' | 'EXITED' | 'TERMINATED';
 
@@ -89,24 +91,6 @@ export interface PodLogLine {
   seq: number;
   source: 'container' | 'system';
   line: string;
-}
-
-export interface EmulatedTemplate {
-  id: string;
-  name: string;
-  imageName: string;
-  category: string;
-  containerDiskInGb: number;
-  volumeInGb: number;
-  volumeMountPath: string;
-  env: Record<string, string>;
-  ports: string[];
-  isPublic: boolean;
-  isServerless: boolean;
-  readme: string;
-  dockerEntrypoint: string[];
-  dockerStartCmd: string[];
-  containerRegistryAuthId?: string | undefined;
 }
 
 export interface EmulatedNetworkVolume {

@@ -1,7 +1,25 @@
 // The platform's public templates (official, verified, community), as `GET /v2/catalog/templates`
 // lists them, and as any account deploys from them by id (runpod-python and runpodctl create pods
 // from `runpod-ubuntu` and the PyTorch template by default).
-import type { Account, EmulatedTemplate } from './platform.js';
+// Below the platform (platform.ts), which deploys from them and re-exports the template's shape.
+
+export interface EmulatedTemplate {
+  id: string;
+  name: string;
+  imageName: string;
+  category: string;
+  containerDiskInGb: number;
+  volumeInGb: number;
+  volumeMountPath: string;
+  env: Record<string, string>;
+  ports: string[];
+  isPublic: boolean;
+  isServerless: boolean;
+  readme: string;
+  dockerEntrypoint: string[];
+  dockerStartCmd: string[];
+  containerRegistryAuthId?: string | undefined;
+}
 
 function template(id: string, name: string, imageName: string, category: string, ports: string[]): EmulatedTemplate {
   return { id, name, imageName, category, containerDiskInGb: 50, volumeInGb: 20, volumeMountPath: '/workspace', env: {}, ports, isPublic: true, isServerless: false, readme: '', dockerEntrypoint: [], dockerStartCmd: [] };
@@ -19,4 +37,4 @@ export const PUBLIC_TEMPLATES: Array<{ source: 'official' | 'verified' | 'commun
 export const publicTemplate = (id: string): EmulatedTemplate | undefined => PUBLIC_TEMPLATES.find((t) => t.template.id === id)?.template;
 
 /** The template a pod names: the account's own, else one of the platform's public ones. */
-export const templateFor = (account: Account, id: string): EmulatedTemplate | undefined => account.templates.get(id) ?? publicTemplate(id);
+export const templateFor = (account: { readonly templates: ReadonlyMap<string, EmulatedTemplate> }, id: string): EmulatedTemplate | undefined => account.templates.get(id) ?? publicTemplate(id);

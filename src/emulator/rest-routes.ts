@@ -17,8 +17,8 @@ import {
   templateUpdateSchema,
 } from './rest-schemas.js';
 import { restPod } from './views.js';
+import type { EmulatorEnv } from './rest-v2/context.js';
 
-export type EmulatorEnv = { Variables: { account: Account } };
 type C = Context<EmulatorEnv>;
 
 export async function readBody<S extends z.ZodType>(c: C, schema: S): Promise<z.infer<S>> {

@@ -8,7 +8,7 @@ import { newId } from './ids.js';
 import type { Account, EmulatedEndpoint, Platform } from './platform.js';
 import type { JobSubmission, ServerlessQueue } from './queue.js';
 import { describeIssues } from './rest-schemas.js';
-import type { EmulatorEnv } from './rest-routes.js';
+import type { EmulatorEnv } from './rest-v2/context.js';
 import type { ServerlessLimiter, ServerlessLimitRoute } from './serverless-limits.js';
 
 const RUN_LIMIT = 10 * 1024 * 1024;

@@ -1,45 +1,13 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { DERIVATIONS, FIELD_MAP, readPath } from '../field-map/index.js';
+import { DERIVATIONS, FIELD_MAP, readPath, readRoutePath } from '../field-map/index.js';
 import { pubKeyText } from '../graphql/in-process/resolvers/account.js';
-import { memoryPerGpuInGb, vcpuPerGpu, type HostSpec } from './catalog.js';
 import { EmulatorHttpError } from './errors.js';
 import type { Account, EmulatedPod, Platform, StockInfo } from './platform.js';
+import { gpuAvailabilityRead, stockInDataCenters, stockInGpuCatalog } from '../graphql/in-process/resolvers/catalog.js';
+import { dataCenters, dataCenterView, gpuFilterOf, gpuView } from './rest-v2/catalog.js';
 import { stateOf } from './rest-v2/context.js';
 import { podView } from './rest-v2/pods.js';
-
-/** The vCPUs a GPU pod's machine share gives it (GraphQL `vcpuCount`, REST v2 `gpu.vcpuCount`). */
-export const podVcpuCount = (pod: { gpuCount: number }, host?: HostSpec): number => Math.max(2, pod.gpuCount * vcpuPerGpu(host));
-/** The RAM in GB a GPU pod's machine share gives it (GraphQL `memoryInGb`, REST v2 `gpu.memory`). */
-export const podMemoryInGb = (pod: { gpuCount: number }, host?: HostSpec): number => Math.max(8, pod.gpuCount * memoryPerGpuInGb(host));
-
-export function hash(text: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  return h >>> 0;
-}
-
-interface MappedPort {
-  ip: string;
-  isIpPublic: boolean;
-  privatePort: number;
-  publicPort: number;
-  type: string;
-}
-
-export function mappedPorts(pod: EmulatedPod): MappedPort[] {
-  const h = hash(pod.id);
-  return pod.ports.map((spec, i) => {
-    const [port = '0', type = 'http'] = spec.split('/');
-    const isTcp = type === 'tcp';
-    return {
-      ip: isTcp ? `203.0.113.${h % 250}` : `100.65.${(h >>> 8) % 250}.${h % 250}`,
-      isIpPublic: isTcp,
-      privatePort: Number(port),
-      publicPort: 40_000 + ((h + i * 7919) % 20_000),
-      type,
-    };
-  });
-}
+import { hash, mappedPorts, podMemoryInGb, podVcpuCount } from './pod-facts.js';
 
 /** A pod in the REST `Pod` shape. `costPerHr` goes out as a string, as the real server sometimes sends it. */
 export function restPod(platform: Platform, pod: EmulatedPod): Record<string, unknown> {
@@ -188,15 +156,20 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
   },
   DataCenter: {
     location: ({ rest }) => (typeof rest.country === 'string' ? rest.country : null),
-    // Stock of each GPU type with hosts there, as the catalog counts it.
-    gpuAvailability: ({ rest }, _a, { platform }) =>
-      platform.gpuTypes
-        .filter((t) => platform.hosts.some((h) => h.gpuTypeId === t.id && h.dataCenterId === rest.id))
-        .map((t) => {
-          const stock = platform.stock(t.id, { gpuCount: 1, dataCenterId: String(rest.id) });
-          return { id: t.id, gpuTypeId: t.id, displayName: t.displayName, gpuTypeDisplayName: t.displayName, available: stock.stockStatus !== null, stockStatus: stock.stockStatus };
-        }),
+    // The same read the in-process executor makes (resolvers/catalog.ts), of the emulator's catalog views.
+    gpuAvailability: ({ rest }, { input }, { platform }) => {
+      const read = gpuAvailabilityRead(input);
+      if (read.kind === 'gpus') return viewsOf(stockInGpuCatalog(platform.gpuTypes.map((t) => gpuView(platform, t, gpuFilterOf(read.query), true)), rest.id), {});
+      if (Array.isArray(rest.gpuAvailability)) return viewsOf(rest.gpuAvailability, {});
+      return viewsOf(stockInDataCenters(dataCenters(platform).map((d) => dataCenterView(platform, d, ['GPU_AVAILABILITY'])), rest.id), {});
+    },
     pools: () => [],
+  },
+  GpuAvailability: {
+    gpuType: ({ rest }, _a, { platform }) => {
+      const type = platform.gpuTypes.find((t) => t.id === rest.id);
+      return type ? new GraphQLView(gpuView(platform, type, { count: 1 }, false), {}) : null;
+    },
   },
   ContainerRegistryAuth: {
     userId: (_v, _a, { account }) => account?.id ?? null,
@@ -247,6 +220,9 @@ export function graphqlField(type: string, field: string, view: GraphQLView, arg
     }
     case 'none':
       return source.standIn ? source.standIn.value : null;
+    case 'read':
+      // The emulator's own route, as the caller (the same row the in-process executor follows).
+      return ctx.rest('GET', readRoutePath(source.route)).then((answer) => readPath(answer, source.path));
     case 'call':
       return null;
   }

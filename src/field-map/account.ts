@@ -11,9 +11,16 @@ import { call, holding, none, path, type FieldEntry, type FieldMap } from './typ
 export const accountDerivations: Readonly<Record<string, (rest: unknown) => unknown>> = { ...templateDerivations, ...endpointDerivations };
 
 // RunPod's pages document these account reads with their answers, but print no path (checked on
-// 2026-11-28): the client does not guess one. Each field gets its source once a page or contract
-// gives the route.
-const ACCOUNT_PAGE = 'RunPod documents "Get your account" (id, email) in REST v2 on its pages without a path, so it cannot be called yet';
+// 2026-12-01): the client does not guess one. They stay decisive fields with no source (a null id,
+// balance or limit would mislead a caller's decision). Once a path is published, adding it is one
+// row per field, with nothing else to write (the executor, the emulator, the static pass and the
+// docs follow the row; the contract test checks route and path once the contract copy has them):
+//   id: read('GET /v2/<published path>', 'id'),
+//   email: read('GET /v2/<published path>', 'email'),
+//   clientBalance: read('GET /v2/<balance path>', 'balanceAmount'),
+// (test/field-map/account-route-row.test.ts swaps such rows in and runs them on every executor.)
+const ACCOUNT_PAGE =
+  'RunPod documents "Get your account" (id, the team owner\'s for a team key; email, which may be null) in REST v2 on its pages without a path, so it cannot be called yet';
 const BALANCE_PAGE = 'RunPod documents "Get the account balance" (balanceAmount) in REST v2 on its pages without a path, so it cannot be called yet';
 const LIMITS_PAGE =
   'RunPod documents "Get account limits" in REST v2 on its pages without a path, and its spendRate (the hourly cap checked when a pod or worker starts, the meaning of spendLimit) is an object whose fields the page does not list';
@@ -125,6 +132,8 @@ export const accountTypes: FieldMap = {
       paymentMethodsByPriority: consoleOnly('payment-method'),
       defaultPaymentMethod: consoleOnly('payment-method'),
       reservations: consoleOnly('reservation'),
+      globalStoreBuckets: none("REST v2's contract has no global volumes (RunPod's pages document them, in beta, without a path)"),
+      flashApps: none('REST v2 has no Flash apps'),
     },
   },
   Secret: {

@@ -70,6 +70,10 @@ export const catalogTypes: FieldMap = {
       supportPublicIp: none(NOT_IN_REST),
       compliance: none('REST v2 gives compliance per data centre (dataCenters), not per offer'),
       maxUnreservedGpuCount: none(NOT_IN_REST),
+      minimumBidPrice: none('spot pods are discontinued: there is no bid price, and REST v2 has none'),
+      clusterPrice: none("REST v2's catalog prices a GPU for pods (price.secure, price.community) and serverless, not for clusters"),
+      gpuTypeDatacenters: none('not mapped yet: REST v2 has availability per data centre (GET /v2/catalog/gpus?include=AVAILABILITY, dataCenters[].availability)'),
+      gpuTypeCudaVersions: none('not mapped yet: REST v2 has availability per CUDA version (GET /v2/catalog/gpus?include=AVAILABILITY, cudaVersions[].available)'),
     },
   },
   CpuType: {
@@ -99,11 +103,38 @@ export const catalogTypes: FieldMap = {
       s3apiEnabled: none(NOT_IN_REST),
       storageClusters: none(NOT_IN_REST),
       listed: none(NOT_IN_REST),
-      gpuAvailability: none('not mapped yet: REST v2 gives it (gpuAvailability with include=AVAILABILITY), with other fields than GraphQL\'s GpuAvailability'),
+      // With no filter, the data centre's own list (include=GPU_AVAILABILITY); with a GPU count, a
+      // cloud or CUDA versions, the GPU catalog scoped to them, per data centre
+      // (src/graphql/in-process/resolvers/catalog.ts). Never a null for "no stock": a type out of
+      // stock is listed with stockStatus None.
+      gpuAvailability: holding('GpuAvailability', call(['GET /v2/catalog/datacenters', 'GET /v2/catalog/gpus'])),
       pools: none(NOT_IN_REST),
     },
   },
+  /** One GPU type's stock in one data centre: REST v2's `CatalogResourceAvailability`. */
+  GpuAvailability: {
+    rest: 'CatalogResourceAvailability',
+    scope: 'catalog',
+    fields: {
+      id: path('id'),
+      gpuTypeId: path('id'),
+      displayName: path('name'),
+      gpuTypeDisplayName: path('name'),
+      stockStatus: derived('GpuAvailability.stockStatus', ['availability'], "GraphQL's spelling of REST v2's level (HIGH is High, NONE is None), as LowestPrice.stockStatus spells it"),
+      available: derived('GpuAvailability.available', ['availability'], 'in stock at any level but NONE'),
+      gpuType: holding('GpuType', call(['GET /v2/catalog/gpus'])),
+    },
+  },
 };
+
+/** GraphQL's `stockStatus` spelling of REST v2's availability levels. */
+export const STOCK_STATUS: Readonly<Record<string, string>> = { NONE: 'None', LOW: 'Low', MEDIUM: 'Medium', HIGH: 'High' };
+
+function level(parent: Readonly<Record<string, unknown>>): string {
+  const value = readPath(parent, 'availability');
+  if (typeof value !== 'string' || !Object.hasOwn(STOCK_STATUS, value)) throw new WrongRestShape('availability', 'NONE, LOW, MEDIUM or HIGH');
+  return value;
+}
 
 const GRAPHQL_COMPLIANCE = new Set(['GDPR', 'ISO_IEC_27001', 'ISO_14001', 'PCI_DSS', 'HITRUST', 'SOC_1_TYPE_2', 'SOC_2_TYPE_2', 'SOC_3_TYPE_2', 'ITAR', 'FISMA_HIGH']);
 
@@ -128,4 +159,6 @@ export const catalogDerivations: Derivations = {
   },
   'DataCenter.compliance': (centre) => list(centre, 'compliance').filter((c) => typeof c === 'string' && GRAPHQL_COMPLIANCE.has(c)),
   'DataCenter.storageSupport': (centre) => list(centre, 'networkVolumeTypes').length > 0,
+  'GpuAvailability.stockStatus': (stock) => STOCK_STATUS[level(stock)],
+  'GpuAvailability.available': (stock) => level(stock) !== 'NONE',
 };

@@ -19,6 +19,8 @@ export function describeSource(entry: FieldEntry): string {
       return `derived${source.reads.length ? ` from ${source.reads.map(code).join(', ')}` : ''}: ${source.why}`;
     case 'call':
       return `its own call: ${source.routes.map(code).join(', ')}`;
+    case 'read':
+      return `${code(source.path)} of ${code(source.route)} (read once per document)`;
     case 'none':
       return source.standIn ? `no source, answered ${code(JSON.stringify(source.standIn.value))}: ${source.why}` : `**no source** (null and an error): ${source.why}`;
   }

@@ -87,6 +87,12 @@ export const endpointTypes: FieldMap = {
       workerState: notInEndpoints('worker state history'),
       webhookRequests: notInEndpoints('webhook request log'),
       networkVolume: holding('NetworkVolume', call(['GET /v2/network-volumes/{id}'])),
+      networkVolumeIds: none("not mapped yet: REST v2's Endpoint lists its volumes (networkVolumes)"),
+      minCudaVersion: none("not mapped yet: REST v2's Endpoint has gpu.minCudaVersion"),
+      flashBootType: none("not mapped yet: REST v2's Endpoint has flashboot (on or off), not the FlashBoot type"),
+      flashEnvironmentId: notInEndpoints('Flash environment'),
+      modelReferences: notInEndpoints('model references'),
+      compliance: notInEndpoints('compliance filter'),
     },
   },
 };

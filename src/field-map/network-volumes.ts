@@ -18,6 +18,8 @@ export const networkVolumeTypes: FieldMap = {
       dataCenterId: path('dataCenter'),
       dataCenter: holding('DataCenter', call(['GET /v2/catalog/datacenters/{id}'])),
       storageClusterId: none('REST v2 network volumes do not name their storage cluster'),
+      storageType: none("REST v2's type is STANDARD or HIGH_PERFORMANCE, not the storage system (StorageType)"),
+      flashEnvironmentId: none('REST v2 has no Flash environments'),
     },
   },
 };

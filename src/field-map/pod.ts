@@ -18,7 +18,8 @@ export const podMutationFields: Readonly<Record<string, FieldEntry>> = {
   podTerminate: call(['DELETE /v2/pods/{id}']),
   podBidResume: none(DISCONTINUED_SPOT),
   podRentInterruptable: none(DISCONTINUED_SPOT),
-  podEditJob: none('not mapped yet: REST v2 edits a pod with PATCH /v2/pods/{id}, which resets the pod as podEditJob does; use rp.rest.pods.update'),
+  // PATCH recreates the container, which is what podEditJob does (the pod resets); sent once.
+  podEditJob: holding('Pod', call(['PATCH /v2/pods/{id}'])),
 };
 
 /** The fields of `Pod` (REST v2 `Pod`). */

@@ -57,6 +57,7 @@ export function valueOf(type: string, field: string, entry: FieldEntry, parent: 
     case 'none':
       return source.standIn ? source.standIn.value : null;
     case 'call':
+    case 'read':
       throw new Error(`${type}.${field} needs a call of its own: it cannot be projected`);
   }
 }

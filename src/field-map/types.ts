@@ -26,6 +26,13 @@ export type FieldSource =
    */
   | { readonly kind: 'call'; readonly routes: readonly string[] }
   /**
+   * The value at `path` of the answer of `route`, a GET with no parameters (`GET /v2/account`),
+   * read once per document whichever fields ask for it. No resolver of its own: one row in the map
+   * is all it takes (what the account reads become once RunPod publishes their paths). The contract
+   * test checks the route and the path against the REST v2 contract copy.
+   */
+  | { readonly kind: 'read'; readonly route: string; readonly path: string }
+  /**
    * No REST v2 source: null, with one error naming the field. `why` is what the docs print.
    * `standIn` is only for a field the package's own operations select (`PodFields`: `Pod.machineId`,
    * `PodRuntimeGpus.id`), so they keep working after the 410: it is answered as that value, without
@@ -72,6 +79,7 @@ export const derived = (derive: string, reads: readonly string[], why: string, s
   scope,
 });
 export const call = (routes: readonly string[], scope?: FieldScope): FieldEntry => ({ source: { kind: 'call', routes }, scope });
+export const read = (route: string, p: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'read', route, path: p }, scope });
 export const none = (why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', why }, scope });
 /** A field with no source that the package's own operations select, answered as `value` (documented as lossy in the docs' table). */
 export const standIn = (value: string | number | boolean | null, why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', why, standIn: { value } }, scope });
@@ -116,4 +124,11 @@ export function readPath(value: unknown, dotted: string): unknown {
     at = (at as Record<string, unknown>)[step];
   }
   return at;
+}
+
+/** The requester's path of a parameterless GET route of the map (`GET /v2/account` → `/account`). */
+export function readRoutePath(route: string): string {
+  const match = /^GET \/v2(\/[^{}\s]*)$/.exec(route);
+  if (!match) throw new Error(`${route}: a read names a GET route of REST v2 without parameters`);
+  return match[1]!;
 }

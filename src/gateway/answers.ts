@@ -14,6 +14,7 @@ import {
   TimeoutError,
   ValidationError,
 } from '../errors.js';
+import { LimitExceededError } from './budget.js';
 import type { GatewayErrorEntry, Refusal } from './protocol.js';
 
 /** A gateway answer before it is written: status, body and extra headers. */
@@ -51,6 +52,8 @@ function wholeRequestStatus(err: RunpodError, passThrough: boolean): WholeReques
   }
   if (err instanceof PermissionDeniedError && passThrough) return { status: 403, code: 'FORBIDDEN' };
   if (err instanceof PossiblyCreatedError) return { status: 502, code: 'POSSIBLY_CREATED' };
+  // The gateway's own bound on a document's work, as its other limits are answered.
+  if (err instanceof LimitExceededError) return { status: 400, code: err.code };
   if (err instanceof RateLimitError) return { status: 503, code: 'UPSTREAM_RATE_LIMITED', headers: { 'retry-after': retryAfterSeconds(err.retryAfterMs) } };
   if (err instanceof ServerError || err instanceof ConnectionError || err instanceof TimeoutError) return { status: 502, code: `UPSTREAM_${err.name}` };
   return undefined;
@@ -60,6 +63,7 @@ function wholeRequestStatus(err: RunpodError, passThrough: boolean): WholeReques
 function errorExtensions(err: RunpodError): Record<string, unknown> {
   const extensions: Record<string, unknown> = {};
   if (err instanceof PossiblyCreatedError) extensions.createMarker = err.createMarker;
+  if (err instanceof LimitExceededError) Object.assign(extensions, { code: err.code, limit: err.limit });
   if (err instanceof RateLimitError && err.retryAfterMs !== undefined) extensions.retryAfterMs = err.retryAfterMs;
   if (err.requestId !== undefined) extensions.requestId = err.requestId;
   return extensions;

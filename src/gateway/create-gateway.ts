@@ -26,6 +26,7 @@ import { scrubberFor, writeAnswer } from './stages/answer.js';
 import { authStage } from './stages/auth.js';
 import { callerLimitsStage } from './stages/caller-limits.js';
 import { createDocumentPreparer, documentStage } from './stages/document.js';
+import { createExecuteBudget } from './budget.js';
 import { executeStage } from './stages/execute.js';
 import { hostStage } from './stages/host.js';
 import { probesStage, type OperatorRoutes } from './stages/probes.js';
@@ -282,6 +283,7 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
       settings,
       start: fairness.start,
       noSource,
+      budget: createExecuteBudget(limits, options.client?.rateLimits),
       onUpstream(context, status) {
         if (context.caller?.kind !== 'pass-through') health?.observe(status);
         notify(observers, (o) => o.onUpstream?.(context, status));

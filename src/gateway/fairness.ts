@@ -73,6 +73,7 @@ interface Upstream {
 
 const DEADLINE = 'deadline';
 const PAUSED = 'paused';
+const OVERDRAWN = 'overdrawn';
 
 export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | undefined, refusedKeys: { take(address: string): number; waitFor(address: string): number } | undefined) {
   /** One rate per window (a token may have its own): each keeps its callers' buckets. */
@@ -196,8 +197,11 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
       let answers = 0;
       let refusedKey = false;
       let ended = false;
+      // Past one bucket of debt the document stops (a query: a mutation may be on the wire, and
+      // its calls are bounded by maxUpstreamCalls before they are sent).
+      const overdrawn = operation === 'query' ? () => controller.abort(OVERDRAWN) : undefined;
       const observe: Observer = (status, headers) => {
-        if (++answers > 1) rate.charge(caller.credential, 1);
+        if (++answers > 1) rate.charge(caller.credential, 1, overdrawn);
         onAnswer?.(status);
         if (status === 401) refusedKey = true;
         else if (status === 429) pause(state, parseRetryAfterMs(headers) ?? 1000);
@@ -213,6 +217,10 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
           if (err instanceof PossiblyCreatedError) return undefined;
           const reason: unknown = controller.signal.reason;
           if (reason === DEADLINE) return new Refusal(504, `the document ran past the gateway's deadline of ${limits.deadlineMs} ms`, 'DEADLINE_EXCEEDED');
+          if (reason === OVERDRAWN && limits.rate !== false) {
+            const seconds = Math.max(1, Math.ceil(limits.rate.intervalMs / 1000));
+            return new Refusal(429, `the document was stopped: this caller's upstream calls ran more than one rate's worth (${limits.rate.requests} per ${limits.rate.intervalMs} ms, --rate-per-minute) past its rate; what it read is answered; retry in ${seconds} s`, 'RATE_LIMITED', { 'retry-after': String(seconds) });
+          }
           if (reason === PAUSED || (err instanceof RateLimitError && state.pausedUntil - monotonicNow() > limits.pacingWaitMs)) return paused(remainingSeconds(state));
           return undefined;
         },

@@ -48,6 +48,24 @@ export interface GatewayLimits {
    */
   readonly rate?: false | { readonly requests: number; readonly intervalMs: number } | undefined;
   /**
+   * Upstream calls one document may make (every attempt counts); the call past it is not sent, and
+   * the field that needed it is answered with a `CALL_LIMIT` error. @default 1000
+   */
+  readonly maxUpstreamCalls?: number | undefined;
+  /**
+   * Pages one list of a document is read to, whatever the caller's `maxPages`: a list that still
+   * has a next page after them ends in a `PAGE_LIMIT` error (a server that hands out a fresh
+   * cursor on every page never ends). @default 200
+   */
+  readonly maxPages?: number | undefined;
+  /** Items the lists of one document may hold, all lists together; past it, `ITEM_LIMIT`. @default 50000 */
+  readonly maxItems?: number | undefined;
+  /**
+   * Upstream calls of one document at once. Callers take turns for the upstream client's slots
+   * (REST v2's 16), so one caller's queue never stands before another caller's call. @default 8
+   */
+  readonly maxUpstreamInFlight?: number | undefined;
+  /**
    * Pass-through mode: keys RunPod may refuse (401) per client address per `intervalMs`; past it,
    * that address gets 429 without anything sent upstream. `false`: no limit.
    * @default 10 per 600000 ms
@@ -69,6 +87,10 @@ export interface ResolvedLimits {
   readonly maxQueued: number;
   readonly deadlineMs: number;
   readonly pacingWaitMs: number;
+  readonly maxUpstreamCalls: number;
+  readonly maxPages: number;
+  readonly maxItems: number;
+  readonly maxUpstreamInFlight: number;
   readonly rate: Window;
   readonly refusedKeys: Window;
 }
@@ -88,6 +110,12 @@ export const DEFAULT_LIMITS = {
   maxQueued: 64,
   deadlineMs: 30_000,
   pacingWaitMs: 2_000,
+  // One read token's `{ myself { pods } }` over a list with a fresh cursor on every page made
+  // 2,548–4,773 calls before its 504, and 10,000 (the pager's own cap) at the default deadline.
+  maxUpstreamCalls: 1_000,
+  maxPages: 200,
+  maxItems: 50_000,
+  maxUpstreamInFlight: 8,
   rate: { requests: 300, intervalMs: 60_000 },
   refusedKeys: { requests: 10, intervalMs: 600_000 },
 } as const;
@@ -103,7 +131,7 @@ function windowOf(name: 'rate' | 'refusedKeys', value: Window | undefined): Wind
 }
 
 export function resolveLimits(limits: GatewayLimits = {}): ResolvedLimits {
-  const counts = ['maxDepth', 'maxAliases', 'maxTokens', 'maxFragments', 'maxSpreadsPerSelection', 'maxBodyBytes', 'maxInFlight', 'maxQueued', 'deadlineMs'] as const;
+  const counts = ['maxDepth', 'maxAliases', 'maxTokens', 'maxFragments', 'maxSpreadsPerSelection', 'maxBodyBytes', 'maxInFlight', 'maxQueued', 'deadlineMs', 'maxUpstreamCalls', 'maxPages', 'maxItems', 'maxUpstreamInFlight'] as const;
   for (const field of counts) {
     if (limits[field] != null && !positiveInteger(limits[field])) throw new ValidationError(`limits.${field}`, 'must be an integer above 0');
   }
@@ -123,6 +151,10 @@ export function resolveLimits(limits: GatewayLimits = {}): ResolvedLimits {
     maxQueued: pick('maxQueued'),
     deadlineMs: pick('deadlineMs'),
     pacingWaitMs: pick('pacingWaitMs'),
+    maxUpstreamCalls: pick('maxUpstreamCalls'),
+    maxPages: pick('maxPages'),
+    maxItems: pick('maxItems'),
+    maxUpstreamInFlight: pick('maxUpstreamInFlight'),
     rate: windowOf('rate', limits.rate),
     refusedKeys: windowOf('refusedKeys', limits.refusedKeys),
   };

@@ -130,6 +130,10 @@ export interface GatewayFlags {
   config: string | undefined;
   /** The flags given on the command line, as parsed (a config file's keys fill the others). */
   readonly given: Readonly<Record<string, FlagValue>>;
+  maxUpstreamCalls: number | undefined;
+  maxPages: number | undefined;
+  maxItems: number | undefined;
+  maxUpstreamInFlight: number | undefined;
 }
 
 export const GATEWAY_USAGE = `usage: runpod-gql gateway [options]
@@ -173,6 +177,10 @@ catalog only), read (queries, but not fields that can hold secrets such as Pod.e
   --pacing-wait-ms <n>   longest wait for RunPod's rate limit, then 503 (default 2000)
   --max-refused-keys <n> pass-through keys RunPod may refuse per address per 10 minutes,
                          then 429 (default 10)
+  --max-upstream-calls <n>    upstream calls one document may make (default 1000)
+  --max-pages <n>             pages one list of a document is read to (default 200)
+  --max-items <n>             items the lists of one document may hold (default 50000)
+  --max-upstream-in-flight <n> upstream calls of one document at once (default 8)
   --drain-ms <n>         after SIGTERM, how long documents in flight may finish (default 25000)
   --trust-request-id     take each request's id from X-Request-Id (set by your proxy)
   --access-log <form>    one line per request on stdout: auto (JSON unless a terminal), json,
@@ -213,6 +221,10 @@ const FLAG_KINDS = {
   'drain-ms': { type: 'string' },
   'trust-request-id': { type: 'boolean' },
   'access-log': { type: 'string' },
+  'max-upstream-calls': { type: 'string' },
+  'max-pages': { type: 'string' },
+  'max-items': { type: 'string' },
+  'max-upstream-in-flight': { type: 'string' },
 } as const satisfies Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
 
 type FlagName = keyof typeof FLAG_KINDS;
@@ -277,6 +289,10 @@ function flagsOf(given: Readonly<Record<string, FlagValue>>, file: Readonly<Reco
     deadlineMs: integer('deadline-ms', 1),
     pacingWaitMs: integer('pacing-wait-ms', 0),
     maxRefusedKeys: integer('max-refused-keys', 1),
+    maxUpstreamCalls: integer('max-upstream-calls', 1),
+    maxPages: integer('max-pages', 1),
+    maxItems: integer('max-items', 1),
+    maxUpstreamInFlight: integer('max-upstream-in-flight', 1),
     drainMs: integer('drain-ms', 0) ?? DEFAULT_DRAIN_MS,
     trustRequestId: flag('trust-request-id'),
     accessLog: oneOf('access-log', ['auto', 'json', 'text', 'off'], 'auto'),
@@ -317,6 +333,10 @@ const LIMIT_FLAGS: Readonly<Record<string, string>> = {
   deadlineMs: '--deadline-ms',
   pacingWaitMs: '--pacing-wait-ms',
   refusedKeys: '--max-refused-keys',
+  maxUpstreamCalls: '--max-upstream-calls',
+  maxPages: '--max-pages',
+  maxItems: '--max-items',
+  maxUpstreamInFlight: '--max-upstream-in-flight',
 };
 
 /**
@@ -431,7 +451,7 @@ async function resolveSettings(given: GatewayFlags, env: Record<string, string |
 }
 
 /** The settings that take effect only on a restart, by key, to say which changed on a reload. */
-const RESTART_ONLY: ReadonlyArray<keyof GatewayFlags> = ['port', 'host', 'upstream', 'passThroughKeys', 'allowAnonymous', 'corsOrigins', 'corsHeaders', 'allowedHosts', 'publicScheme', 'redis', 'gateways', 'nullForNoSource', 'maxDepth', 'maxAliases', 'maxBodyBytes', 'ratePerMinute', 'maxTokens', 'maxFragments', 'maxSpreads', 'maxInFlight', 'queueWaitMs', 'maxQueued', 'deadlineMs', 'pacingWaitMs', 'maxRefusedKeys', 'trustRequestId', 'accessLog'];
+const RESTART_ONLY: ReadonlyArray<keyof GatewayFlags> = ['port', 'host', 'upstream', 'passThroughKeys', 'allowAnonymous', 'corsOrigins', 'corsHeaders', 'allowedHosts', 'publicScheme', 'redis', 'gateways', 'nullForNoSource', 'maxDepth', 'maxAliases', 'maxBodyBytes', 'ratePerMinute', 'maxTokens', 'maxFragments', 'maxSpreads', 'maxInFlight', 'queueWaitMs', 'maxQueued', 'deadlineMs', 'pacingWaitMs', 'maxRefusedKeys', 'maxUpstreamCalls', 'maxPages', 'maxItems', 'maxUpstreamInFlight', 'trustRequestId', 'accessLog'];
 
 /** How the gateway's own lines reach the operator: stderr, one line each, scrubbed. */
 const note = (message: string) => console.error(`runpod-gql gateway: ${redactText(message)}`);
@@ -506,6 +526,10 @@ export async function startGateway(given: GatewayFlags, env: Record<string, stri
       deadlineMs: flags.deadlineMs,
       pacingWaitMs: flags.pacingWaitMs,
       refusedKeys: flags.maxRefusedKeys === undefined ? undefined : { requests: flags.maxRefusedKeys, intervalMs: 600_000 },
+      maxUpstreamCalls: flags.maxUpstreamCalls,
+      maxPages: flags.maxPages,
+      maxItems: flags.maxItems,
+      maxUpstreamInFlight: flags.maxUpstreamInFlight,
     },
   };
   let server: ListeningGateway;

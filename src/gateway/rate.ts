@@ -18,7 +18,12 @@ export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly perMs: number;
 
-  constructor(private readonly requests: number, intervalMs: number) {
+  /** `floor`: the lowest a charge takes a bucket (one full bucket of debt unless told). */
+  constructor(
+    private readonly requests: number,
+    intervalMs: number,
+    private readonly floor = -requests,
+  ) {
     this.perMs = requests / intervalMs;
   }
 
@@ -57,10 +62,15 @@ export class TokenBuckets {
     return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.perMs));
   }
 
-  /** Takes `count` more from `name`, down to minus one full bucket. */
-  charge(name: string, count: number): void {
+  /**
+   * Takes `count` more from `name`, down to the floor (minus one full bucket). True when the charge
+   * went past the floor: the caller's debt is more than one bucket.
+   */
+  charge(name: string, count: number): boolean {
     const bucket = this.refilled(name, monotonicNow());
-    bucket.tokens = Math.max(-this.requests, bucket.tokens - count);
+    const left = bucket.tokens - count;
+    bucket.tokens = Math.max(this.floor, left);
+    return left < this.floor;
   }
 
   get size(): number {
@@ -77,8 +87,12 @@ const refuse = (limit: { requests: number; intervalMs: number }, retryMs: number
 export interface CallerRate {
   /** Takes one turn for `credential` (undefined: the anonymous caller): at once in memory, a promise with a shared store. Throws or rejects with a 429 Refusal. */
   take(credential: string | undefined): void | Promise<void>;
-  /** Charges `credential` `calls` more upstream calls, after the fact. */
-  charge(credential: string | undefined, calls: number): void;
+  /**
+   * Charges `credential` `calls` more upstream calls, after the fact. `overdrawn` is called (at once
+   * in memory, once the store has answered with a shared one) when the caller's debt has passed one
+   * bucket: the document that made the calls is stopped.
+   */
+  charge(credential: string | undefined, calls: number, overdrawn?: () => void): void;
 }
 
 const unlimited: CallerRate = { take: () => {}, charge: () => {} };
@@ -99,10 +113,15 @@ export function createCallerRate(rate: false | { requests: number; intervalMs: n
         const wait = buckets.take(credential ?? '');
         if (wait > 0) throw refuse(rate, wait);
       },
-      charge: (credential, calls) => buckets.charge(credential ?? '', calls),
+      charge(credential, calls, overdrawn) {
+        if (buckets.charge(credential ?? '', calls)) overdrawn?.();
+      },
     };
   }
   const shared = store;
+  // The store's window holds no debt (it refuses past its size): what it could not grant is kept
+  // here, as a bucket of debt that refills at the same rate, and past one full bucket the document stops.
+  const debts = new TokenBuckets(rate.requests, rate.intervalMs, 0);
   /** Each caller's bucket, by credential ('' for the anonymous caller). */
   const buckets = new Map<string, PacingBucket>();
   const limit = { requests: rate.requests, windowMs: rate.intervalMs, concurrency: Infinity };
@@ -137,10 +156,18 @@ export function createCallerRate(rate: false | { requests: number; intervalMs: n
       if (grant.granted < 1) throw refuse(rate, grant.retryInMs);
       settle(bucket, grant);
     },
-    charge(credential, calls) {
-      const bucket = buckets.get(credential ?? '');
+    charge(credential, calls, overdrawn) {
+      const key = credential ?? '';
+      const bucket = buckets.get(key);
       // What the store cannot grant now is refused to the caller's next document.
-      if (bucket) void Promise.resolve(bucket.take(calls)).then((grant) => settle(bucket, grant), () => {});
+      if (bucket)
+        void Promise.resolve(bucket.take(calls)).then(
+          (grant) => {
+            settle(bucket, grant);
+            if (grant.granted < calls && debts.charge(key, calls - grant.granted)) overdrawn?.();
+          },
+          () => {},
+        );
     },
   };
 }

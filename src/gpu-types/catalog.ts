@@ -3,12 +3,9 @@
 import { ValidationError } from '../errors.js';
 import { throwIfAborted, untilAborted } from '../transport/abort.js';
 import { isRecord } from '../transport/shape.js';
+import type { CatalogEntry } from './closest-id.js';
 
-/** A GPU type id of the platform and its display name. */
-export interface CatalogEntry {
-  readonly id: string;
-  readonly displayName: string | null;
-}
+export type { CatalogEntry };
 
 export interface GpuTypeCatalog {
   /**

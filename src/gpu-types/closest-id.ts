@@ -1,4 +1,8 @@
-import type { CatalogEntry } from './catalog.js';
+/** A GPU type id of the platform and its display name. */
+export interface CatalogEntry {
+  readonly id: string;
+  readonly displayName: string | null;
+}
 
 const normalise = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '');
 

@@ -1,38 +1,29 @@
-// What every executor of schema.graphql in this package shares: the executable schema (with the
-// platform's coercion of the CPU input scalar) and the bounded cache of parsed, validated
-// documents. The emulator's GraphQL handler and the in-process executor over REST v2 both use it,
-// so a document one of them refuses the other refuses too. Loaded lazily by both (it imports
-// graphql-js).
-import { buildSchema, GraphQLError, GraphQLScalarType, parse, validate, valueFromASTUntyped, type DocumentNode, type GraphQLSchema, type ValueNode } from 'graphql';
+// What every executor of schema.graphql in this package shares: the executable schema and the
+// bounded cache of parsed, validated documents. The emulator's GraphQL handler and the in-process
+// executor over REST v2 both use it, so a document one of them refuses the other refuses too.
+// Loaded lazily by both (it imports graphql-js).
+import { buildSchema, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { schemaSdl } from './__generated__/schema-sdl.js';
 
-/** The fields the platform's `deployCpuPodInput` scalar takes (it is a scalar in the live schema). */
-const CPU_INPUT_FIELDS = new Set([
-  'instanceId', 'name', 'imageName', 'templateId', 'cloudType', 'containerDiskInGb', 'volumeInGb', 'volumeMountPath',
-  'networkVolumeId', 'dataCenterId', 'ports', 'env', 'dockerArgs', 'startSsh', 'supportPublicIp', 'countryCode',
-]);
 const CPU_INSTANCE_ID = /^cpu\d[a-z]-\d+-\d+$/;
 
 /**
- * `deployCpuPodInput` as the platform coerces it: an object of known fields with a CPU instance id.
- * Thrown as a GraphQLError, so graphql-js reports it as a variable or argument error.
+ * A `deployCpuPodInput.instanceId` as the platform takes it: a CPU instance type such as
+ * `cpu3c-2-4`. The input's fields are the schema's (`deployCpuPodInput`, an input type), checked by
+ * validation and variable coercion; the id's form is checked here. Thrown as a GraphQLError, so the
+ * executor answers it as a field error.
  */
-export function parseCpuInput(value: unknown): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new GraphQLError('deployCpuPodInput must be an object');
-  for (const key of Object.keys(value)) {
-    if (!CPU_INPUT_FIELDS.has(key)) throw new GraphQLError(`Field "${key}" is not defined by type "deployCpuPodInput".`);
-  }
-  const instanceId = (value as { instanceId?: unknown }).instanceId;
+export function checkCpuInstanceId(instanceId: unknown): string {
   if (typeof instanceId !== 'string' || !CPU_INSTANCE_ID.test(instanceId)) {
     throw new GraphQLError('Field "instanceId" of type "deployCpuPodInput" must be a CPU instance type such as "cpu3c-2-4".');
   }
-  return value as Record<string, unknown>;
+  return instanceId;
 }
 
 let built: GraphQLSchema | undefined;
 
 /**
- * schema.graphql, executable: custom scalars coerce as the platform does. Built once per process
+ * schema.graphql, executable. Built once per process
  * and shared by every executor (the gateway, the in-process executor, the emulator): building the
  * platform's whole schema is the costliest step of start-up, and a built schema is never changed.
  */
@@ -41,16 +32,7 @@ export function buildExecutableSchema(): GraphQLSchema {
 }
 
 function buildOnce(): GraphQLSchema {
-  const schema = buildSchema(schemaSdl);
-  const cpuInput = schema.getType('deployCpuPodInput');
-  if (cpuInput instanceof GraphQLScalarType) {
-    // buildSchema gives custom scalars identity parsing; this one checks its fields.
-    Object.assign(cpuInput, {
-      parseValue: parseCpuInput,
-      parseLiteral: (node: ValueNode, variables?: Record<string, unknown> | null) => parseCpuInput(valueFromASTUntyped(node, variables)),
-    });
-  }
-  return schema;
+  return buildSchema(schemaSdl);
 }
 
 /** Longest query text kept parsed; a longer one is parsed for each request (about 36 bytes of memory per character). */

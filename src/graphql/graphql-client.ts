@@ -5,17 +5,12 @@ import { DEFAULT_GRAPHQL_URL, type CallOptions } from '../transport/options.js';
 import { redactUrl } from '../transport/redact.js';
 import type { TransportChoice } from '../transport/transport-choice.js';
 import { toJsonBody } from '../validation.js';
+import type { DataCheck, DocumentFacts, GraphQLCallOptions, GraphQLClientState } from './graphql-call-types.js';
+
+export type { DataCheck, DocumentFacts, GraphQLCallOptions, GraphQLClientState };
 
 /** Any typed document: codegen's `TypedDocumentString`, a `TypedDocumentNode`, or a plain string. */
 export type GraphQLDocument<TResult, TVariables> = DocumentTypeDecoration<TResult, TVariables> | string;
-
-export interface GraphQLCallOptions extends CallOptions {
-  /**
-   * Whether the operation may be sent again after it may have reached the server.
-   * @default true for queries, false for mutations
-   */
-  idempotent?: boolean | undefined;
-}
 
 /** `[variables, options]`, with `variables` optional when the operation has no required variable. */
 export type VariablesAndOptions<TVariables> = Record<string, never> extends TVariables
@@ -50,19 +45,6 @@ export interface RunpodGraphQL {
 /** What the package's own surfaces use: `request` on RunPod's GraphQL (they route themselves). */
 export type GraphQLRequester = Pick<RunpodGraphQL, 'request'>;
 
-/** What `request` needs to know of a document (internal: the in-process route computes it too). */
-export interface DocumentFacts {
-  readonly source: string;
-  readonly operationName: string | undefined;
-  readonly isMutation: boolean;
-  /** Shown in errors: the operation's name, or what kind of anonymous operation it is. */
-  readonly label: string;
-  /** The request body up to the variables, serialised once per document. */
-  readonly bodyStart: string;
-  /** Codegen's hash of the document (its id in persisted-documents.json), when it carries one. */
-  readonly documentId?: string | undefined;
-}
-
 
 /**
  * graphql-request and graphql's parser are loaded on the first GraphQL call, not when the package
@@ -84,16 +66,6 @@ export async function documentFacts(document: unknown): Promise<DocumentFacts> {
   return (runtime ?? (await loadGraphQLRuntime())).factsOf(document);
 }
 
-/**
- * A surface's check of `data` (a pod with an id, a list of GPU types), run inside `request` where
- * the request is known, so a wrong shape is the same ServerError as a wrong-shaped `data`.
- */
-export interface DataCheck {
-  readonly check: (data: Record<string, unknown>) => boolean;
-  /** What was expected, e.g. `myself.pods` as a list of pods. */
-  readonly expected: string;
-}
-
 /** Where a DataCheck travels in the call options: internal, so not part of GraphQLCallOptions. */
 const DATA_CHECK = Symbol('dataCheck');
 
@@ -109,19 +81,6 @@ export function rawOptions(options: GraphQLCallOptions | undefined, facts: Docum
 /** `options` with `check` attached, for the package's own surfaces. */
 export function withDataCheck(options: GraphQLCallOptions | undefined, check: DataCheck): GraphQLCallOptions {
   return { ...options, [DATA_CHECK]: check } as GraphQLCallOptions;
-}
-
-/** One GraphQL client, as graphql-runtime.ts sees it; it keeps graphql-request's client in `client`. */
-export interface GraphQLClientState {
-  readonly core: HttpCore;
-  readonly choice: Pick<TransportChoice, 'retired' | 'gate'> | undefined;
-  readonly url: string;
-  /** The URL as errors show it. */
-  readonly summaryUrl: string;
-  readonly auth: AuthPlacement;
-  /** How a document with a hash is sent: the text, the id with the text, or the id alone. */
-  readonly persisted: 'text' | 'id-and-text' | 'id';
-  client?: unknown;
 }
 
 /**

@@ -10,7 +10,7 @@ import { withRequestId } from '../transport/answer-facts.js';
 import type { HttpRequest, HttpResult } from '../transport/http-core.js';
 import { redactValue } from '../transport/redact.js';
 import { isRecord } from '../transport/shape.js';
-import type { DataCheck, DocumentFacts, GraphQLCallOptions, GraphQLClientState } from './graphql-client.js';
+import type { DataCheck, DocumentFacts, GraphQLCallOptions, GraphQLClientState } from './graphql-call-types.js';
 import { errorFromGraphQLErrors } from './graphql-errors.js';
 
 export { parse, print };

@@ -6,7 +6,7 @@ import { CapacityUnavailableError, NotFoundError, TransportUnsupportedError, Val
 import { fragmentSelection, project } from '../field-map/projection.js';
 import { DESIRED_STATUS } from '../field-map/pod.js';
 import { WrongRestShape } from '../field-map/types.js';
-import { PodFieldsFragmentDoc, type EnvironmentVariableInput } from '../graphql/__generated__/operations.js';
+import { PodFieldsFragmentDoc, type DeployCpuPodInput as CpuPodInputFields, type EnvironmentVariableInput, type PodFindAndDeployOnDemandInput } from '../graphql/__generated__/operations.js';
 import type { GraphQLCallOptions } from '../graphql/graphql-client.js';
 import type { RestCatalogApi } from '../rest/catalog.js';
 import type { RestPodsApi } from '../rest/pods.js';
@@ -75,14 +75,45 @@ function toGraphQLPod(pod: RestPod): Pod {
 
 // ---- inputs ---------------------------------------------------------------------------------
 
-/** Set in a way that asks for something (`false`, `0` and `''` ask for nothing). */
-const given = (value: unknown) => value !== undefined && value !== null && value !== false && value !== 0 && value !== '';
+/**
+ * Set in a way that asks for something (`false`, `0`, `''` and a list with nothing in it ask for
+ * nothing).
+ */
+const given = (value: unknown) =>
+  value !== undefined && value !== null && value !== false && value !== 0 && value !== '' && !(Array.isArray(value) && value.every((v) => v == null));
 
-/** GraphQL deploy inputs with no REST v2 counterpart (the vCPU and RAM minimums map per GPU: see perGpuMinimums). */
-const PLACEMENT_ONLY = [
-  'minDisk', 'minDownload', 'minUpload', 'port', 'volumeKey', 'stopAfter', 'terminateAfter',
-  'aiApiId', 'ideAiApiId', 'deployCost', 'instanceIds', 'savingsPlan',
-] as const;
+/**
+ * How the REST path treats each field of the schema's own input types (generated from
+ * schema.graphql, so a field the schema gains breaks the build here until someone decides):
+ * `sent` is mapped onto REST v2 (some under a rule, below), `refused` has no REST v2 counterpart
+ * and is refused by name when given. A key the input type lacks is refused too.
+ */
+type Handling = 'sent' | 'refused';
+
+const DEPLOY_INPUT: Record<keyof PodFindAndDeployOnDemandInput, Handling> = {
+  allowedCudaVersions: 'sent', cloudType: 'sent', computeType: 'sent', containerDiskInGb: 'sent', containerRegistryAuthId: 'sent', countryCode: 'sent',
+  cudaVersion: 'sent', dataCenterId: 'sent', dockerArgs: 'sent', env: 'sent', gpuCount: 'sent', gpuTypeId: 'sent', gpuTypeIdList: 'sent',
+  globalNetwork: 'sent', imageName: 'sent', minCudaVersion: 'sent', minMemoryInGb: 'sent', minVcpuCount: 'sent', name: 'sent', networkVolumeId: 'sent',
+  ports: 'sent', startJupyter: 'sent', startSsh: 'sent', supportPublicIp: 'sent', templateId: 'sent', volumeInGb: 'sent', volumeMountPath: 'sent',
+  aiApiId: 'refused', compliance: 'refused', dataCenterIds: 'refused', deployCost: 'refused', ideAiApiId: 'refused', instanceIds: 'refused',
+  minDisk: 'refused', minDownload: 'refused', minUpload: 'refused', modelReferences: 'refused', port: 'refused', savingsPlan: 'refused',
+  stopAfter: 'refused', terminateAfter: 'refused', volumeKey: 'refused', volumeMounts: 'refused',
+};
+
+const DEPLOY_CPU_INPUT: Record<keyof CpuPodInputFields, Handling> = {
+  instanceId: 'sent', cloudType: 'sent', containerDiskInGb: 'sent', containerRegistryAuthId: 'sent', dataCenterId: 'sent', dataCenterIds: 'sent',
+  dockerArgs: 'sent', env: 'sent', imageName: 'sent', name: 'sent', networkVolumeId: 'sent', ports: 'sent', startJupyter: 'sent', startSsh: 'sent',
+  supportPublicIp: 'sent', templateId: 'sent', volumeMountPath: 'sent',
+  countryCode: 'refused', deployCost: 'refused', minDisk: 'refused', minDownload: 'refused', minUpload: 'refused', stopAfter: 'refused',
+  terminateAfter: 'refused', volumeKey: 'refused',
+};
+
+/** The fields of `input` refused by `table`: those it refuses, and any it does not know, when given. */
+function refusedFields(input: object, table: Readonly<Record<string, Handling>>): string[] {
+  return Object.entries(input)
+    .filter(([key, value]) => given(value) && (!Object.hasOwn(table, key) || table[key] === 'refused'))
+    .map(([key]) => key);
+}
 
 /**
  * How a caller changes each refused input, in terms of the input itself (a GraphQL caller has no
@@ -96,11 +127,20 @@ const FIXES: Readonly<Record<string, string>> = {
   volumeInGb: 'give volumeInGb 0 or at least 10 (REST v2 volumes start at 10 GB), and no volumeInGb with a networkVolumeId or on a CPU pod',
   networkVolumeId: 'mount either a networkVolumeId or a volumeInGb, not both',
   containerDiskInGb: 'give containerDiskInGb of at least 1',
-  cudaVersion: 'give either cudaVersion (a minimum) or allowedCudaVersions (a list), not both',
-  allowedCudaVersions: 'give either cudaVersion (a minimum) or allowedCudaVersions (a list), not both',
+  cudaVersion: 'give one minimum CUDA version (cudaVersion or minCudaVersion) or a list (allowedCudaVersions), not both',
+  minCudaVersion: 'give one minimum CUDA version (cudaVersion or minCudaVersion) or a list (allowedCudaVersions), not both',
+  allowedCudaVersions: 'give one minimum CUDA version (cudaVersion or minCudaVersion) or a list (allowedCudaVersions), not both',
   gpuCount: 'leave gpuCount out, or give the count the pod has (REST v2 starts a pod with the GPUs it had)',
   instanceId: 'give an instanceId such as cpu3c-2-4 whose memory matches the flavour, or leave the memory part out (cpu3c-2)',
+  dataCenterIds: 'give one dataCenterId (REST v2 places a GPU pod where the catalog shows stock), or leave dataCenterIds out',
+  modelReferences: 'leave modelReferences out or empty (REST v2 pods take no model references; serverless endpoints do)',
+  compliance: 'leave compliance out (REST v2 places pods without a compliance filter; pick a dataCenterId that meets it)',
+  volumeMounts: 'mount a network volume with networkVolumeId (REST v2 pods do not mount global volumes)',
 };
+
+/** GraphQL's minimum CUDA version, under either name (`cudaVersion` is the older). */
+const minimumCuda = (input: { cudaVersion?: string | null | undefined; minCudaVersion?: string | null | undefined }): string | undefined =>
+  input.minCudaVersion || input.cudaVersion || undefined;
 
 function refuse(fields: string[], operation: string, why: string): void {
   if (fields.length) {
@@ -112,8 +152,11 @@ function refuse(fields: string[], operation: string, why: string): void {
   }
 }
 
+/** A GPU pod's own volume; a CPU pod's input has none (one given anyway is refused by name). */
+const volumeOf = (input: DeployPodInput | DeployCpuPodInput): number => ('volumeInGb' in input && typeof input.volumeInGb === 'number' ? input.volumeInGb : 0);
+
 function checkContainer(input: DeployPodInput | DeployCpuPodInput, fields: string[]): void {
-  const volume = input.volumeInGb ?? 0;
+  const volume = volumeOf(input);
   if (volume > 0 && volume < 10) fields.push('volumeInGb');
   if (given(input.networkVolumeId) && volume > 0) fields.push('networkVolumeId', 'volumeInGb');
   if (input.containerDiskInGb === 0) fields.push('containerDiskInGb');
@@ -159,20 +202,22 @@ function perGpuMinimums(input: DeployPodInput, fields: string[]): PerGpuMinimums
 const wantsPublicIp = (input: DeployPodInput): boolean => given(input.supportPublicIp);
 
 function unsupportedDeployFields(input: DeployPodInput): string[] {
-  const fields: string[] = PLACEMENT_ONLY.filter((f) => given(input[f]));
+  const fields: string[] = refusedFields(input, DEPLOY_INPUT);
   if (wantsPublicIp(input) && input.cloudType === 'COMMUNITY') fields.push('supportPublicIp');
   perGpuMinimums(input, fields);
   checkContainer(input, fields);
-  if (given(input.cudaVersion) && (input.allowedCudaVersions ?? []).some((v) => v != null)) fields.push('cudaVersion', 'allowedCudaVersions');
+  const minimums = (['cudaVersion', 'minCudaVersion'] as const).filter((f) => given(input[f]));
+  if (minimums.length === 2 && input.cudaVersion !== input.minCudaVersion) fields.push(...minimums);
+  if (minimums.length && given(input.allowedCudaVersions)) fields.push(...minimums, 'allowedCudaVersions');
   return [...new Set(fields)];
 }
 
 const CPU_INSTANCE = /^([a-z0-9]+)-(\d+)(?:-(\d+))?$/i;
 
 function unsupportedDeployCpuFields(input: DeployCpuPodInput): string[] {
-  const fields: string[] = [];
+  const fields: string[] = refusedFields(input, DEPLOY_CPU_INPUT);
   if (!CPU_INSTANCE.test(input.instanceId)) fields.push('instanceId');
-  if (given(input.volumeInGb)) fields.push('volumeInGb');
+  if (given(input.supportPublicIp) && input.cloudType === 'COMMUNITY') fields.push('supportPublicIp');
   checkContainer(input, fields);
   return [...new Set(fields)];
 }
@@ -207,7 +252,7 @@ function containerFields(input: DeployPodInput | DeployCpuPodInput, env: Environ
   const ports = portList(input.ports);
   if (ports) body.ports = ports;
   if (input.networkVolumeId) body.mounts = { network: [{ volumeId: input.networkVolumeId, path }] };
-  else if (input.volumeInGb) body.mounts = { persistent: { size: input.volumeInGb, path } };
+  else if (volumeOf(input)) body.mounts = { persistent: { size: volumeOf(input), path } };
   if (input.startSsh != null) body.startSsh = input.startSsh;
   if (input.dataCenterId) body.dataCenterIds = [input.dataCenterId];
   return body;
@@ -281,7 +326,8 @@ export function createRestPodsPath({ rest, pods, catalog, sendPodCreate }: RestP
     const query: GpuCatalogQuery = { include: ['AVAILABILITY'], product: ['POD'], count: input.gpuCount ?? 1 };
     if (input.countryCode) query.countryCodes = [input.countryCode];
     if (allowed.length) query.cudaVersions = allowed;
-    if (input.cudaVersion) query.minCudaVersion = input.cudaVersion;
+    const minimum = minimumCuda(input);
+    if (minimum) query.minCudaVersion = minimum;
     const lists: Array<[Cloud, RestGpuType[]]> = [];
     for (const cloud of clouds) lists.push([cloud, await catalog.gpus({ ...query, cloud }, clean(options))]);
     if (!input.countryCode) {
@@ -331,7 +377,7 @@ export function createRestPodsPath({ rest, pods, catalog, sendPodCreate }: RestP
           id: offer.gpuTypeId,
           count: input.gpuCount ?? 1,
           ...(allowed.length && { allowedCudaVersions: allowed }),
-          ...(input.cudaVersion && { minCudaVersion: input.cudaVersion }),
+          ...(minimumCuda(input) && { minCudaVersion: minimumCuda(input) }),
           ...minimums,
         },
       };
@@ -361,6 +407,12 @@ export function createRestPodsPath({ rest, pods, catalog, sendPodCreate }: RestP
     }
     const body: CreatePodInput = { ...containerFields(input, env), name: podName(input), cpu: { id: flavour, vcpuCount } };
     if (input.cloudType === 'SECURE' || input.cloudType === 'COMMUNITY') body.cloud = input.cloudType;
+    // Every Secure Cloud pod has a public IP (see wantsPublicIp); Community Cloud with one is refused above.
+    else if (given(input.supportPublicIp)) body.cloud = 'SECURE';
+    if (input.containerRegistryAuthId) body.registry = input.containerRegistryAuthId;
+    if (input.startJupyter != null) body.startJupyter = input.startJupyter;
+    const centres = nonNull<string>(input.dataCenterIds);
+    if (centres.length) body.dataCenterIds = input.dataCenterId ? [...new Set([input.dataCenterId, ...centres])] : centres;
     sending();
     return mapped(await sendPodCreate(body, clean(options)), 'POST /pods');
   }

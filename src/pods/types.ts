@@ -1,5 +1,5 @@
 import type {
-  CloudTypeEnum,
+  DeployCpuPodInput as CpuPodInputFields,
   EnvironmentVariableInput,
   PodFieldsFragment,
   PodFindAndDeployOnDemandInput,
@@ -37,27 +37,14 @@ type DeployPodImage = { imageName: string; templateId?: string | null | undefine
 export type DeployPodInput = DeployPodFields & DeployPodGpu & DeployPodImage;
 
 /**
- * Input of `pods.deployCpu` (`deployCpuPod`). The platform types this input as an opaque scalar;
- * these are the fields its own SDK sends.
+ * Input of `pods.deployCpu` (`deployCpuPod`): the schema's `deployCpuPodInput`, with `env` also as
+ * a plain record. `instanceId` is the CPU instance type, e.g. `cpu3c-2-4` (generation 3,
+ * compute-optimised, 2 vCPU, 4 GB). CPU pods take no volume of their own (`volumeInGb`): mount a
+ * network volume.
  */
-export interface DeployCpuPodInput {
-  /** The CPU instance type, e.g. `cpu3c-2-4` (generation 3, compute-optimised, 2 vCPU, 4 GB). */
-  instanceId: string;
-  name?: string | undefined;
-  imageName?: string | undefined;
-  templateId?: string | undefined;
-  cloudType?: CloudTypeEnum | undefined;
-  containerDiskInGb?: number | undefined;
-  volumeInGb?: number | undefined;
-  volumeMountPath?: string | undefined;
-  networkVolumeId?: string | undefined;
-  dataCenterId?: string | undefined;
-  /** `8888/http,22/tcp` */
-  ports?: string | undefined;
-  env?: PodEnvInput | undefined;
-  dockerArgs?: string | undefined;
-  startSsh?: boolean | undefined;
-}
+export type DeployCpuPodInput = Omit<CpuPodInputFields, 'env'> & {
+  env?: PodEnvInput | null | undefined;
+};
 
 /**
  * Resume input. `gpuCount: 0` starts the pod without GPUs (to reach its disk when the host's GPUs

@@ -1,4 +1,5 @@
 import type { CallOptions } from '../transport/options.js';
+import { sharedReadsOf } from '../transport/shared-reads.js';
 import { idSegment, type RestRequester } from './rest-request.js';
 import type { CpuCatalogQuery, CpuType, DataCenter, DataCenterGetQuery, DataCenterQuery, GpuCatalogQuery, GpuType, PublicTemplateQuery, Template } from './types.js';
 
@@ -17,10 +18,13 @@ export interface RestCatalogApi {
 }
 
 export function createRestCatalogApi(rest: RestRequester): RestCatalogApi {
+  // The catalog is public: within one in-process document (ten aliased deploys), a read is made once.
+  const shared = <T>(path: string, query: object | undefined, options: CallOptions | undefined, read: () => Promise<T>): Promise<T> =>
+    sharedReadsOf(options)?.(path + JSON.stringify(query), read) ?? read();
   const list = <T>(path: string, key: string, query: object | undefined, options?: CallOptions) =>
-    rest.list<T>({ method: 'GET', path, route: `GET ${path}`, query, idempotent: true }, key, options);
+    shared(path, query, options, () => rest.list<T>({ method: 'GET', path, route: `GET ${path}`, query, idempotent: true }, key, options));
   const one = async <T>(base: string, id: string, query: object | undefined, options?: CallOptions) =>
-    rest.object<T>({ method: 'GET', path: `${base}/${idSegment('id', id)}`, route: `GET ${base}/{id}`, query, idempotent: true }, options);
+    shared(`${base}/${id}`, query, options, () => rest.object<T>({ method: 'GET', path: `${base}/${idSegment('id', id)}`, route: `GET ${base}/{id}`, query, idempotent: true }, options));
   return {
     gpus: (query, options) => list<GpuType>('/catalog/gpus', 'gpus', query, options),
     gpu: (id, query, options) => one<GpuType>('/catalog/gpus', id, query, options),

@@ -1,6 +1,6 @@
 import type { CreateOnceOptions } from '../transport/create-once.js';
 import type { CallOptions } from '../transport/options.js';
-import type { LazyKit } from './lazy.js';
+import type { LazyKit } from './lazy-kit.js';
 import type { RestCall, RestRequester } from './rest-request.js';
 
 /** Options of a create: the call's, and how to look for the resource after an ambiguous failure. */

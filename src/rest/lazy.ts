@@ -1,13 +1,7 @@
-import { ConnectionError, RunpodError, StreamError, TimeoutError, ValidationError } from '../errors.js';
-import { sleep, startTimer } from '../transport/abort.js';
-import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
-import { createOnce } from '../transport/create-once-kit.js';
-import { redactUrl } from '../transport/redact.js';
-import { backoffMs } from '../transport/retry.js';
-import { isRecord, isString } from '../transport/shape.js';
+import { ValidationError } from '../errors.js';
 import type { RequestSchemaName } from './__generated__/request-rules.js';
 import type { CreateOptions, MarkerList } from './create-once.js';
-import { PAGE_LIMIT, pagedList } from './pager.js';
+import { kit } from './lazy-kit.js';
 import type { RestCall, RestRequester } from './rest-request.js';
 import type { CreatePodInput } from './types.js';
 import type { CallOptions } from '../transport/options.js';
@@ -15,17 +9,6 @@ import type { CallOptions } from '../transport/options.js';
 // The contract's request rules, the create-once lookup and the gpu.id check are only needed once a
 // call that sends a body is made; every REST call is async, so the first one loads them (a separate
 // chunk for apps that code-split) and nothing is sent before the check has run.
-
-/**
- * What rest/create-once.ts and rest/log-stream.ts use of the start-up modules, handed to them
- * rather than imported: one of the three kits kept on measure (with transport/create-once-kit.ts's
- * and serverless/queue.ts's); every other lazily loaded module imports what it uses. Plain imports
- * in these two cost the start-up 1,326 B gzipped (esbuild code splitting, 2026-11-28): esbuild
- * would split the helpers they share with the start-up into chunks of their own (see the transport
- * README).
- */
-export const kit = { ConnectionError, RunpodError, StreamError, TimeoutError, createOnce, sleep, startTimer, backoffMs, isRecord, isString, redactUrl, CREATE_MARKER_ENV, pagedList, PAGE_LIMIT };
-export type LazyKit = typeof kit;
 
 let checks: Promise<typeof import('./request-problems.js')> | undefined;
 

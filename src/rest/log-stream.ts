@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { CallOptions } from '../transport/options.js';
 import type { HttpRequest } from '../transport/http-core.js';
-import type { LazyKit } from './lazy.js';
+import type { LazyKit } from './lazy-kit.js';
 import type { LogLine } from './logs.js';
 import type { RestCall, RestRequester } from './rest-request.js';
 import type { LogSource } from './types.js';
@@ -18,7 +18,7 @@ export interface LogStreamBounds {
   readonly timeoutMs: number | undefined;
   readonly followMs: number | undefined;
   readonly callOptions: CallOptions;
-  /** What it uses of the start-up modules (see lazy.ts). */
+  /** What it uses of the start-up modules (see lazy-kit.ts). */
   readonly kit: LazyKit;
 }
 

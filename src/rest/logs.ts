@@ -1,7 +1,7 @@
 // Server-Sent Event log streams (pods and serverless workers), resumed with Last-Event-ID after a drop.
 import { ValidationError } from '../errors.js';
 import { checkDuration, validateCallOptions, type CallOptions } from '../transport/options.js';
-import { kit } from './lazy.js';
+import { kit } from './lazy-kit.js';
 import type { RestCall, RestRequester } from './rest-request.js';
 import type { LogSource } from './types.js';
 import { checkInteger, shown } from '../validation.js';

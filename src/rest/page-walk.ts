@@ -1,5 +1,6 @@
 // The page walk of every paginated list (pager.ts), loaded with a list's first use.
 import { ServerError, ValidationError } from '../errors.js';
+import { budgetOf } from '../transport/call-budget.js';
 import type { CallOptions } from '../transport/options.js';
 import { redactUrl } from '../transport/redact.js';
 import { isRecord } from '../transport/shape.js';
@@ -11,6 +12,9 @@ const LAST_PAGE: Pagination = { nextCursor: null, hasNextPage: false };
 
 /** Reads pages of `route` from `cursor` on, `limit` items each, at most `maxPages` of them, with the call's options. */
 export function pageWalk<T>(rest: RestRequester, route: PagedRoute, cursor: string | undefined, limit: number | undefined, callOptions: CallOptions, maxPages: number) {
+  // A gateway document's budget caps every walk it makes, whatever the call's own maxPages.
+  const budget = budgetOf(callOptions.fetchOptions);
+  const cap = budget ? Math.min(maxPages, budget.maxPagesPerWalk) : maxPages;
   const request = (at: string | undefined) => rest.http({ method: 'GET', path: route.path, route: route.route, query: { ...route.query, cursor: at, limit }, idempotent: true }, callOptions);
 
   async function read(at: string | undefined): Promise<Page<T>> {
@@ -30,6 +34,7 @@ export function pageWalk<T>(rest: RestRequester, route: PagedRoute, cursor: stri
     if (!Array.isArray(items) || !items.every((item) => isRecord(item) && typeof item.id === 'string') || !isPagination(pagination)) {
       throw rest.core.wrongShape(req, `an object with an array ${route.key} of objects with a string id and pagination { nextCursor, hasNextPage }`, body);
     }
+    budget?.page(route.route, items.length);
     return { items: items as T[], pagination: { nextCursor: pagination.nextCursor, hasNextPage: pagination.hasNextPage } };
   }
 
@@ -42,6 +47,7 @@ export function pageWalk<T>(rest: RestRequester, route: PagedRoute, cursor: stri
       const { hasNextPage, nextCursor } = page.pagination;
       if (!hasNextPage) return;
       // Page maxPages + 1 is never asked for: a server handing out a fresh cursor on every page never ends.
+      if (n >= cap && cap < maxPages) throw budget!.walkCapped(route.route);
       if (n >= maxPages) throw new ServerError(`${route.route}: still a next page after ${maxPages} pages (maxPages)`, { status: 200, request: { method: 'GET', url: redactUrl(request(at).url), operation: route.route } });
       if (given.has(nextCursor!)) throw rest.core.wrongShape(request(at), 'a nextCursor not given before in this walk', page.pagination);
       given.add((at = nextCursor!));

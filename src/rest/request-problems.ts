@@ -1,7 +1,7 @@
 // The rules compiled from the contract, applied: what is wrong with a REST v2 request body, if anything.
 // It says what is wrong, as [field, message]; lazy.ts throws the ValidationError.
 import { requestRules, type RequestSchemaName } from './__generated__/request-rules.js';
-import type { FieldRule, ObjectRule } from './request-check.js';
+import type { FieldRule, ObjectRule } from './request-rule.js';
 import type { CreatePodInput } from './types.js';
 
 function typeOf(value: unknown): string {

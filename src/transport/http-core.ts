@@ -4,12 +4,16 @@ import type { AfterAnswer } from './after-answer.js';
 import { loadAfterAnswer } from './after-answer-loader.js';
 import { MAX_ERROR_BODY_CHARS, REDIRECT_STATUSES, requestIdOf } from './answer-facts.js';
 import { credentialProblem, globalFetch, resolveOptions, validateCallOptions, type CallOptions, type ResolvedOptions, type RetryEvent, type RunpodClientOptions } from './options.js';
+import { budgetOf } from './call-budget.js';
 import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
 import { createScrubber, redactUrl, registerSecret } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from './retry.js';
 import { monotonicNow } from './clock.js';
 import { createLog, type Log } from './logger.js';
+import type { RequestGate } from './transport-choice.js';
+
+export type { RequestGate };
 
 /** Where the API key goes: GraphQL takes it as `?api_key=`, REST and serverless as a Bearer token. */
 export type AuthPlacement = 'api-key-query' | 'bearer' | 'none';
@@ -55,19 +59,6 @@ export interface HttpRequest extends CallOptions {
   readonly paceTurn?: PaceRelease | undefined;
   /** Set by a surface whose requests may have to stop going out (GraphQL's, once retired): see {@link RequestGate}. */
   readonly gate?: RequestGate | undefined;
-}
-
-/**
- * A reason to stop a request before it is sent, read again each time the pacer grants it a turn:
- * a call that waited while the reason arose is not sent. `signal` fires when it arises, so calls
- * waiting for a turn leave at once; `check` gives the error they end with; `retired` hears of a
- * 410 the moment it is answered, before the answered request frees its turn to the next one.
- */
-export interface RequestGate {
-  readonly signal: AbortSignal;
-  check(): RunpodError | undefined;
-  /** `early`: heard from the status alone; the error built from the whole answer follows. */
-  retired(error: ApiRetiredError, early?: boolean): void;
 }
 
 /** A 2xx answer, read in full within the attempt's time limit. */
@@ -281,17 +272,23 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       if (signal?.aborted) throw stopped();
       let release: PaceRelease;
       const queuedAt = debug ? monotonicNow() : 0;
+      // A budget's slot (a gateway document's share of the upstream), taken before the pacer's turn.
+      let slot: PaceRelease | undefined;
       try {
+        const budget = budgetOf(req.fetchOptions);
+        if (budget) slot = await budget.acquire(req.rateLimitKey, signal, gate?.signal);
         // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
         // The wait for a turn also ends when the gate's reason arises.
         // A turn granted at once is taken without a promise (one less await on every call).
         release = attempt === 0 && req.paceTurn ? req.paceTurn : (pacer.tryTake(req.rateLimitKey) ?? (await pacer.acquire(req.rateLimitKey, signal, gate?.signal)));
       } catch (err) {
+        slot?.();
         throw gate?.check() ?? (err instanceof AbortError ? stopped() : err);
       }
       const refused = gate?.check();
       if (refused) {
         release();
+        slot?.();
         throw refused;
       }
       const sentAt = debug ? monotonicNow() : 0;
@@ -396,6 +393,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         counted++;
       } finally {
         release();
+        slot?.();
         if (keepLink) link.stopTimer();
         else link.dispose();
         // Hooks run after the attempt, whatever its outcome: what they throw is theirs, and never

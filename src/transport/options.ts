@@ -1,6 +1,8 @@
 import { ValidationError, type RequestSummary } from '../errors.js';
 import { DEFAULT_LOG_LEVEL, isLogger, isLogLevel, type LogLevel, type RunpodLogger } from './logger.js';
-import type { PacingStore } from './pacing.js';
+import type { PacingStore, RateLimitSetting } from './pacing.js';
+
+export type { RateLimitSetting };
 import type { RateLimitInfo, RateLimitWindow } from './rate-limit-headers.js';
 import { MAX_KEY_LENGTH } from './redact.js';
 import type { GraphQLTransport, TransportChangeEvent } from './transport-choice.js';
@@ -169,13 +171,6 @@ export interface RunpodClientOptions {
    * @default globalThis.console
    */
   logger?: RunpodLogger | undefined;
-}
-
-/** Pacing for one bucket: at most `requests` per `intervalMs`, and at most `concurrency` in flight. */
-export interface RateLimitSetting {
-  readonly requests?: number | undefined;
-  readonly intervalMs?: number | undefined;
-  readonly concurrency?: number | undefined;
 }
 
 /** Per-call options accepted by every method. */

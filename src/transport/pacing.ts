@@ -1,6 +1,12 @@
 import { AbortError } from '../errors.js';
-import type { RateLimitSetting } from './options.js';
 import { MAX_TIMER_MS } from './abort.js';
+
+/** Pacing for one bucket: at most `requests` per `intervalMs`, and at most `concurrency` in flight. */
+export interface RateLimitSetting {
+  readonly requests?: number | undefined;
+  readonly intervalMs?: number | undefined;
+  readonly concurrency?: number | undefined;
+}
 
 /** Ends one request's hold on its bucket: frees its concurrency slot. Safe to call twice. */
 export type PaceRelease = () => void;

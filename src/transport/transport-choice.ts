@@ -1,6 +1,18 @@
-import { ApiRetiredError, RateLimitError } from '../errors.js';
-import type { RequestGate } from './http-core.js';
+import { ApiRetiredError, RateLimitError, type RunpodError } from '../errors.js';
 import type { Log } from './logger.js';
+
+/**
+ * A reason to stop a request before it is sent, read again each time the pacer grants it a turn:
+ * a call that waited while the reason arose is not sent. `signal` fires when it arises, so calls
+ * waiting for a turn leave at once; `check` gives the error they end with; `retired` hears of a
+ * 410 the moment it is answered, before the answered request frees its turn to the next one.
+ */
+export interface RequestGate {
+  readonly signal: AbortSignal;
+  check(): RunpodError | undefined;
+  /** `early`: heard from the status alone; the error built from the whole answer follows. */
+  retired(error: ApiRetiredError, early?: boolean): void;
+}
 
 /**
  * Which API serves `rp.graphql`, `rp.pods` and `rp.gpuTypes`. `'auto'`: RunPod's GraphQL while it

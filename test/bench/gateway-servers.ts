@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const [kind = '', json = '{}'] = process.argv.slice(2);
-const { restUrl, graphqlUrl, apiKey, token } = JSON.parse(json) as { restUrl: string; graphqlUrl: string; apiKey: string; token: string };
+const { restUrl, graphqlUrl, apiKey, token, maxInFlight } = JSON.parse(json) as { restUrl: string; graphqlUrl: string; apiKey: string; token: string; maxInFlight?: number };
 const dist = (path: string) => new URL(`../../dist/${path}`, import.meta.url).href;
 
 const cpuAnswer = () => JSON.stringify(process.cpuUsage());
@@ -19,8 +19,9 @@ if (kind === 'gateway' || kind === 'floor') {
   const { createRunpodClient } = (await import(dist('index.js'))) as typeof import('../../src/index.js');
   let handle: (request: Request) => Promise<Response>;
   if (kind === 'gateway') {
-    // As `runpod-gql gateway` runs by default, with a per-caller rate no round reaches.
-    const gateway = createGateway({ tokens: `read:${token}`, limits: { rate: { requests: 1_000_000, intervalMs: 60_000 } }, client: { restUrl, graphqlUrl, apiKey, rateLimits: false } });
+    // As `runpod-gql gateway` runs by default, with a per-caller rate no round reaches and an
+    // in-flight limit the bench's concurrency fits in (the bench's one client is one caller).
+    const gateway = createGateway({ tokens: `read:${token}`, limits: { rate: { requests: 1_000_000, intervalMs: 60_000 }, ...(maxInFlight ? { maxInFlight } : {}) }, client: { restUrl, graphqlUrl, apiKey, rateLimits: false } });
     handle = (request) => gateway.fetch(request);
   } else {
     const rp = createRunpodClient({ restUrl, graphqlUrl, apiKey, rateLimits: false });

@@ -5,6 +5,7 @@
 import { createEmulator } from '../../src/emulator/index.js';
 import { createGateway } from '../../src/gateway/index.js';
 import { createRunpodClient } from '../../src/index.js';
+import { mergeFailures, type Failures } from './honest-rows.js';
 import { pairedCpu, type Spread } from './stats.js';
 
 const TOKEN = 'bench-gateway-read-token-0123456789';
@@ -19,6 +20,8 @@ export interface GatewayFigures {
    * round reaches), against the direct read of the same rounds.
    */
   readonly rated: { readonly ratio: Spread; readonly gatewayUs: Spread; readonly directUs: Spread };
+  /** Requests that failed, either side, in either comparison: with any, no ratio is printed. */
+  readonly failures: Failures;
 }
 
 export async function measureGateway(quick: boolean): Promise<GatewayFigures> {
@@ -34,14 +37,14 @@ export async function measureGateway(quick: boolean): Promise<GatewayFigures> {
   const through = (g: typeof gateway) => async () => {
     const response = await g.fetch(new Request('http://127.0.0.1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body }));
     const answer = (await response.json()) as { data?: { pod?: { id?: string } } };
-    if (answer.data?.pod?.id !== podId) throw new Error(`gateway answered ${response.status}`);
+    if (answer.data?.pod?.id !== podId) throw Object.assign(new Error(`gateway answered ${response.status}`), { name: `HTTP ${response.status}` });
   };
   const viaGateway = through(gateway);
   const direct = async () => {
     if ((await rp.rest.pods.get(podId)).id !== podId) throw new Error('direct read failed');
   };
-  const { ratio, a, b } = await pairedCpu(viaGateway, direct, quick ? 200 : 1000, quick ? 6 : 15);
+  const { ratio, a, b, failures } = await pairedCpu(viaGateway, direct, quick ? 200 : 1000, quick ? 6 : 15);
   const withRate = await pairedCpu(through(rated), direct, quick ? 200 : 1000, quick ? 6 : 15);
   emulator.dispose();
-  return { ratio, gatewayUs: a, directUs: b, rated: { ratio: withRate.ratio, gatewayUs: withRate.a, directUs: withRate.b } };
+  return { ratio, gatewayUs: a, directUs: b, rated: { ratio: withRate.ratio, gatewayUs: withRate.a, directUs: withRate.b }, failures: mergeFailures(failures, withRate.failures) };
 }

@@ -5,6 +5,7 @@
 // of the figure: what is left is graphql-js's execution and the resolvers against the direct path.
 import { createEmulator } from '../../src/emulator/index.js';
 import { createRunpodClient, PodDocument } from '../../src/index.js';
+import type { Failures } from './honest-rows.js';
 import { pairedCpu, type Spread } from './stats.js';
 
 export interface InProcessFigures {
@@ -12,6 +13,8 @@ export interface InProcessFigures {
   readonly ratio: Spread;
   readonly documentUs: Spread;
   readonly directUs: Spread;
+  /** Calls that failed (with any, the bench prints no ratio). */
+  readonly failures: Failures;
 }
 
 export async function measureInProcessGraphQL(quick: boolean): Promise<InProcessFigures> {
@@ -47,6 +50,6 @@ export async function measureInProcessGraphQL(quick: boolean): Promise<InProcess
   sent = 0;
   await document();
   if (sent !== 1) throw new Error(`the document sent ${sent} requests, not 1`);
-  const { ratio, a, b } = await pairedCpu(document, direct, quick ? 500 : 2_000, quick ? 8 : 15);
-  return { ratio, documentUs: a, directUs: b };
+  const { ratio, a, b, failures } = await pairedCpu(document, direct, quick ? 500 : 2_000, quick ? 8 : 15);
+  return { ratio, documentUs: a, directUs: b, failures };
 }

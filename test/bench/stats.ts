@@ -1,4 +1,5 @@
 // Small statistics for the bench: medians with their spread, never a single run's figure.
+import { countFailure, type Failures } from './honest-rows.js';
 
 export function quantile(values: readonly number[], q: number): number {
   if (values.length === 0) return NaN;
@@ -31,12 +32,13 @@ export const fmtSpread = (s: Spread, digits = 2): string => `${fmt(s.median, dig
 /**
  * CPU µs per call of `a` and `b`, in `rounds` pairs of `perRound` calls each, after one warm-up
  * round of each; the order alternates, so drift on the machine falls on both. `ratio` is `a / b`
- * per pair.
+ * per pair. A call that throws is counted in `failures` (and the bench then prints no ratio).
  */
-export async function pairedCpu(a: () => Promise<void>, b: () => Promise<void>, perRound: number, rounds: number): Promise<{ ratio: Spread; a: Spread; b: Spread }> {
+export async function pairedCpu(a: () => Promise<void>, b: () => Promise<void>, perRound: number, rounds: number): Promise<{ ratio: Spread; a: Spread; b: Spread; failures: Failures }> {
+  const failures: Failures = {};
   const cpu = async (fn: () => Promise<void>) => {
     const start = process.cpuUsage();
-    for (let i = 0; i < perRound; i++) await fn();
+    for (let i = 0; i < perRound; i++) await fn().catch((err: unknown) => countFailure(failures, err));
     const used = process.cpuUsage(start);
     return (used.user + used.system) / perRound;
   };
@@ -54,5 +56,5 @@ export async function pairedCpu(a: () => Promise<void>, b: () => Promise<void>, 
     bs.push(bUs);
     ratios.push(aUs / bUs);
   }
-  return { ratio: spread(ratios), a: spread(as), b: spread(bs) };
+  return { ratio: spread(ratios), a: spread(as), b: spread(bs), failures };
 }

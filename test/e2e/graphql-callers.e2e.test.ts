@@ -226,7 +226,7 @@ const CALLS: readonly Call[] = [
  * it). 'caller check failed' is an answer without errors that lacks what the caller reads.
  */
 const RETIRED_OUTCOMES: Readonly<Record<string, readonly string[] | string>> = {
-  'runpod-python: get_gpu': ['GpuType.cudaCores', 'GpuType.oneMonthPrice', 'GpuType.threeMonthPrice', 'GpuType.oneWeekPrice', 'GpuType.communitySpotPrice', 'GpuType.secureSpotPrice'],
+  'runpod-python: get_gpu': ['GpuType.cudaCores', 'GpuType.oneMonthPrice', 'GpuType.threeMonthPrice', 'GpuType.oneWeekPrice', 'GpuType.communitySpotPrice', 'GpuType.secureSpotPrice', 'LowestPrice.minimumBidPrice'],
   // RunPod's pages document the account read without a path (src/field-map/account.ts).
   'runpod-python: get_user': ['User.id'],
   'runpod-python: update_user_settings': ['User.id'],
@@ -237,7 +237,7 @@ const RETIRED_OUTCOMES: Readonly<Record<string, readonly string[] | string>> = {
   'runpod-python: get_endpoints': ['Endpoint.aiKey', 'Endpoint.userId', 'Endpoint.version', 'Endpoint.workersStandby', 'Endpoint.templateId'],
   // REST v2 has no update route for registry credentials.
   'runpod-python: update_container_registry_auth': ['Mutation.updateRegistryAuth'],
-  'runpodctl: gpu list (dataCenters)': ['DataCenter.location', 'DataCenter.gpuAvailability'],
+  'runpodctl: gpu list (dataCenters)': ['DataCenter.location'],
   'runpodctl: user': ['User.id', 'User.email', 'User.clientBalance', 'User.currentSpendPerHr', 'User.spendLimit', 'User.notifyPodsStale', 'User.notifyPodsGeneral', 'User.notifyLowBalance'],
   'runpodctl: ssh list-keys': ['User.id'],
   'runpodctl: ssh add-key': ['User.id'],

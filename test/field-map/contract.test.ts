@@ -10,6 +10,7 @@ import type { FieldEntry } from '../../src/field-map/types.js';
 
 const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
 const contract = JSON.parse(readFileSync(new URL('../../src/contracts/rest-v2.openapi.json', import.meta.url), 'utf8')) as {
+  paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }> }>>;
   components: { schemas: Record<string, JsonSchema> };
 };
 interface JsonSchema {
@@ -90,6 +91,26 @@ describe('the field map', () => {
       if (entry.source.kind === 'derived') expect(DERIVATIONS[entry.source.derive], `${type}.${field}: derivation ${entry.source.derive}`).toBeTypeOf('function');
       if (entry.source.kind !== 'none' && isObjectType(named)) expect(entry.type, `${type}.${field} holds ${named.name}`).toBe(named.name);
       if (entry.type) expect(entry.type, `${type}.${field}`).toBe(named.name);
+    }
+  });
+
+  it('a read names a parameterless GET of the contract, and a path its 200 answer has', () => {
+    const readable = (route: string, dotted: string): boolean => {
+      const [method, p] = route.split(' ');
+      const answer = contract.paths[p!]?.[method!.toLowerCase()]?.responses?.['200']?.content?.['application/json']?.schema;
+      if (method !== 'GET' || !answer || p!.includes('{')) return false;
+      let at: JsonSchema[] = expand(answer);
+      for (const step of dotted.split('.')) {
+        at = at.flatMap((s) => (s.properties?.[step] ? expand(s.properties[step]) : []));
+        if (at.length === 0) return false;
+      }
+      return true;
+    };
+    // The check itself: a route the contract has, and one RunPod has not published.
+    expect(readable('GET /v2/account/ssh-keys', 'keys')).toBe(true);
+    expect(readable('GET /v2/account', 'id')).toBe(false);
+    for (const { type, field, entry } of entries) {
+      if (entry.source.kind === 'read') expect(readable(entry.source.route, entry.source.path), `${type}.${field} reads ${entry.source.path} of ${entry.source.route}`).toBe(true);
     }
   });
 

@@ -11,6 +11,10 @@ const FLAGS = {
   '--deadline-ms': 'deadlineMs',
   '--pacing-wait-ms': 'pacingWaitMs',
   '--max-refused-keys': 'maxRefusedKeys',
+  '--max-upstream-calls': 'maxUpstreamCalls',
+  '--max-pages': 'maxPages',
+  '--max-items': 'maxItems',
+  '--max-upstream-in-flight': 'maxUpstreamInFlight',
 } as const;
 
 describe("the gateway's limit flags", () => {

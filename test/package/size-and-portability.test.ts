@@ -44,9 +44,16 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 // rule of a gatewayToken, no cross-origin redirect with a body, a page's refused CORS call named and
 // not retried, the page cap. Each budget is its figure rounded up to 0.5 KB: over issue 38's 92 KB
 // for the full client, which the field map's reasons would have to leave the bundle to meet.
+// Issue 43 (2026-12-01): the full client 114,129 B (+472 B: the in-process executor's reads by id
+// gathered per document, its memo of other surfaces' catalog reads, a gateway budget's slot and page
+// count in the core and the pager); rest 28,150 B (+225 B), within its budget.
+// Issue 42 item 1 (2026-12-01): +2,756 B: the executors' schema is production's current one
+// (src/contracts/graphql-additions.graphql: 126 coordinates, among them the Flash, model-repository,
+// Hub and secret roots callers send), about 2.3 KB of it, and the pod creates' input tables derived
+// from the schema's input types.
 const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   ['runpod-gql/graphql', 'dist/graphql/index.js', 1024],
-  ['runpod-gql', 'dist/index.js', 111 * 1024],
+  ['runpod-gql', 'dist/index.js', 114.5 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 27.5 * 1024],
   ['runpod-gql/rest-v1', 'dist/rest-v1/index.js', 19 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 22 * 1024],

@@ -238,6 +238,20 @@ const UNSUPPORTED: Array<[string, () => [method: 'deploy' | 'deployCpu' | 'resum
   ['deploy with cudaVersion and allowedCudaVersions', () => ['deploy', { ...gpu, cudaVersion: '12.4', allowedCudaVersions: ['12.8'] }], ['input.cudaVersion', 'input.allowedCudaVersions']],
   ['deploy with several at once', () => ['deploy', { ...gpu, gpuCount: 2, minVcpuCount: 5, minDisk: 10, volumeInGb: 3 }], ['input.minVcpuCount', 'input.minDisk', 'input.volumeInGb']],
   ['deployCpu with a volume', () => ['deployCpu', { instanceId: 'cpu3c-2-4', imageName: 'ubuntu', volumeInGb: 20 }], ['input.volumeInGb']],
+  // Fields the schema gained from production's current callers (issue 42): REST v2's pod create has no counterpart.
+  ...(
+    [
+      ['modelReferences', ['hf:org/model']],
+      ['compliance', ['GDPR']],
+      ['dataCenterIds', ['US-KS-2', 'EU-RO-1']],
+      ['volumeMounts', [{ volumeId: 'g1', volumeType: 'OBJECT_STORE_VOLUME', mountPath: '/workspace-global' }]],
+    ] as const
+  ).map(([f, value]): [string, () => ['deploy', object], string[]] => [`deploy with ${f}`, () => ['deploy', { ...gpu, [f]: value }], [`input.${f}`]]),
+  ['deploy with cudaVersion and another minCudaVersion', () => ['deploy', { ...gpu, cudaVersion: '12.4', minCudaVersion: '12.8' }], ['input.cudaVersion', 'input.minCudaVersion']],
+  ['deploy with minCudaVersion and allowedCudaVersions', () => ['deploy', { ...gpu, minCudaVersion: '12.4', allowedCudaVersions: ['12.8'] }], ['input.minCudaVersion', 'input.allowedCudaVersions']],
+  ['deployCpu with terminateAfter and volumeKey', () => ['deployCpu', { instanceId: 'cpu3c-2-4', imageName: 'ubuntu', terminateAfter: '2027-01-01T00:00:00Z', volumeKey: 'k' }], ['input.terminateAfter', 'input.volumeKey']],
+  ['deployCpu with supportPublicIp on Community Cloud', () => ['deployCpu', { instanceId: 'cpu3c-2-4', imageName: 'ubuntu', supportPublicIp: true, cloudType: 'COMMUNITY' }], ['input.supportPublicIp']],
+  ['deployCpu with a field the schema does not have', () => ['deployCpu', { instanceId: 'cpu3c-2-4', imageName: 'ubuntu', bidPerGpu: 0.2 }], ['input.bidPerGpu']],
   ['deployCpu with an instanceId REST cannot split', () => ['deployCpu', { instanceId: 'cpu3c', imageName: 'ubuntu' }], ['input.instanceId']],
 ];
 
@@ -252,6 +266,16 @@ describe('every input REST v2 cannot honour is refused, and nothing is sent', ()
     expect(err).toBeInstanceOf(ValidationError);
     expect([...err.fields].sort()).toEqual([...fields].sort());
     expect(sent).toEqual([]);
+  });
+
+  it('what the schema gained and REST v2 honours is sent: minCudaVersion, an empty modelReferences, a CPU pod\'s registry, Jupyter and public IP', async () => {
+    const bodies: string[] = [];
+    const { rp, emulator } = setup({}, { podsTransport: 'rest' }, (body) => body.includes('"name"') && bodies.push(body));
+    await rp.pods.deploy({ ...gpu, minCudaVersion: '12.4', modelReferences: [], compliance: [] });
+    expect(JSON.parse(bodies.at(-1)!).gpu).toMatchObject({ id: gpu.gpuTypeId, minCudaVersion: '12.4' });
+    await rp.pods.deployCpu({ instanceId: 'cpu3c-2-4', imageName: 'ubuntu', startJupyter: true, supportPublicIp: true });
+    expect(JSON.parse(bodies.at(-1)!)).toMatchObject({ cpu: { id: 'cpu3c', vcpuCount: 2 }, cloud: 'SECURE', startJupyter: true });
+    expect(podsOf(emulator)).toBe(2);
   });
 
   it('the same inputs go through on GraphQL, which honours them', async () => {

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { readContractBody } from './contract.js';
 import { accountOf, stateOf, type RestV2Deps } from './context.js';
 

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { MS_PER_HOUR } from '../catalog.js';
 import type { Account, BillingSegment } from '../platform.js';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { accountOf, iso, stateOf, type RestV2Deps, type V2Context } from './context.js';
 import { problem } from './problem.js';
 

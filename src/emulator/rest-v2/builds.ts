@@ -6,7 +6,7 @@ import type { EmulatorClock } from '../clock.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Account, EmulatedEndpoint, Platform } from '../platform.js';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { accountOf, idParam, iso, type RestV2Deps } from './context.js';
 import { cutPage, newestFirst } from './pages.js';
 

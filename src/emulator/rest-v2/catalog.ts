@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { compareCuda, SERVERLESS_PRICE_PER_SECOND, type GpuTypeSpec, type HostSpec } from '../catalog.js';
 import { notFound } from '../errors.js';
 import type { Platform } from '../platform.js';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { idParam, type RestV2Deps, type V2Context } from './context.js';
 import { problem } from './problem.js';
 import { PUBLIC_TEMPLATES, templateView } from './templates.js';
@@ -117,6 +117,11 @@ function gpuFilter(c: V2Context): GpuFilter {
   };
 }
 
+/** A GPU catalog query as the filter the catalog's views apply (the emulator's GraphQL asks with one). */
+export function gpuFilterOf(query: { count?: number | undefined; cloud?: string | undefined; countryCodes?: string[] | undefined; cudaVersions?: string[] | undefined; minCudaVersion?: string | undefined }): GpuFilter {
+  return { count: query.count ?? 1, cloud: query.cloud, countries: query.countryCodes, cudaVersions: query.cudaVersions, minCudaVersion: query.minCudaVersion };
+}
+
 function hostMatches(h: HostSpec, f: GpuFilter): boolean {
   return (
     (!f.cloud || h.secureCloud === (f.cloud === 'SECURE')) &&
@@ -175,7 +180,7 @@ function cpuView(flavor: CpuFlavor, withAvailability: boolean): Record<string, u
   return view;
 }
 
-function dataCenterView(platform: Platform, dc: DataCenterInfo, include: readonly string[]): Record<string, unknown> {
+export function dataCenterView(platform: Platform, dc: DataCenterInfo, include: readonly string[]): Record<string, unknown> {
   const { country: _country, ...view } = dc;
   const out: Record<string, unknown> = { ...view };
   if (include.includes('GPU_AVAILABILITY')) {

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { EmulatedPod } from '../platform.js';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { readContractBody } from './contract.js';
 import { accountOf, idParam, iso, stateOf, type Cluster, type RestV2Deps, type V2Context } from './context.js';
 import { clusterPods, createPod, podStatus, podView } from './pods.js';

@@ -1,9 +1,10 @@
 import type { Context } from 'hono';
 import type { Account, EmulatedEndpoint, EmulatedPod, Platform } from '../platform.js';
-import type { EmulatorEnv } from '../rest-routes.js';
 import { problem } from './problem.js';
-import type { EmulatedSecret } from './secrets.js';
-import type { ExecTable } from './exec.js';
+import type { ExecTable } from './exec-table.js';
+
+/** What a route of the emulator knows of its request beside Hono's own: the account its key named. */
+export type EmulatorEnv = { Variables: { account: Account } };
 
 export type V2Context = Context<EmulatorEnv>;
 
@@ -58,6 +59,16 @@ export interface Cluster {
   dataCenterId: string;
   podIds: string[];
   createdAt: number;
+}
+
+/** An account secret; `value` never leaves the emulator but through a pod's container env. */
+export interface EmulatedSecret {
+  id: string;
+  name: string;
+  description: string | null;
+  value: string;
+  createdAt: number;
+  valueUpdatedAt: number | null;
 }
 
 /** What REST v2 keeps per account beside the shared platform state. */

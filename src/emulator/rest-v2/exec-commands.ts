@@ -2,7 +2,7 @@
 // README's `pods exec` examples and for scripts that look around (nvidia-smi, ls, cat, sh -c, …).
 // Each answers from the pod's own facts (its GPU type and count, its disks, the files written into
 // it), so the output is consistent with what the API says about the same pod.
-import type { ExecCommand, ExecContext, ExecResult } from './exec.js';
+import type { ExecCommand, ExecContext, ExecResult } from './exec-program.js';
 
 const ok = (stdout = ''): ExecResult => ({ exitCode: 0, stdout });
 const fail = (exitCode: number, stderr: string): ExecResult => ({ exitCode, stderr });

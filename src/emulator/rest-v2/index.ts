@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { newId } from '../ids.js';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { accountRoutes } from './account.js';
 import { billingRoutes } from './billing.js';
 import { buildRoutes } from './builds.js';

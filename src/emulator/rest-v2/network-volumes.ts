@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { notFound } from '../errors.js';
 import type { EmulatedNetworkVolume } from '../platform.js';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { dataCenters } from './catalog.js';
 import { readContractBody } from './contract.js';
 import { accountOf, idParam, stateOf, type RestV2Deps, type V2Context } from './context.js';

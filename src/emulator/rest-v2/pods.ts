@@ -2,9 +2,10 @@ import { Hono } from 'hono';
 import { compareCuda } from '../catalog.js';
 import { notFound } from '../errors.js';
 import type { Account, DeployRequest, EmulatedPod, PodEdit, Platform } from '../platform.js';
-import type { EmulatorEnv } from '../rest-routes.js';
-import { hash, mappedPorts, podMemoryInGb, podVcpuCount } from '../views.js';
+import type { EmulatorEnv } from './context.js';
+import { hash, mappedPorts, podMemoryInGb, podVcpuCount } from '../pod-facts.js';
 import { cpuFlavor } from './catalog.js';
+import { commandOf, type ContainerFields } from './container.js';
 import { readContractBody } from './contract.js';
 import { accountOf, extrasOf, idParam, iso, POD_CREATE_MAX_BYTES, type RestV2Deps, type V2Context } from './context.js';
 import { sseLogs } from './logs.js';
@@ -92,38 +93,6 @@ export function podView(platform: Platform, pod: EmulatedPod): Record<string, un
     createdAt: iso(pod.createdAt),
     startedAt: iso(pod.lastStartedAt),
   };
-}
-
-/** The container fields create and update bodies share (the contract's BaseContainerConfig). */
-export interface ContainerFields {
-  image?: string;
-  args?: string;
-  disk?: number;
-  env?: Record<string, string>;
-  ports?: string[];
-  registry?: string | null;
-  cmd?: string[];
-  entrypoint?: string[];
-}
-
-const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
-
-/**
- * The entrypoint and command a body sets: its own `entrypoint` and `cmd`, else those of an `args`
- * given as `{"entrypoint":[..],"cmd":[..]}` JSON (the contract's stored raw command). A shell-string
- * `args` sets neither: it stays the raw command, as given.
- */
-export function commandOf(body: ContainerFields): { entrypoint?: string[] | undefined; cmd?: string[] | undefined } {
-  let raw: Record<string, unknown> = {};
-  if (body.args?.trimStart().startsWith('{')) {
-    try {
-      const parsed: unknown = JSON.parse(body.args);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) raw = parsed as Record<string, unknown>;
-    } catch {
-      /* a shell string that starts with a brace */
-    }
-  }
-  return { entrypoint: body.entrypoint ?? (isStrings(raw.entrypoint) ? raw.entrypoint : undefined), cmd: body.cmd ?? (isStrings(raw.cmd) ? raw.cmd : undefined) };
 }
 
 interface CreatePodBody extends ContainerFields {

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { readContractBody } from './contract.js';
 import { accountOf, idParam, iso, stateOf, type Delegation, type RestV2Deps } from './context.js';
 import { problem } from './problem.js';

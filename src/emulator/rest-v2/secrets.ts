@@ -2,20 +2,10 @@ import { Hono } from 'hono';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Account } from '../platform.js';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { readContractBody } from './contract.js';
-import { accountOf, idParam, iso, stateOf, type RestV2Deps, type V2Context } from './context.js';
+import { accountOf, idParam, iso, stateOf, type EmulatedSecret, type RestV2Deps, type V2Context } from './context.js';
 import { problem } from './problem.js';
-
-/** An account secret; `value` never leaves the emulator but through a pod's container env. */
-export interface EmulatedSecret {
-  id: string;
-  name: string;
-  description: string | null;
-  value: string;
-  createdAt: number;
-  valueUpdatedAt: number | null;
-}
 
 const view = (s: EmulatedSecret) => ({ id: s.id, name: s.name, description: s.description, createdAt: iso(s.createdAt), valueLastUpdatedAt: s.valueUpdatedAt === null ? null : iso(s.valueUpdatedAt) });
 

@@ -2,13 +2,13 @@ import { Hono } from 'hono';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { ENDPOINT_DEFAULTS, type Account, type EmulatedEndpoint, type Platform, type PodLogLine } from '../platform.js';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { cpuFlavor } from './catalog.js';
 import { readContractBody } from './contract.js';
 import { accountOf, idParam, iso, type RestV2Deps, type V2Context } from './context.js';
 import { sseLogs } from './logs.js';
 import { cutPage, newestFirst } from './pages.js';
-import type { ContainerFields } from './pods.js';
+import type { ContainerFields } from './container.js';
 import { problem } from './problem.js';
 
 type Scaling = { type: 'QUEUE_DELAY'; queueDelay: number } | { type: 'REQUEST_COUNT'; requestCount: number };

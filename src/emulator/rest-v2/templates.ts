@@ -2,10 +2,10 @@ import { Hono } from 'hono';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { EmulatedTemplate } from '../platform.js';
-import type { EmulatorEnv } from '../rest-routes.js';
+import type { EmulatorEnv } from './context.js';
 import { readContractBody } from './contract.js';
 import { accountOf, idParam, type RestV2Deps } from './context.js';
-import { commandOf, type ContainerFields } from './pods.js';
+import { commandOf, type ContainerFields } from './container.js';
 import { cutPage, newestFirst } from './pages.js';
 import { problem } from './problem.js';
 

@@ -6,6 +6,7 @@ import type { ExecutionResult } from 'graphql';
 import { resultAnswer, stoppedAnswer, thrownAnswer } from '../answers.js';
 import type { GatewaySettings } from '../config.js';
 import type { GatewayContext } from '../context.js';
+import { budgetEntry, type ExecuteBudget } from '../budget.js';
 import type { Turn, TurnCaller } from '../fairness.js';
 import type { Stage } from '../pipeline.js';
 
@@ -21,10 +22,10 @@ export interface ExecuteStageOptions {
   /** Told each upstream answer's status (the observers). */
   readonly onUpstream: (context: GatewayContext, status: number) => void;
   /**
-   * The document's upstream budget, asked at each upstream answer: the seam where a bound on
-   * calls, pages and items per document plugs in (a Refusal thrown here ends the document).
+   * The document's upstream budget (budget.ts): its calls, the pages and items of its lists, its
+   * calls at once out of its caller's fair share; every request the document makes carries it.
    */
-  readonly budget?: ((context: GatewayContext) => void) | undefined;
+  readonly budget?: ExecuteBudget | undefined;
 }
 
 export function executeStage(options: ExecuteStageOptions): Stage {
@@ -38,16 +39,17 @@ export function executeStage(options: ExecuteStageOptions): Stage {
         context.upstream.calls++;
         if (context.upstream.statuses.length < MAX_STATUSES) context.upstream.statuses.push(status);
         options.onUpstream(context, status);
-        options.budget?.(context);
       };
-      // In flight from here: RunPod's pause, the deadline (fairness.ts).
-      const turn = options.start({ credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey, rate: caller.limits?.rate }, operation!.operation as 'query' | 'mutation', request.signal, onAnswer);
+      // In flight from here: RunPod's pause, the deadline, the caller's rate debt (fairness.ts).
+      const turnCaller: TurnCaller = { credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey, rate: caller.limits?.rate };
+      const turn = options.start(turnCaller, operation!.operation as 'query' | 'mutation', request.signal, onAnswer);
+      const fetchOptions = options.budget ? { ...turn.fetchOptions, ...budgetEntry(options.budget.forDocument(turnCaller)) } : turn.fetchOptions;
       let result: ExecutionResult;
       try {
         result = await caller.client().graphql.execute(text!, params!.variables, {
           operationName: params!.operationName,
           signal: turn.signal,
-          fetchOptions: turn.fetchOptions,
+          fetchOptions,
           onResponse: (info) => ids.add(info.requestId),
         });
       } catch (err) {

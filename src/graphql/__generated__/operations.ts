@@ -15,6 +15,7 @@ export type CloudTypeEnum =
 export type Compliance =
   | 'FISMA_HIGH'
   | 'GDPR'
+  | 'HIPAA'
   | 'HITRUST'
   | 'ISO_14001'
   | 'ISO_IEC_27001'
@@ -43,6 +44,8 @@ export type GpuLowestPriceInput = {
   gpuCount: number;
   includeAiApi?: boolean | null | undefined;
   isCluster?: boolean | null | undefined;
+  machineProducts?: Array<MachineProduct | null | undefined> | null | undefined;
+  minCudaVersion?: string | null | undefined;
   minDisk?: number | null | undefined;
   minDownload?: number | null | undefined;
   minMemoryInGb?: number | null | undefined;
@@ -61,6 +64,11 @@ export type GpuTypeFilter = {
   ids?: Array<string> | null | undefined;
 };
 
+export type MachineProduct =
+  | 'CLUSTER'
+  | 'PODCLOUD'
+  | 'SERVERLESS';
+
 export type PodFilter = {
   podId: string;
 };
@@ -69,12 +77,14 @@ export type PodFindAndDeployOnDemandInput = {
   aiApiId?: string | null | undefined;
   allowedCudaVersions?: Array<string | null | undefined> | null | undefined;
   cloudType?: CloudTypeEnum | null | undefined;
+  compliance?: Array<Compliance | null | undefined> | null | undefined;
   computeType?: ComputeType | null | undefined;
   containerDiskInGb?: number | null | undefined;
   containerRegistryAuthId?: string | null | undefined;
   countryCode?: string | null | undefined;
   cudaVersion?: string | null | undefined;
   dataCenterId?: string | null | undefined;
+  dataCenterIds?: Array<string | null | undefined> | null | undefined;
   deployCost?: number | null | undefined;
   dockerArgs?: string | null | undefined;
   env?: Array<EnvironmentVariableInput | null | undefined> | null | undefined;
@@ -85,11 +95,13 @@ export type PodFindAndDeployOnDemandInput = {
   ideAiApiId?: string | null | undefined;
   imageName?: string | null | undefined;
   instanceIds?: Array<string | null | undefined> | null | undefined;
+  minCudaVersion?: string | null | undefined;
   minDisk?: number | null | undefined;
   minDownload?: number | null | undefined;
   minMemoryInGb?: number | null | undefined;
   minUpload?: number | null | undefined;
   minVcpuCount?: number | null | undefined;
+  modelReferences?: Array<string | null | undefined> | null | undefined;
   name?: string | null | undefined;
   networkVolumeId?: string | null | undefined;
   port?: number | null | undefined;
@@ -104,6 +116,7 @@ export type PodFindAndDeployOnDemandInput = {
   volumeInGb?: number | null | undefined;
   volumeKey?: string | null | undefined;
   volumeMountPath?: string | null | undefined;
+  volumeMounts?: Array<PodVolumeMountInput | null | undefined> | null | undefined;
 };
 
 export type PodResumeInput = {
@@ -131,9 +144,46 @@ export type PodTerminateInput = {
   podId: string;
 };
 
+export type PodVolumeMountInput = {
+  mountPath?: string | null | undefined;
+  volumeId: string;
+  volumeType?: VolumeMountType | null | undefined;
+};
+
 export type SavingsPlanInput = {
   planLength?: string | null | undefined;
   upfrontCost?: number | null | undefined;
+};
+
+export type VolumeMountType =
+  | 'OBJECT_STORE_VOLUME';
+
+export type DeployCpuPodInput = {
+  cloudType?: CloudTypeEnum | null | undefined;
+  containerDiskInGb?: number | null | undefined;
+  containerRegistryAuthId?: string | null | undefined;
+  countryCode?: string | null | undefined;
+  dataCenterId?: string | null | undefined;
+  dataCenterIds?: Array<string | null | undefined> | null | undefined;
+  deployCost?: number | null | undefined;
+  dockerArgs?: string | null | undefined;
+  env?: Array<EnvironmentVariableInput | null | undefined> | null | undefined;
+  imageName?: string | null | undefined;
+  instanceId: string;
+  minDisk?: number | null | undefined;
+  minDownload?: number | null | undefined;
+  minUpload?: number | null | undefined;
+  name?: string | null | undefined;
+  networkVolumeId?: string | null | undefined;
+  ports?: string | null | undefined;
+  startJupyter?: boolean | null | undefined;
+  startSsh?: boolean | null | undefined;
+  stopAfter?: string | null | undefined;
+  supportPublicIp?: boolean | null | undefined;
+  templateId?: string | null | undefined;
+  terminateAfter?: string | null | undefined;
+  volumeKey?: string | null | undefined;
+  volumeMountPath?: string | null | undefined;
 };
 
 export type DeployPodMutationVariables = Exact<{
@@ -144,7 +194,7 @@ export type DeployPodMutationVariables = Exact<{
 export type DeployPodMutation = { podFindAndDeployOnDemand: { id: string, name: string, imageName: string | null, env: Array<string | null> | null, machineId: string, desiredStatus: PodStatus, lastStatusChange: string | null, costPerHr: number, gpuCount: number, machine: { podHostId: string | null } | null, runtime: { uptimeInSeconds: number | null, gpus: Array<{ id: string | null, gpuUtilPercent: number | null, memoryUtilPercent: number | null } | null> | null, container: { cpuPercent: number | null, memoryPercent: number | null } | null, ports: Array<{ ip: string | null, isIpPublic: boolean | null, privatePort: number | null, publicPort: number | null, type: string | null } | null> | null } | null } | null };
 
 export type DeployCpuPodMutationVariables = Exact<{
-  input: { instanceId: string; [field: string]: unknown };
+  input: DeployCpuPodInput;
 }>;
 
 

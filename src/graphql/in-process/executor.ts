@@ -25,12 +25,13 @@ import {
 } from 'graphql';
 import { RunpodError, ServerError, TransportUnsupportedError } from '../../errors.js';
 import { DERIVATIONS, FIELD_MAP } from '../../field-map/index.js';
-import { readPath, WrongRestShape, type FieldEntry } from '../../field-map/types.js';
+import { readPath, readRoutePath, WrongRestShape, type FieldEntry } from '../../field-map/types.js';
 import type { PodsApi } from '../../pods/types.js';
 import type { RunpodRest } from '../../rest/rest-client.js';
 import type { RestRequester } from '../../rest/rest-request.js';
 import type { CallOptions } from '../../transport/options.js';
 import { redactText } from '../../transport/redact.js';
+import { SHARED_READS, type SharedReads } from '../../transport/shared-reads.js';
 import { buildExecutableSchema, createDocumentPreparer, isDocument, type PreparedDocument } from '../executable-schema.js';
 import { accountResolvers } from './account-resolvers.js';
 import { createPodResolvers } from './pod-resolvers.js';
@@ -192,6 +193,14 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
       // A call answers REST objects; what they hold is checked field by field as the map is followed.
       return async (parent, args, ctx, info) => checked(await own(args, ctx, info, parent));
     }
+    case 'read': {
+      const restPath = readRoutePath(source.route);
+      const route = `GET ${restPath}`;
+      return async (_parent, _args, ctx) => {
+        const answer = await ctx.get(restPath, route);
+        return checked(readPath(answer, source.path));
+      };
+    }
     case 'none': {
       const standIn = source.standIn;
       if (standIn) return () => standIn.value;
@@ -226,22 +235,85 @@ function mergeTables(a: ResolverTable, b: ResolverTable): ResolverTable {
   return out;
 }
 
+/** Ids read one by one, up to this many at once; past it, the one list read answers them all. */
+export const BY_ID_UP_TO = 1;
+
+/**
+ * After every promise job queued now has run: reads asked for in one pass of graphql-js (the items
+ * of a list, aliased fields, and what their answers lead to) are gathered before any is sent, as
+ * DataLoader does. `process.nextTick` where there is one; elsewhere a task.
+ */
+const afterJobs = (run: () => void): void => {
+  const tick = (globalThis as { process?: { nextTick?: (fn: () => void) => void } }).process?.nextTick;
+  void Promise.resolve().then(() => (tick ? tick(run) : setTimeout(run, 0)));
+};
+
 /** A document's context: its call options and its shared reads. */
-function documentContext(deps: InProcessDeps, options: CallOptions): ResolverContext {
+function documentContext(deps: InProcessDeps, callOptions: CallOptions): ResolverContext {
   const reads = new Map<string, Promise<unknown>>();
-  return {
+  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    let hit = reads.get(key) as Promise<T> | undefined;
+    if (!hit) {
+      hit = read();
+      reads.set(key, hit);
+    }
+    return hit;
+  };
+  // Reads other surfaces make for this document (the catalog a deploy reads): a failed one is
+  // forgotten, so the next mutation of the document may read it again.
+  const shared: SharedReads = <T>(key: string, read: () => Promise<T>) => {
+    let hit = reads.get(key) as Promise<T> | undefined;
+    if (!hit) {
+      // Started in a promise job: a read that throws at once is a rejection like any other.
+      const started = (hit = Promise.resolve().then(read));
+      reads.set(key, started);
+      started.catch(() => reads.get(key) === started && reads.delete(key));
+    }
+    return hit;
+  };
+  /** Ids asked for by list key and not yet sent, each with what settles its read. */
+  const pending = new Map<string, Map<string, [(value: unknown) => void, (err: unknown) => void]>>();
+
+  function byId<T extends { id: string }>(listKey: string, id: string, readOne: (id: string) => Promise<T | null>, readAll: () => Promise<T[]>): Promise<T | null> {
+    return once(`${listKey}/${id}`, () =>
+      new Promise((resolve, reject) => {
+        let ids = pending.get(listKey);
+        if (!ids) {
+          const asked = (ids = new Map());
+          pending.set(listKey, asked);
+          afterJobs(() => {
+            pending.delete(listKey);
+            const one = (key: string) => readOne(key).then(...asked.get(key)!);
+            // A few ids (and no list read already) are read by id; more are one list read, and an
+            // id the list does not hold (a public template) is still read by id.
+            if (asked.size <= BY_ID_UP_TO && !reads.has(listKey)) return asked.forEach((_, key) => one(key));
+            once(listKey, readAll).then(
+              (list) => asked.forEach(([found], key) => {
+                const item = list.find((x) => x.id === key);
+                if (item) found(item);
+                else void one(key);
+              }),
+              (err: unknown) => asked.forEach(([, failed]) => failed(err)),
+            );
+          });
+        }
+        ids.set(id, [resolve as (value: unknown) => void, reject]);
+      }),
+    );
+  }
+
+  // Every call of the document carries its memo (shared-reads.ts), through whatever surface it goes.
+  const options = Object.assign({ ...callOptions }, { [SHARED_READS]: shared }) as CallOptions;
+  const context: ResolverContext = {
     options,
     rest: deps.rest,
     pods: deps.pods,
-    once<T>(key: string, read: () => Promise<T>): Promise<T> {
-      let hit = reads.get(key) as Promise<T> | undefined;
-      if (!hit) {
-        hit = read();
-        reads.set(key, hit);
-      }
-      return hit;
-    },
+    once,
+    byId,
+    // A parameterless GET of the field map's `read` rows, once per document.
+    get: (path, route) => once(route, () => deps.requester.object<unknown>({ method: 'GET', path, route, idempotent: true }, options, 'object')),
   };
+  return context;
 }
 
 export function createInProcessExecutor(deps: InProcessDeps): InProcessExecutor {

@@ -10,10 +10,16 @@ import type { DeployCpuPodInput, DeployPodInput, ResumePodInput } from '../../po
 import type { RestCatalogApi } from '../../rest/catalog.js';
 import type { RestRequester } from '../../rest/rest-request.js';
 import type { ResolverContext, ResolverTable } from './resolver-types.js';
+import { gpuAvailabilityRead, stockInDataCenters, stockInGpuCatalog } from './resolvers/catalog.js';
+import { inputOf } from './resolvers/inputs.js';
+import { needsMountPath, podEditBody } from './resolvers/pods.js';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 /** graphql-js coerces input objects with a null prototype; rp.pods' rules want plain ones. */
 const plain = <T>(value: unknown): T => (isRecord(value) ? ({ ...value } as T) : (value as T));
+
+/** The data centres with their GPU stock: one read per document, whichever field asks. */
+const DATA_CENTERS_WITH_STOCK = { include: ['GPU_AVAILABILITY'] } as const;
 
 /** A catalog whose reads are shared within one document, keyed by route and query. */
 function sharedCatalog(ctx: ResolverContext, catalog: RestCatalogApi): RestCatalogApi {
@@ -63,7 +69,24 @@ export function createPodResolvers(requester: RestRequester, catalog: RestCatalo
       pod: ({ input }, ctx) => readPod(ctx, String((input as { podId: string }).podId)),
       gpuTypes: async ({ input }, ctx) => (await offers(ctx, plain<GpuTypesListInput | null>(input) ?? {}, 1)).map((o) => o.type),
       cpuTypes: (_args, ctx) => sharedCatalog(ctx, source.catalog).cpus(undefined, ctx.options),
-      dataCenters: (_args, ctx) => sharedCatalog(ctx, source.catalog).dataCenters(undefined, ctx.options),
+      dataCenters: (_args, ctx) => sharedCatalog(ctx, source.catalog).dataCenters({ include: [...DATA_CENTERS_WITH_STOCK.include] }, ctx.options),
+    },
+    DataCenter: {
+      gpuAvailability: async ({ input }, ctx, _info, centre) => {
+        const read = gpuAvailabilityRead(input);
+        const id = isRecord(centre) ? centre.id : undefined;
+        const catalog = sharedCatalog(ctx, source.catalog);
+        if (read.kind === 'gpus') return stockInGpuCatalog(await catalog.gpus(read.query, ctx.options), id);
+        // Query.dataCenters read it already; a data centre reached another way (a volume's) is looked up.
+        if (isRecord(centre) && Array.isArray(centre.gpuAvailability)) return centre.gpuAvailability;
+        return stockInDataCenters(await catalog.dataCenters({ include: [...DATA_CENTERS_WITH_STOCK.include] }, ctx.options), id);
+      },
+    },
+    GpuAvailability: {
+      gpuType: async (_args, ctx, _info, stock) => {
+        const id = isRecord(stock) ? stock.id : undefined;
+        return (await sharedCatalog(ctx, source.catalog).gpus(undefined, ctx.options)).find((t) => t.id === id) ?? null;
+      },
     },
     User: {
       pods: (_args, ctx) => ctx.once('pods', async () => [...(await ctx.rest.pods.list({ includeClusterPods: true }, ctx.options))]),
@@ -93,6 +116,18 @@ export function createPodResolvers(requester: RestRequester, catalog: RestCatalo
           throw new TransportUnsupportedError(['input.incrementVersion'], 'podStop over REST v2 cannot honour incrementVersion; nothing was sent. To send it: leave incrementVersion out of the input');
         }
         return restPodFor(ctx, await ctx.pods.stop(podId, ctx.options));
+      },
+      // PATCH /v2/pods/{id} recreates the container, as podEditJob does; sent once (never resent).
+      podEditJob: async ({ input }, ctx) => {
+        const fields = inputOf(input);
+        const podId = String(fields.podId);
+        let mountPath: string | undefined;
+        if (needsMountPath(fields)) {
+          const current = await readPod(ctx, podId);
+          const path = isRecord(current) && isRecord(current.mounts) && isRecord(current.mounts.persistent) ? current.mounts.persistent.path : undefined;
+          mountPath = typeof path === 'string' ? path : undefined;
+        }
+        return ctx.rest.pods.update(podId, podEditBody(fields, mountPath), ctx.options);
       },
       podTerminate: async ({ input }, ctx) => {
         await ctx.pods.terminate((input as { podId: string }).podId, ctx.options);

@@ -12,8 +12,16 @@ export interface ResolverContext {
   readonly rest: RunpodRest;
   /** The client's rp.pods (its REST path, with the create-once rule). */
   readonly pods: PodsApi;
+  /** The answer of a parameterless REST v2 GET (`/account`), read once per document (the map's `read` rows). */
+  get(path: string, route: string): Promise<unknown>;
   /** `read()` once per `key` within one document, whichever fields ask for it. */
   once<T>(key: string, read: () => Promise<T>): Promise<T>;
+  /**
+   * The object `id`, read once per document: ids asked for together (the items of a list, aliased
+   * fields) are read by id when they are few, else answered by one `readAll` shared with the list
+   * field of `listKey` (an id the list lacks is still read by id). Null when it does not exist.
+   */
+  byId<T extends { id: string }>(listKey: string, id: string, readOne: (id: string) => Promise<T | null>, readAll: () => Promise<T[]>): Promise<T | null>;
 }
 
 /** A field's own resolver: a read of another route, or a mutation. */

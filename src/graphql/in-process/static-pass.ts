@@ -33,6 +33,7 @@ export function hasSource(type: string, field: string, resolvers: ResolverTable)
   const { source } = entry;
   if (source.kind === 'none') return !!source.standIn;
   if (source.kind === 'call') return !!resolvers[type]?.[field];
+  // A read needs no resolver of its own: its row names the route.
   return true;
 }
 

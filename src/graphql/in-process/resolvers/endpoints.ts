@@ -8,9 +8,14 @@ import { commaList, envObject, inputOf, isSet, orNull, refuse, refuseSet, type I
 
 export const listEndpoints = (ctx: ResolverContext): Promise<Endpoint[]> => ctx.once('GET /v2/serverless', async () => ctx.rest.endpoints.list(ctx.options));
 
-/** One network volume by id, read once per document; null when it is gone. */
+/** One network volume by id, read once per document (many at once: the one list read); null when it is gone. */
 export const volumeById = (ctx: ResolverContext, id: string): Promise<NetworkVolume | null> =>
-  ctx.once(`GET /v2/network-volumes/${id}`, () => orNull(() => ctx.rest.networkVolumes.get(id, ctx.options)));
+  ctx.byId(
+    'GET /v2/network-volumes',
+    id,
+    (one) => orNull(() => ctx.rest.networkVolumes.get(one, ctx.options)),
+    () => ctx.rest.networkVolumes.list(ctx.options),
+  );
 
 const UNSUPPORTED = {
   instanceIds: 'Leave it out: REST v2 makes CPU endpoints from a flavour and a vCPU count, which GraphQL instance ids do not carry.',

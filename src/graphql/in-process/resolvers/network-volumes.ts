@@ -15,7 +15,13 @@ export const networkVolumeResolvers: ResolverTable = {
     dataCenter: (_args, ctx, _info, source) => {
       const id = (source as { dataCenter?: unknown } | null)?.dataCenter;
       if (typeof id !== 'string') return null;
-      return ctx.once(`GET /v2/catalog/datacenters/${id}`, () => orNull(() => ctx.rest.catalog.dataCenter(id, undefined, ctx.options)));
+      // The volumes of one list name a few data centres: more than one is the catalog's one list.
+      return ctx.byId(
+        'GET /v2/catalog/datacenters',
+        id,
+        (one) => orNull(() => ctx.rest.catalog.dataCenter(one, undefined, ctx.options)),
+        () => ctx.rest.catalog.dataCenters(undefined, ctx.options),
+      );
     },
   },
   Mutation: {

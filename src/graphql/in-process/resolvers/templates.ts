@@ -48,7 +48,8 @@ export function templateBody(input: Input, update: boolean): CreateTemplateInput
 
 export const templateResolvers: ResolverTable = {
   Query: {
-    podTemplate: ({ id }, ctx) => orNull(() => ctx.rest.templates.get(String(id), ctx.options)),
+    // Once per id; many ids at once are the account's one list read (a public template it lacks is read by id).
+    podTemplate: ({ id }, ctx) => ctx.byId('GET /v2/templates', String(id), (one) => orNull(() => ctx.rest.templates.get(one, ctx.options)), async () => ctx.rest.templates.list(ctx.options)),
   },
   User: {
     podTemplates: (_args, ctx) => listTemplates(ctx),
