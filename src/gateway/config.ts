@@ -3,10 +3,23 @@
 // flags: node.ts). Stages read it through a holder (`GatewaySettings`), so a reload can replace
 // what may change (tokens, persisted documents) between two requests, never during one.
 import { ValidationError } from '../errors.js';
-import type { GatewayOptions, GatewayUpstream } from './create-gateway.js';
-import { resolveLimits, type ResolvedLimits } from './limits.js';
+import { resolveLimits, type GatewayLimits, type ResolvedLimits } from './limits.js';
 import type { PersistedDocuments } from './persisted.js';
-import { tokenTable, type TokenEntry } from './tokens.js';
+import { tokenTable, type GatewayToken, type TokenEntry } from './tokens.js';
+
+/** Which API the gateway's upstream client uses (the client's `graphqlTransport`). */
+export type GatewayUpstream = 'auto' | 'rest' | 'graphql';
+
+/** What the configuration is resolved from: the options of `createGateway` it reads. */
+export interface ConfigInput {
+  readonly upstream?: GatewayUpstream | undefined;
+  readonly tokens?: string | readonly GatewayToken[] | undefined;
+  readonly allowAnonymous?: boolean | undefined;
+  readonly passThroughKeys?: boolean | undefined;
+  readonly persisted?: Readonly<Record<string, string>> | undefined;
+  readonly nullForNoSource?: boolean | undefined;
+  readonly limits?: GatewayLimits | undefined;
+}
 
 /** The settings that may change while the gateway runs (a reload replaces them whole). */
 export interface ReloadableConfig {
@@ -32,14 +45,14 @@ function envTokens(): string | undefined {
 }
 
 /** The tokens and documents of `options`, checked (a ValidationError names the option). */
-export function resolveReloadable(options: Pick<GatewayOptions, 'tokens' | 'persisted' | 'passThroughKeys'>): ReloadableConfig {
+export function resolveReloadable(options: Pick<ConfigInput, 'tokens' | 'persisted' | 'passThroughKeys'>): ReloadableConfig {
   const tokenSource = options.tokens ?? envTokens();
   const tokens = options.passThroughKeys === true || tokenSource === undefined ? new Map<string, TokenEntry>() : tokenTable(tokenSource);
   return { tokens, persisted: options.persisted };
 }
 
 /** Resolves `options` into the gateway's configuration, refusing what would serve nobody safely. */
-export function resolveGatewayConfig(options: GatewayOptions): GatewayConfig {
+export function resolveGatewayConfig(options: ConfigInput): GatewayConfig {
   const upstream = options.upstream ?? 'rest';
   if (upstream !== 'auto' && upstream !== 'rest' && upstream !== 'graphql') throw new ValidationError('upstream', "must be 'auto', 'rest' or 'graphql'");
   const passThrough = options.passThroughKeys === true;

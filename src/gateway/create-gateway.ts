@@ -9,7 +9,7 @@ import type { PacingStore } from '../transport/pacing.js';
 import { redactText, registerSecret } from '../transport/redact.js';
 import type { TransportChangeEvent } from '../transport/transport-choice.js';
 import { RequestIds, thrownAnswer, type GatewayAnswer } from './answers.js';
-import { resolveGatewayConfig, resolveReloadable, type GatewaySettings } from './config.js';
+import { resolveGatewayConfig, resolveReloadable, type GatewaySettings, type GatewayUpstream } from './config.js';
 import type { GatewayContext } from './context.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch } from './fairness.js';
@@ -36,8 +36,7 @@ import { variablesStage } from './stages/variables.js';
 import type { GatewayToken } from './tokens.js';
 import { createUpstreamHealth } from './upstream-health.js';
 
-/** Which API the gateway's upstream client uses (the client's `graphqlTransport`). */
-export type GatewayUpstream = 'auto' | 'rest' | 'graphql';
+export type { GatewayUpstream } from './config.js';
 
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {

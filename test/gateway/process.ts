@@ -15,6 +15,8 @@ export interface GatewayProcess {
   stdout(): string;
   /** Stops it by its PID (SIGTERM) and waits for the exit. */
   stop(): Promise<number | null>;
+  /** Its exit code, once it exits (after a signal the test sent itself). */
+  exited(): Promise<number | null>;
 }
 
 /** `runpod-gql gateway ARGS` from the built package; resolves once it prints its line, rejects with its stderr if it exits first. */
@@ -38,6 +40,7 @@ export function startGatewayProcess(args: string[], env: Record<string, string>)
         graphqlUrl: url,
         stderr: () => stderr,
         stdout: () => stdout,
+        exited: () => exited,
         stop: () => {
           if (child.exitCode === null) child.kill('SIGTERM');
           return exited;

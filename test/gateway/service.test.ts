@@ -88,7 +88,7 @@ describe('the gateway as a service (a real process)', () => {
     const answered = await inFlight;
     expect(answered.status).toBe(200);
     expect(await answered.json()).toMatchObject({ data: { myself: { id: 'u1' } } });
-    expect(await gw.stop()).toBe(0);
+    expect(await gw.exited()).toBe(0);
     expect(gw.stderr()).toContain('every document in flight was answered');
   });
 
@@ -99,7 +99,7 @@ describe('the gateway as a service (a real process)', () => {
     const inFlight = ask(gw.graphqlUrl, READ_TOKEN).then((r) => r.status, () => 'cut');
     await until(() => upstream.arrived > before);
     gw.child.kill('SIGTERM');
-    expect(await gw.stop()).toBe(0);
+    expect(await gw.exited()).toBe(0);
     expect(await inFlight).toBe('cut');
     expect(gw.stderr()).toContain('1 requests were cut');
     upstream.release();
