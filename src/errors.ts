@@ -1,5 +1,5 @@
 import type { RateLimitWindow } from './transport/rate-limit-headers.js';
-import { redactText, redactValue, SCRUBBED } from './transport/redact.js';
+import { redactText, redactValue, SCRUBBED, summaryScope, withSummaryScope, type SecretScope } from './transport/redact.js';
 import { isRecord } from './transport/shape.js';
 
 /**
@@ -25,9 +25,12 @@ export interface RunpodErrorOptions {
 // throwing getter in a cause, a proxy, an exhausted stack. Whatever cannot be scrubbed is withheld,
 // and the error keeps its class, so what an answer means never changes.
 const WITHHELD = '[withheld: could not be scrubbed]';
+// The scope of the call whose error is being built (its request summary says which): construction
+// is synchronous and every subclass calls `super` first, so its own fields are scrubbed with it too.
+let building: SecretScope | undefined;
 function safeText(text: string): string {
   try {
-    return redactText(String(text));
+    return building ? building.scrub(String(text)) : redactText(String(text));
   } catch {
     return WITHHELD;
   }
@@ -43,7 +46,7 @@ function safeMessage(message: string): string {
 }
 function safeValue<T>(value: T): T {
   try {
-    return redactValue(value);
+    return redactValue(value, building);
   } catch {
     return WITHHELD as T;
   }
@@ -61,10 +64,13 @@ export class RunpodError extends Error {
   declare readonly requestId: string | undefined;
 
   constructor(message: string, options: RunpodErrorOptions = {}) {
+    building = summaryScope(options.request);
     // Scrubbed here, at the root, so no surface can forget: the message (and so the stack), the
     // cause and the request; subclasses keep scrubbed copies of what they carry.
     super(safeMessage(message), options.cause === undefined ? undefined : { cause: safeValue(options.cause) });
-    this.request = safeValue(options.request);
+    // The copy keeps the call's scope: an error built from this one (a create's, around it) is scrubbed alike.
+    const request = safeValue(options.request);
+    this.request = request && withSummaryScope(request, building);
     if (options.requestId !== undefined) this.requestId = safeText(options.requestId);
   }
 
@@ -286,10 +292,16 @@ export class PossiblyCreatedError extends RunpodError {
    * Empty for a resource without an `env` (network volumes, registries, delegations).
    */
   declare readonly createMarker: string;
+  /**
+   * What to look for instead when there is no marker (`createMarker` empty): the name that was sent
+   * and where such resources are listed, e.g. `one named "ghcr" in GET /registries`.
+   */
+  declare readonly lookFor: string | undefined;
 
-  constructor(message: string, options: RunpodErrorOptions & { createMarker: string }) {
+  constructor(message: string, options: RunpodErrorOptions & { createMarker: string; lookFor?: string | undefined }) {
     super(message, options);
     this.createMarker = options.createMarker;
+    if (options.lookFor !== undefined) this.lookFor = safeText(options.lookFor);
   }
 }
 

@@ -117,7 +117,6 @@ function restV2(text: string): string {
 
 export const CONTRACTS: readonly ContractFile[] = [
   { reference: 'rest-v2-openapi.json', copy: 'src/contracts/rest-v2.openapi.json', make: restV2 },
-  { reference: 'rest-v1-openapi.json', copy: 'src/contracts/rest-v1.openapi.json', make: json },
   { reference: 'graphql-reference-schema.graphql', copy: 'src/contracts/graphql-reference.graphql', make: stripSdlProse },
 ];
 
@@ -159,7 +158,7 @@ const BANNER = [
   '',
 ].join('\n');
 
-/** Every generated file and how to make it. v1 keeps its hand-written types: it is retired and frozen. */
+/** Every generated file and how to make it. */
 const GENERATED: ReadonlyArray<{ readonly out: string; readonly make: () => Promise<string> }> = [
   {
     // The package's schema is the platform's: the prose-free reference copy, less what production

@@ -383,7 +383,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const authorization = c.req.header('authorization');
     const account = platform.accountByKey(apiKey ?? bearerKey(authorization));
     const unauthorized = () => c.json({ errors: [{ message: 'Unauthorized: missing or unknown API key', extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
-    // With no key at all, the platform still serves `gpuTypes` (the catalog); a wrong key is refused whatever it asks.
+    // With no key at all, the platform still serves the catalog (GPU types, data centres: src/graphql/README.md, "Public queries"); a wrong key is refused whatever it asks.
     if (!account && (apiKey !== undefined || authorization !== undefined || !runGraphQL.isPublicRead(await c.req.json().catch(() => undefined)))) return unauthorized();
     const retryAfterSeconds = graphqlRateLimit?.take(account?.apiKey ?? '(no key)');
     if (retryAfterSeconds !== undefined) {

@@ -31,5 +31,5 @@ export class HostBusyError extends EmulatorHttpError {
 export const notFound = (what: string, id: string) => new EmulatorHttpError(404, `${what} ${id} not found`);
 export const badRequest = (message: string) => new EmulatorHttpError(400, message);
 
-/** Production's refusal of a spot (interruptible) pod: spot is discontinued (API-FACTS). */
+/** Production's refusal of a spot (interruptible) pod: spot pods are discontinued. */
 export const GRAPHQL_SPOT_DISCONTINUED = 'Spot pods are no longer offered. Deploy an on-demand pod (podFindAndDeployOnDemand) instead.';

@@ -6,13 +6,12 @@ import {
   parse,
   type DocumentNode,
   type ExecutionResult,
-  type FragmentDefinitionNode,
   type GraphQLFieldResolver,
   type GraphQLOutputType,
   type OperationDefinitionNode,
-  type SelectionNode,
 } from 'graphql';
 import { RunpodError } from '../errors.js';
+import { readsOnlyCatalog } from '../gateway/field-scopes.js';
 import { buildExecutableSchema, checkCpuInstanceId, createDocumentPreparer } from '../graphql/executable-schema.js';
 import { pubKeyList } from '../graphql/in-process/resolvers/account.js';
 import { endpointBody } from '../graphql/in-process/resolvers/endpoints.js';
@@ -101,7 +100,7 @@ const compact = <T>(list: Array<T | null> | null | undefined): T[] => (list ?? [
 
 type Root = (args: Record<string, unknown>, ctx: GraphQLContext) => unknown;
 
-/** The caller's account: every root field but `gpuTypes` needs one, and the handler checks it first. */
+/** The caller's account: every root field but the catalog's needs one, and the handler checks it first. */
 const own = (ctx: GraphQLContext): Account => {
   if (!ctx.account) throw new EmulatorHttpError(401, 'Unauthorized: missing or unknown API key', 'UNAUTHENTICATED');
   return ctx.account;
@@ -282,6 +281,27 @@ function rootFields(platform: Platform): Record<'Query' | 'Mutation', Record<str
         await ctx.rest('DELETE', `/registries/${encodeURIComponent(String(registryAuthId))}`);
         return null;
       },
+      // The account secrets through the emulator's own REST v2 routes (the same bodies as in process).
+      secretCreate: async ({ input }, ctx) => {
+        own(ctx);
+        const { name, value, description } = inputOf(input);
+        return answer(await ctx.rest('POST', '/account/secrets', { name, value, ...(typeof description === 'string' && { description }) }), ctx);
+      },
+      secretValueUpdate: async ({ input }, ctx) => {
+        own(ctx);
+        const { id, value } = inputOf(input);
+        return answer(await ctx.rest('PATCH', `/account/secrets/${encodeURIComponent(String(id))}`, { value }), ctx);
+      },
+      secretDescriptionUpdate: async ({ input }, ctx) => {
+        own(ctx);
+        const { id, description } = inputOf(input);
+        return answer(await ctx.rest('PATCH', `/account/secrets/${encodeURIComponent(String(id))}`, { description: typeof description === 'string' ? description : '' }), ctx);
+      },
+      secretDelete: async ({ id }, ctx) => {
+        own(ctx);
+        await ctx.rest('DELETE', `/account/secrets/${encodeURIComponent(String(id))}`);
+        return null;
+      },
       updateUserSettings: async ({ input }, ctx) => {
         const account = own(ctx);
         const { pubKey } = inputOf(input);
@@ -317,9 +337,6 @@ function fieldResolverFor(roots: ReturnType<typeof rootFields>): GraphQLFieldRes
   };
 }
 
-/** Root fields the platform answers without an API key. */
-const PUBLIC_ROOT_FIELDS = new Set(['gpuTypes', '__typename']);
-
 export interface GraphQLAnswer {
   status: number;
   body: ExecutionResult | { errors: Array<{ message: string; extensions?: Record<string, unknown> }> };
@@ -335,7 +352,8 @@ export function createGraphQLExecutor(platform: Platform, restV2: RestV2InProces
 
   /**
    * True when the operation `body` asks for reads only what the platform serves without a key: a
-   * query whose root fields, fragments included, are `gpuTypes` (and `__typename`).
+   * query of catalog fields only, fragments followed (the field map's `catalog` scope; see
+   * src/graphql/README.md, "Public queries").
    */
   function isPublicRead(body: unknown): boolean {
     const request = (body ?? {}) as { query?: unknown; operationName?: unknown };
@@ -355,22 +373,7 @@ export function createGraphQLExecutor(platform: Platform, restV2: RestV2InProces
     const operations = prepared.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
     const name = typeof request.operationName === 'string' ? request.operationName : undefined;
     const operation = name === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === name);
-    if (!operation || operation.operation !== 'query') return false;
-    const fragments = new Map(
-      prepared.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-    );
-    const seen = new Set<string>();
-    const onlyPublic = (selections: readonly SelectionNode[]): boolean =>
-      selections.every((selection) => {
-        if (selection.kind === Kind.FIELD) return PUBLIC_ROOT_FIELDS.has(selection.name.value);
-        if (selection.kind === Kind.INLINE_FRAGMENT) return onlyPublic(selection.selectionSet.selections);
-        const fragment = fragments.get(selection.name.value);
-        if (!fragment) return false;
-        if (seen.has(fragment.name.value)) return true;
-        seen.add(fragment.name.value);
-        return onlyPublic(fragment.selectionSet.selections);
-      });
-    return onlyPublic(operation.selectionSet.selections);
+    return operation !== undefined && readsOnlyCatalog(schema, prepared, operation);
   }
 
   return Object.assign(run, { isPublicRead });
@@ -379,6 +382,10 @@ export function createGraphQLExecutor(platform: Platform, restV2: RestV2InProces
   async function run(account: Account | undefined, body: unknown): Promise<GraphQLAnswer> {
     const request = (body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
     if (typeof request.query !== 'string') return { status: 400, body: { errors: [{ message: 'Must provide query string.' }] } };
+    // As RunPod and the gateway answer it: variables that are not an object are the request's fault.
+    if (request.variables !== undefined && request.variables !== null && (typeof request.variables !== 'object' || Array.isArray(request.variables))) {
+      return { status: 400, body: { errors: [{ message: 'Variables must be provided as an Object where each property is a variable value.' }] } };
+    }
     const prepared = prepare(request.query);
     if (!('kind' in prepared)) {
       return { status: 400, body: { errors: prepared.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) } };

@@ -8,8 +8,15 @@ import { createAdaptorServer } from '@hono/node-server';
  * Serves a fetch handler on `host:port` (0 picks a free port) and resolves once it listens; rejects
  * when the port is taken or invalid. Shared by the emulator's and the gateway's listeners.
  */
-export async function serveFetch(fetch: (request: Request, env: unknown) => Response | Promise<Response>, port: number, host: string): Promise<{ server: ReturnType<typeof createAdaptorServer>; url: string }> {
-  const server = createAdaptorServer({ fetch, hostname: host });
+export async function serveFetch(
+  fetch: (request: Request, env: unknown) => Response | Promise<Response>,
+  port: number,
+  host: string,
+  maxHeaderSize?: number,
+): Promise<{ server: ReturnType<typeof createAdaptorServer>; url: string }> {
+  // `maxHeaderSize`: a handler whose own limit on the request line is larger than Node's 16 KB
+  // (the gateway's GET takes 102,400 bytes of query string) must get to answer it.
+  const server = createAdaptorServer({ fetch, hostname: host, ...(maxHeaderSize !== undefined && { serverOptions: { maxHeaderSize } }) });
   // Idle connections are kept 65 s, as production's front ends keep them for a minute or more, not
   // Node's 5 s: a client whose timers run late on a busy machine (a fan-out pausing for a 429)
   // reused sockets the server had just closed, and a POST it wrote there failed with "other side

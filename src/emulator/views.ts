@@ -141,11 +141,16 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
     userPreferences: () => [],
     dailyCharges: () => [],
     reservations: () => [],
+    clusters: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/clusters')) as { clusters?: unknown }).clusters, { account: ctx.account }),
     secrets: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/account/secrets')) as { secrets?: unknown }).secrets, { account: ctx.account }),
   },
   Endpoint: {
     // REST v2's endpoint answer does not always name its template; the state does.
     templateId: ({ rest }, _a, { account }) => (typeof rest.id === 'string' ? (account?.endpoints.get(rest.id)?.templateId ?? null) : null) || null,
+    networkVolumeIds: ({ rest }, _a, { account }) =>
+      Array.isArray(rest.networkVolumes)
+        ? rest.networkVolumes.filter((id): id is string => typeof id === 'string').map((id) => ({ networkVolumeId: id, dataCenterId: account?.networkVolumes.get(id)?.dataCenterId ?? null }))
+        : null,
     networkVolume: ({ rest }, _a, ctx) => {
       const ids = rest.networkVolumes;
       return Array.isArray(ids) && typeof ids[0] === 'string' ? orNull(ctx, 'GET', `/network-volumes/${encodeURIComponent(ids[0])}`) : null;
@@ -165,6 +170,23 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
     },
     pools: () => [],
   },
+  Cluster: {
+    userId: (_v, _a, { account }) => account?.id ?? null,
+    gpuDisplayName: ({ rest }, _a, { platform }) => {
+      const gpu = isRecord(rest.compute) ? rest.compute.gpuTypeId : undefined;
+      return typeof gpu === 'string' ? gpuTypeName(platform, gpu) : null;
+    },
+    // The cluster's pods as the emulator's pod views (with their state, as myself { pods } has).
+    pods: async ({ rest }, _a, ctx) => {
+      const { account, platform } = ctx;
+      if (!account || typeof rest.id !== 'string') return null;
+      const listed = ((await ctx.rest('GET', `/clusters/${encodeURIComponent(rest.id)}/pods`)) as { pods?: Array<{ id?: unknown }> }).pods ?? [];
+      return listed.flatMap((p) => {
+        const pod = typeof p.id === 'string' ? platform.getPod(account, p.id) : undefined;
+        return pod ? [podGraphQLView(platform, account, pod)] : [];
+      });
+    },
+  },
   GpuAvailability: {
     gpuType: ({ rest }, _a, { platform }) => {
       const type = platform.gpuTypes.find((t) => t.id === rest.id);
@@ -179,7 +201,10 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
       const filter = (isRecord(input) ? input : {}) as Parameters<Platform['stock']>[1];
       const stock = platform.stock(String(rest.id), { ...filter, gpuCount: typeof filter.gpuCount === 'number' ? filter.gpuCount : 1 });
       // The same keys the client's REST path builds a LowestPrice from (the map reads them).
-      const lowest = { gpuTypeId: rest.id, gpuName: rest.name, uninterruptablePrice: stock.price, stockStatus: stock.stockStatus, maxGpuCount: stock.maxFreeOnOneHost };
+      const type = platform.gpuTypes.find((t) => t.id === rest.id);
+      // The CUDA versions as the catalog answers them for this count and cloud (the map reads cudaVersions).
+      const cuda = type ? gpuView(platform, type, gpuFilterOf({ count: typeof filter.gpuCount === 'number' ? filter.gpuCount : 1, cloud: filter.secureCloud === true ? 'SECURE' : filter.secureCloud === false ? 'COMMUNITY' : undefined }), true).cudaVersions : [];
+      const lowest = { gpuTypeId: rest.id, gpuName: rest.name, uninterruptablePrice: stock.price, stockStatus: stock.stockStatus, maxGpuCount: stock.maxFreeOnOneHost, cudaVersions: cuda };
       return new GraphQLView(lowest, { stock });
     },
   },

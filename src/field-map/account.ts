@@ -35,6 +35,11 @@ export const accountQueryFields: Readonly<Record<string, FieldEntry>> = {
 };
 
 export const accountMutationFields: Readonly<Record<string, FieldEntry>> = {
+  // A create is sent once (a name is taken once): an ambiguous failure is a PossiblyCreatedError.
+  secretCreate: holding('Secret', call(['POST /v2/account/secrets'])),
+  secretValueUpdate: holding('Secret', call(['PATCH /v2/account/secrets/{id}'])),
+  secretDescriptionUpdate: holding('Secret', call(['PATCH /v2/account/secrets/{id}'])),
+  secretDelete: call(['DELETE /v2/account/secrets/{id}']),
   // pubKey holds every key, one a line; REST v2 replaces the whole list.
   updateUserSettings: holding('User', call(['PUT /v2/account/ssh-keys'])),
 };
@@ -124,8 +129,9 @@ export const accountTypes: FieldMap = {
       impersonations: consoleOnly('impersonation'),
       activeImpersonation: consoleOnly('impersonation'),
       nodeGroups: hostOnly,
-      cluster: notMapped('cluster (GET /v2/clusters/{id})'),
-      clusters: notMapped('cluster list (GET /v2/clusters)'),
+      // Without an id argument in the schema there is no cluster to read (myself { clusters } lists them).
+      cluster: notMapped('cluster (GET /v2/clusters/{id}), which needs an id this field does not take'),
+      clusters: holding('Cluster', call(['GET /v2/clusters'])),
       apiKeys: consoleOnly('API-key'),
       sharedApiKeys: consoleOnly('API-key'),
       paymentMethods: consoleOnly('payment-method'),

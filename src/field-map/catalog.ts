@@ -73,7 +73,7 @@ export const catalogTypes: FieldMap = {
       minimumBidPrice: none('spot pods are discontinued: there is no bid price, and REST v2 has none'),
       clusterPrice: none("REST v2's catalog prices a GPU for pods (price.secure, price.community) and serverless, not for clusters"),
       gpuTypeDatacenters: none('not mapped yet: REST v2 has availability per data centre (GET /v2/catalog/gpus?include=AVAILABILITY, dataCenters[].availability)'),
-      gpuTypeCudaVersions: none('not mapped yet: REST v2 has availability per CUDA version (GET /v2/catalog/gpus?include=AVAILABILITY, cudaVersions[].available)'),
+      gpuTypeCudaVersions: holding('GpuTypeCudaVersionAvailability', path('cudaVersions')),
     },
   },
   CpuType: {
@@ -109,6 +109,15 @@ export const catalogTypes: FieldMap = {
       // stock is listed with stockStatus None.
       gpuAvailability: holding('GpuAvailability', call(['GET /v2/catalog/datacenters', 'GET /v2/catalog/gpus'])),
       pools: none(NOT_IN_REST),
+    },
+  },
+  /** One CUDA version of a GPU type's hosts (`cudaVersions` of GET /v2/catalog/gpus?include=AVAILABILITY). */
+  GpuTypeCudaVersionAvailability: {
+    rest: 'CudaVersionAvailability',
+    scope: 'catalog',
+    fields: {
+      cudaVersion: path('version'),
+      availability: derived('GpuTypeCudaVersionAvailability.availability', ['available'], 'GraphQL says AVAILABLE or UNAVAILABLE where REST v2 says true or false (a host of that CUDA version has the GPUs asked for free)'),
     },
   },
   /** One GPU type's stock in one data centre: REST v2's `CatalogResourceAvailability`. */
@@ -159,6 +168,11 @@ export const catalogDerivations: Derivations = {
   },
   'DataCenter.compliance': (centre) => list(centre, 'compliance').filter((c) => typeof c === 'string' && GRAPHQL_COMPLIANCE.has(c)),
   'DataCenter.storageSupport': (centre) => list(centre, 'networkVolumeTypes').length > 0,
+  'GpuTypeCudaVersionAvailability.availability': (cuda) => {
+    const available = readPath(cuda, 'available');
+    if (typeof available !== 'boolean') throw new WrongRestShape('available', 'true or false');
+    return available ? 'AVAILABLE' : 'UNAVAILABLE';
+  },
   'GpuAvailability.stockStatus': (stock) => STOCK_STATUS[level(stock)],
   'GpuAvailability.available': (stock) => level(stock) !== 'NONE',
 };

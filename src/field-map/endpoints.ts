@@ -17,6 +17,8 @@ export const endpointDerivations = {
   // GraphQL's gpuIds names pools, and takes a card out of them with a leading "-" (AMPERE_16,-NVIDIA RTX A4000).
   endpointGpuIds(rest: unknown): string | null {
     const gpu = at(rest, 'gpu');
+    // A `gpu` that is not an object (a string, a list) is a wrong shape, never a silent null.
+    if (gpu !== null && gpu !== undefined && (typeof gpu !== 'object' || Array.isArray(gpu))) throw wrongShape('gpu', 'an object with pools');
     const pools = strings(gpu, 'pools', 'gpu.pools');
     if (!pools) return null;
     return [...pools, ...(strings(gpu, 'excludedTypes', 'gpu.excludedTypes') ?? []).map((t) => `-${t}`)].join(',');
@@ -45,6 +47,12 @@ export const endpointMutationFields: Readonly<Record<string, FieldEntry>> = {
 };
 
 export const endpointTypes: FieldMap = {
+  /** Built by `Endpoint.networkVolumeIds` from each listed volume: `{ networkVolumeId, dataCenterId }`. */
+  NetworkVolumeIds: {
+    rest: null,
+    scope: 'read',
+    fields: { networkVolumeId: path('networkVolumeId'), dataCenterId: path('dataCenterId') },
+  },
   Endpoint: {
     rest: 'Endpoint',
     scope: 'read',
@@ -87,9 +95,11 @@ export const endpointTypes: FieldMap = {
       workerState: notInEndpoints('worker state history'),
       webhookRequests: notInEndpoints('webhook request log'),
       networkVolume: holding('NetworkVolume', call(['GET /v2/network-volumes/{id}'])),
-      networkVolumeIds: none("not mapped yet: REST v2's Endpoint lists its volumes (networkVolumes)"),
-      minCudaVersion: none("not mapped yet: REST v2's Endpoint has gpu.minCudaVersion"),
-      flashBootType: none("not mapped yet: REST v2's Endpoint has flashboot (on or off), not the FlashBoot type"),
+      // Each volume id REST v2 lists, with its data centre from the volume itself (one read per volume).
+      networkVolumeIds: holding('NetworkVolumeIds', call(['GET /v2/network-volumes/{id}'])),
+      minCudaVersion: path('gpu.minCudaVersion'),
+      // REST v2's FlashBoot has GraphQL's FlashBootType values (OFF, FLASHBOOT, PRIORITY_FLASHBOOT).
+      flashBootType: path('flashboot'),
       flashEnvironmentId: notInEndpoints('Flash environment'),
       modelReferences: notInEndpoints('model references'),
       compliance: notInEndpoints('compliance filter'),

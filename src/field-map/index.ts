@@ -2,6 +2,7 @@
 // Mutation are assembled here from every module's part, so no module edits another's rows).
 import { accountDerivations, accountMutationFields, accountQueryFields, accountTypes } from './account.js';
 import { catalogDerivations, catalogQueryFields, catalogTypes } from './catalog.js';
+import { clusterDerivations, clusterTypes } from './clusters.js';
 import { endpointMutationFields, endpointTypes } from './endpoints.js';
 import { networkVolumeMutationFields, networkVolumeTypes } from './network-volumes.js';
 import { podDerivations, podMutationFields, podQueryFields, podTypes } from './pod.js';
@@ -29,10 +30,11 @@ export const FIELD_MAP: FieldMap = {
   ...endpointTypes,
   ...networkVolumeTypes,
   ...registryAuthTypes,
+  ...clusterTypes,
 };
 
 /** Every named derivation (`Type.field` → how it is derived); each module exports its own. */
-export const DERIVATIONS: Derivations = { ...podDerivations, ...catalogDerivations, ...accountDerivations };
+export const DERIVATIONS: Derivations = { ...podDerivations, ...catalogDerivations, ...accountDerivations, ...clusterDerivations };
 
 /** The entry of `Type.field`, or undefined when the map does not list it (no REST v2 source). */
 export function fieldEntry(type: string, field: string): FieldEntry | undefined {
@@ -40,8 +42,21 @@ export function fieldEntry(type: string, field: string): FieldEntry | undefined 
   return map && Object.hasOwn(map.fields, field) ? map.fields[field] : undefined;
 }
 
-/** The scope that may read `Type.field` (a field the map does not list needs `read`). */
+/**
+ * A field whose name says it holds a key, a token, a password, a secret or an env (`Endpoint.aiKey`,
+ * `Machine.defaultEnv`, `EnvironmentVariable.key`): only `write` reads it, whatever the map says.
+ */
+export const SECRET_BEARING_NAME = /key|token|password|secret|env/i;
+
+/**
+ * The scope that may read `Type.field`. Denied by default: a type or field the map does not list
+ * needs `write` (the map is where a field is judged safe to read), and so does a secret-bearing
+ * name ({@link SECRET_BEARING_NAME}). Introspection (`__Schema`, `__Type`, …) is a `catalog` read.
+ */
 export function fieldScope(type: string, field: string): FieldScope {
-  const map = FIELD_MAP[type];
-  return fieldEntry(type, field)?.scope ?? map?.scope ?? 'read';
+  if (type.startsWith('__')) return 'catalog';
+  if (SECRET_BEARING_NAME.test(field)) return 'write';
+  const entry = fieldEntry(type, field);
+  if (!entry) return 'write';
+  return entry.scope ?? FIELD_MAP[type]!.scope;
 }

@@ -62,7 +62,11 @@ function wholeRequestStatus(err: RunpodError, passThrough: boolean): WholeReques
 /** What a typed error adds to its entry's `extensions`: what the caller needs to act on it. */
 function errorExtensions(err: RunpodError): Record<string, unknown> {
   const extensions: Record<string, unknown> = {};
-  if (err instanceof PossiblyCreatedError) extensions.createMarker = err.createMarker;
+  // A create without a marker (a network volume, registry credentials) says what to look for instead.
+  if (err instanceof PossiblyCreatedError) {
+    if (err.createMarker) extensions.createMarker = err.createMarker;
+    else if (err.lookFor) extensions.lookFor = err.lookFor;
+  }
   if (err instanceof LimitExceededError) Object.assign(extensions, { code: err.code, limit: err.limit });
   if (err instanceof RateLimitError && err.retryAfterMs !== undefined) extensions.retryAfterMs = err.retryAfterMs;
   if (err.requestId !== undefined) extensions.requestId = err.requestId;
@@ -181,3 +185,31 @@ export class RequestIds {
     return { gateway: this.gateway, upstream: this.upstream };
   }
 }
+
+/**
+ * A variable that failed coercion, named by its field without its value: graphql-js quotes the
+ * value (`got invalid value "…"`, and its own reason may quote it again), and a variable may hold
+ * a password or an env value.
+ */
+export function coercionEntry(error: GraphQLError): GatewayErrorEntry {
+  const named = /^Variable "\$([A-Za-z_][A-Za-z0-9_]*)" got invalid value /.exec(error.message);
+  if (!named) return { message: error.message, extensions: { code: 'BAD_USER_INPUT' } };
+  const name = named[1]!;
+  const at = new RegExp(` at "(${name}(?:\\.[A-Za-z_][A-Za-z0-9_]*|\\[\\d+\\])*)"; `).exec(error.message.slice(named[0].length));
+  const field = at ? at[1]! : name;
+  return { message: `Variable "$${name}" got an invalid value at "${field}": it does not fit the type the schema declares there (the value is not repeated)`, extensions: { code: 'BAD_USER_INPUT', field } };
+}
+
+/**
+ * `answer` for a caller that may not read env values (a `read` or `catalog` token): RunPod's own
+ * words after an HTTP status (`… failed with HTTP 500: <detail>`) can quote a pod's or a template's
+ * env, so they are withheld; the status, the code and the request id stay.
+ */
+export function withheldDetails(answer: GatewayAnswer, scope: string): GatewayAnswer {
+  const errors = answer.body.errors;
+  if (scope === 'write' || !errors?.some((e) => UPSTREAM_DETAIL.test(e.message))) return answer;
+  const note = `$1 (RunPod's details are withheld from a ${scope} token: they can quote env values)`;
+  return { ...answer, body: { ...answer.body, errors: errors.map((e) => (UPSTREAM_DETAIL.test(e.message) ? { ...e, message: e.message.replace(UPSTREAM_DETAIL, note) } : e)) } };
+}
+
+const UPSTREAM_DETAIL = /(failed with HTTP \d{3})\b[\s\S]*$/;

@@ -3,23 +3,13 @@
 // flags: node.ts). Stages read it through a holder (`GatewaySettings`), so a reload can replace
 // what may change (tokens, persisted documents) between two requests, never during one.
 import { ValidationError } from '../errors.js';
-import { resolveLimits, type GatewayLimits, type ResolvedLimits } from './limits.js';
+import type { GatewayOptions, GatewayUpstream } from './options.js';
+import { resolveLimits, type ResolvedLimits } from './limits.js';
 import type { PersistedDocuments } from './persisted.js';
-import { tokenTable, type GatewayToken, type TokenEntry } from './tokens.js';
-
-/** Which API the gateway's upstream client uses (the client's `graphqlTransport`). */
-export type GatewayUpstream = 'auto' | 'rest' | 'graphql';
+import { tokenTable, type TokenEntry } from './tokens.js';
 
 /** What the configuration is resolved from: the options of `createGateway` it reads. */
-export interface ConfigInput {
-  readonly upstream?: GatewayUpstream | undefined;
-  readonly tokens?: string | readonly GatewayToken[] | undefined;
-  readonly allowAnonymous?: boolean | undefined;
-  readonly passThroughKeys?: boolean | undefined;
-  readonly persisted?: Readonly<Record<string, string>> | undefined;
-  readonly nullForNoSource?: boolean | undefined;
-  readonly limits?: GatewayLimits | undefined;
-}
+export type ConfigInput = Pick<GatewayOptions, 'upstream' | 'tokens' | 'allowAnonymous' | 'passThroughKeys' | 'persisted' | 'nullForNoSource' | 'limits'>;
 
 /** The settings that may change while the gateway runs (a reload replaces them whole). */
 export interface ReloadableConfig {

@@ -2,9 +2,10 @@
 // stages before it set, and sets what it owns. Nothing here outlives its request.
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import type { RunpodClient } from '../client.js';
+import type { SecretScope } from '../transport/redact.js';
 import type { RequestIds } from './answers.js';
 import type { CallerLimitSettings } from './fairness.js';
-import type { GraphQLParams } from './protocol.js';
+import type { GraphQLParams, Refusal } from './protocol.js';
 import type { Scrub } from './scrub.js';
 import type { GatewayScope } from './tokens.js';
 
@@ -26,6 +27,10 @@ export interface Caller {
   readonly address: string;
   readonly scrub: Scrub;
   readonly onRefusedKey?: (() => void) | undefined;
+  /** Called when RunPod accepted the caller's key (pass-through): other callers' answers are scrubbed of it for a while. */
+  readonly onAcceptedKey?: (() => void) | undefined;
+  /** A public caller's answer to anything but a catalog read: the 401 a request without a credential always got. */
+  readonly unauthenticated?: Refusal | undefined;
 }
 
 /** What the execute stage records of the document's upstream work, for the answer's observers. */
@@ -57,8 +62,11 @@ export interface GatewayContext {
   text?: string | undefined;
   document?: DocumentNode | undefined;
   operation?: OperationDefinitionNode | undefined;
-  /** The secret inputs of this document (passwords, env values): scrubbed from its answer only. */
-  readonly secretInputs: string[];
+  /**
+   * The secret inputs of this document (passwords, secret values, env values), filed by the
+   * variables stage once they passed coercion: scrubbed from its own answer and errors only.
+   */
+  secrets?: SecretScope | undefined;
   readonly upstream: UpstreamRecord;
   /** Whether a cache answered: undefined when no cache was asked. */
   cache?: 'hit' | 'miss' | undefined;

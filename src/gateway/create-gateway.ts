@@ -5,23 +5,23 @@ import { createRunpodClient, type RunpodClient } from '../client.js';
 import { AuthenticationError, ValidationError } from '../errors.js';
 import { createLog, DEFAULT_LOG_LEVEL } from '../transport/logger.js';
 import type { RunpodClientOptions } from '../transport/options.js';
-import type { PacingStore } from '../transport/pacing.js';
 import { redactText, registerSecret } from '../transport/redact.js';
 import type { TransportChangeEvent } from '../transport/transport-choice.js';
 import { RequestIds, thrownAnswer, type GatewayAnswer } from './answers.js';
-import { resolveGatewayConfig, resolveReloadable, type GatewaySettings, type GatewayUpstream } from './config.js';
-import type { GatewayContext } from './context.js';
+import { resolveGatewayConfig, resolveReloadable, type GatewaySettings } from './config.js';
+import type { Caller, GatewayContext } from './context.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch } from './fairness.js';
 import { attachHostPolicy, createHostPolicy } from './host-check.js';
-import type { GatewayLimits } from './limits.js';
 import { createNoSourceFilter } from './no-source.js';
 import { createPassThroughPool } from './pass-through.js';
 import { loadPersisted } from './persisted.js';
 import { notify, runStages, type GatewayObserver, type Outcome, type Stage } from './pipeline.js';
-import { negotiate, Refusal } from './protocol.js';
+import { attachQueryLimit, negotiate, Refusal } from './protocol.js';
 import { TokenBuckets } from './rate.js';
+import { createResponseCache } from './response-cache.js';
 import { noScrub, scrubberOf, type Scrub } from './scrub.js';
+import type { GatewayOptions } from './options.js';
 import { scrubberFor, writeAnswer } from './stages/answer.js';
 import { authStage } from './stages/auth.js';
 import { callerLimitsStage } from './stages/caller-limits.js';
@@ -36,95 +36,7 @@ import { variablesStage } from './stages/variables.js';
 import type { GatewayToken } from './tokens.js';
 import { createUpstreamHealth } from './upstream-health.js';
 
-export type { GatewayUpstream } from './config.js';
-
-/** Options of {@link createGateway}. */
-export interface GatewayOptions {
-  /**
-   * The upstream client's options: `apiKey`, `restUrl`, `graphqlUrl`, `fetch`, `pacingStore`, …
-   * (`apiKey` defaults to `RUNPOD_API_KEY`). In pass-through mode `apiKey` must not be set.
-   */
-  client?: Omit<RunpodClientOptions, 'podsTransport' | 'graphqlTransport'> | undefined;
-  /** @default 'rest' */
-  upstream?: GatewayUpstream | undefined;
-  /**
-   * Callers' tokens: `scope:token` entries, comma-separated, or a list.
-   * @default process.env.RUNPOD_GATEWAY_TOKENS, where `process` exists
-   */
-  tokens?: string | readonly GatewayToken[] | undefined;
-  /**
-   * Serve callers without a token when none is configured. Only for a gateway bound to loopback
-   * (the Node listener refuses any other address). @default false
-   */
-  allowAnonymous?: boolean | undefined;
-  /**
-   * Each caller's own RunPod key (`?api_key=` or `Authorization: Bearer`) is used upstream; the
-   * gateway holds no key and needs no tokens. @default false
-   */
-  passThroughKeys?: boolean | undefined;
-  /**
-   * Origins whose pages may call the gateway (`scheme://host[:port]`; a trailing `/` is dropped; `*`
-   * is refused). Pages on the address `listen` bound always may; the gateway never takes its own
-   * origin from a request. A refused origin is logged once, at warn. @default none
-   */
-  corsOrigins?: readonly string[] | undefined;
-  /**
-   * Request headers a page may send beyond the ones the package's client sends (which every
-   * preflight allows: `authorization, content-type, accept, x-request-id, user-agent, x-team-id`):
-   * the names in the client's `headers` option. @default none
-   */
-  corsHeaders?: readonly string[] | undefined;
-  /**
-   * Host names answered besides loopback names and the listen host (a proxy's public name), or
-   * `'*'` for any. A request whose `Host` or absolute-form target names another is refused (403),
-   * against DNS rebinding. @default none
-   */
-  allowedHosts?: '*' | readonly string[] | undefined;
-  /**
-   * The scheme pages reach the `allowedHosts` names with (a proxy in front terminates TLS): a page
-   * on `https://NAME` calling `https://NAME/graphql` through the proxy is same-origin. Loopback
-   * names are same-origin over http and https. @default 'https'
-   */
-  publicScheme?: 'https' | 'http' | undefined;
-  /**
-   * Take each request's id from its `X-Request-Id` (a proxy in front sets it) instead of making
-   * one: only when every request comes through that proxy. @default false
-   */
-  trustRequestId?: boolean | undefined;
-  /** Document id → text. With it, only these documents run, asked for by id or by SHA-256 hash. */
-  persisted?: Readonly<Record<string, string>> | undefined;
-  /**
-   * Lossy: answer a nullable field REST v2 has no source for with null and no error (each such
-   * field logged once), for callers that cannot take a partial answer. @default false
-   */
-  nullForNoSource?: boolean | undefined;
-  limits?: GatewayLimits | undefined;
-  /**
-   * Where per-caller rates are kept: share one store (for example the Redis one that is also the
-   * client's `pacingStore`) between gateways so a caller's rate holds across all of them.
-   * @default the gateway's own memory
-   */
-  rateStore?: PacingStore | undefined;
-  /**
-   * Watch every request without taking part in it (an access log, metrics): told when one
-   * arrives, of each upstream answer, and once its response is written. @default none
-   */
-  observers?: readonly GatewayObserver[] | undefined;
-  /**
-   * What else `/readyz` reflects (a shared store away, …): each answers undefined while all is
-   * well, else `{ ready, reason }`. Not ready: 503 with the reason; ready but degraded: 200 that
-   * names it. @default none
-   */
-  conditions?: readonly GatewayCondition[] | undefined;
-  /**
-   * The operator's own paths (a metrics endpoint), answered to GET as the probes are: whatever the
-   * Host, with no token. Serve nothing secret there. @default none
-   */
-  routes?: OperatorRoutes | undefined;
-}
-
-/** One condition `/readyz` reflects: undefined while all is well. */
-export type GatewayCondition = () => { readonly ready: boolean; readonly reason: string } | undefined;
+export type { GatewayCondition, GatewayOptions, GatewayUpstream } from './options.js';
 
 /** What a reload replaces (see {@link Gateway.reload}); what it leaves out stays. */
 export interface GatewayReload {
@@ -168,6 +80,11 @@ export interface GatewayRequestInfo {
   readonly clientAddress?: string | undefined;
 }
 
+
+function envCatalogKey(): string | undefined {
+  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+  return proc?.env?.RUNPOD_CATALOG_KEY || undefined;
+}
 
 /**
  * Creates the gateway: RunPod's GraphQL schema (`schema.graphql`) over GraphQL-over-HTTP, executed
@@ -216,6 +133,7 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
   };
   const hosts = createHostPolicy(options.allowedHosts, options.publicScheme);
   attachHostPolicy(gateway, hosts);
+  attachQueryLimit(gateway, limits.maxBodyBytes);
   // Tokens are scrubbed from every error as API keys are, for as long as the gateway lives.
   for (const token of config.tokens.keys()) registerSecret(token, gateway);
 
@@ -223,9 +141,20 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
   /** The gateway's own secrets (its key and tokens): every answer is scrubbed of these. */
   let ownScrub: Scrub = noScrub;
   let upstreamKey: string | undefined;
+  const keyless = options.keyless !== false;
+  /** Pass-through mode: the client keyless catalog reads are made with, when the operator gave a key. */
+  let catalogClient: RunpodClient | undefined;
   if (passThrough) {
     if (options.client?.apiKey !== undefined) throw new ValidationError('client.apiKey', 'must not be set with passThroughKeys: the gateway holds no key of its own');
+    const given = keyless ? (options.catalogKey ?? envCatalogKey()) : undefined;
+    const catalogKey = given === '' ? undefined : given;
+    if (catalogKey !== undefined) {
+      if (typeof catalogKey !== 'string' || catalogKey.trim() === '') throw new ValidationError('catalogKey', 'must be a RunPod API key');
+      catalogClient = createRunpodClient({ ...clientOptions, apiKey: catalogKey });
+      ownScrub = scrubberOf([catalogKey]);
+    }
   } else {
+    if (options.catalogKey) throw new ValidationError('catalogKey', "is for passThroughKeys: otherwise keyless catalog reads are made with the gateway's own key");
     serverClient = createRunpodClient(clientOptions);
     const probe = clientOptions.apiKey ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.RUNPOD_API_KEY;
     if (!probe) throw new ValidationError('apiKey', 'the gateway needs the upstream key: set RUNPOD_API_KEY, or use pass-through keys');
@@ -262,6 +191,11 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
     return degraded;
   };
   const passThroughClients = createPassThroughPool(clientOptions);
+  const cache = options.cache === false ? undefined : createResponseCache(options.cache ?? {}, options.onCache);
+  /** The keyless caller (the auth stage's third way): the catalog only, with the gateway's or the catalog key. */
+  const upstreamOfPublic = passThrough ? catalogClient : serverClient;
+  const publicCaller = (context: GatewayContext, unauthenticated: Refusal): Caller | undefined =>
+    keyless && upstreamOfPublic ? { kind: 'public', name: 'public', scope: 'catalog', credential: undefined, client: () => upstreamOfPublic, address: context.address, scrub: ownScrub, unauthenticated } : undefined;
   const refusedKeys = passThrough && limits.refusedKeys !== false ? new TokenBuckets(limits.refusedKeys.requests, limits.refusedKeys.intervalMs) : undefined;
   const fairness = createFairness(limits, options.rateStore, refusedKeys);
   const observers = options.observers ?? [];
@@ -272,12 +206,12 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
   const stages: readonly Stage[] = [
     probesStage(readiness, options.routes),
     hostStage(hosts, cors),
-    authStage({ settings, serverClient, ownScrub: () => ownScrub, passThroughClients, checkAddress: (address) => fairness.checkAddress(address) }),
+    authStage({ settings, serverClient, ownScrub: () => ownScrub, passThroughClients, checkAddress: (address) => fairness.checkAddress(address), publicCaller }),
     callerLimitsStage(fairness),
     documentStage(settings, preparer, () => (isReady ? undefined : gateway.ready)),
     scopeStage(),
     variablesStage(),
-    responseCacheStage(),
+    responseCacheStage({ cache, limits: fairness, scrubberFor: (context) => scrubberFor(context, ownScrub), passThrough: () => settings.current.passThrough, waitMs: () => settings.current.limits.deadlineMs }),
     executeStage({
       settings,
       start: fairness.start,
@@ -308,7 +242,6 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
       ids,
       startedAt: performance.now(),
       media: negotiate(request.headers.get('accept')) ?? 'application/json',
-      secretInputs: [],
       upstream: { calls: 0, statuses: [] },
     };
     notify(observers, (o) => o.onRequest?.(context));

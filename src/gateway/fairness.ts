@@ -63,6 +63,8 @@ export interface TurnCaller {
   readonly onRefusedKey?: (() => void) | undefined;
   /** The caller's own rate, where its token sets one. */
   readonly rate?: RateWindow | undefined;
+  /** Called when RunPod accepted the caller's key (an answer below 400, and no 401). */
+  readonly onAcceptedKey?: (() => void) | undefined;
 }
 
 /** One upstream client's state: until when RunPod asked it to pause, and the queries it runs. */
@@ -196,6 +198,7 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
       if (operation === 'query') state.queries.add(controller);
       let answers = 0;
       let refusedKey = false;
+      let acceptedKey = false;
       let ended = false;
       // Past one bucket of debt the document stops (a query: a mutation may be on the wire, and
       // its calls are bounded by maxUpstreamCalls before they are sent).
@@ -204,6 +207,7 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
         if (++answers > 1) rate.charge(caller.credential, 1, overdrawn);
         onAnswer?.(status);
         if (status === 401) refusedKey = true;
+        else if (status < 400) acceptedKey = true;
         else if (status === 429) pause(state, parseRetryAfterMs(headers) ?? 1000);
         // REST v2 announces a spent window on an answer that still counts: the client then waits
         // for its reset, so the others are answered, this one is read.
@@ -233,7 +237,7 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
           if (refusedKey) {
             refusedKeys?.take(caller.address);
             caller.onRefusedKey?.();
-          }
+          } else if (acceptedKey) caller.onAcceptedKey?.();
         },
       };
     },

@@ -15,6 +15,9 @@ import {
 } from 'graphql';
 import { fieldScope, type FieldScope } from '../field-map/index.js';
 
+/** A description that says its field holds a key, a token, a password, a secret or env values. */
+export const SECRET_BEARING_DESCRIPTION = /\b(api[ _-]?key|key|token|password|secret|env(ironment)?)s?\b/i;
+
 /** Scopes from narrowest to widest: a token reads every field at or below its own. */
 export const SCOPE_RANK: Readonly<Record<FieldScope, number>> = { catalog: 0, read: 1, write: 2 };
 
@@ -35,11 +38,14 @@ function operationNeeds(schema: GraphQLSchema, document: DocumentNode, operation
         Field(field) {
           const parent = typeInfo.getParentType();
           const name = field.name.value;
-          // Introspection and __typename say nothing of the account.
-          if (!parent || name.startsWith('__')) return;
+          // Introspection and __typename say nothing of the account: `catalog` reads them.
+          // A field the schema does not define fails validation; it needs no scope.
+          if (!parent || name.startsWith('__') || !typeInfo.getFieldDef()) return;
           const type = getNamedType(parent).name;
           const key = `${type}.${name}`;
-          if (!needs.has(key)) needs.set(key, fieldScope(type, name));
+          // A field whose description says it holds a secret is `write`, as one whose name does.
+          const described = SECRET_BEARING_DESCRIPTION.test(typeInfo.getFieldDef()?.description ?? '');
+          if (!needs.has(key)) needs.set(key, described ? 'write' : fieldScope(type, name));
         },
         FragmentSpread(spread) {
           const fragment = fragments.get(spread.name.value);
@@ -66,4 +72,13 @@ export function fieldsBeyondScope(schema: GraphQLSchema, document: DocumentNode,
   if (!needs) byOperation.set(key, (needs = operationNeeds(schema, document, operation)));
   const rank = SCOPE_RANK[scope];
   return needs.filter(([, needed]) => SCOPE_RANK[needed] > rank).map(([field]) => field);
+}
+
+/**
+ * True when `operation` is a query that reads catalog fields only (fragments followed): what RunPod
+ * answers without a key, and what the gateway answers keyless callers and caches for everyone. The
+ * one mapping is the field map's `catalog` scope (src/graphql/README.md, "Public queries").
+ */
+export function readsOnlyCatalog(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  return operation.operation === 'query' && fieldsBeyondScope(schema, document, operation, 'catalog').length === 0;
 }

@@ -13,6 +13,8 @@ import { bindGatewayAddress } from './host-check.js';
 import { accessLog } from './service/access-log.js';
 import { createGatewayMetrics } from './service/metrics.js';
 import { parseGatewayTokens, tokenTable, type GatewayToken } from './tokens.js';
+import type { ResponseCacheStore } from './response-cache.js';
+import { listenerHeaderBytes } from './protocol.js';
 
 export interface GatewayListenOptions {
   /** 0 picks a free port. @default 0 */
@@ -49,7 +51,7 @@ export async function listen(gateway: Gateway, { port = 0, host = '127.0.0.1' }:
     throw new ValidationError('host', 'a gateway without tokens (--allow-anonymous) listens on loopback only: set RUNPOD_GATEWAY_TOKENS to serve other hosts');
   }
   // The peer's address, from the socket: refused pass-through keys are counted by it.
-  const { server, url } = await serveFetch((request: Request, env: unknown) => gateway.fetch(request, { clientAddress: (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress }), port, host);
+  const { server, url } = await serveFetch((request: Request, env: unknown) => gateway.fetch(request, { clientAddress: (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress }), port, host, listenerHeaderBytes(gateway));
   // The address bound is the gateway's own: its host is answered, and its pages are same-origin.
   bindGatewayAddress(gateway, url);
   const http = server as unknown as { closeAllConnections?: () => void; closeIdleConnections?: () => void; close(cb: (err?: Error) => void): void };
@@ -134,6 +136,11 @@ export interface GatewayFlags {
   maxPages: number | undefined;
   maxItems: number | undefined;
   maxUpstreamInFlight: number | undefined;
+  catalogKey: string | undefined;
+  keyless: boolean;
+  cache: boolean;
+  cacheTtlMs: number | undefined;
+  catalogCacheTtlMs: number | undefined;
 }
 
 export const GATEWAY_USAGE = `usage: runpod-gql gateway [options]
@@ -159,9 +166,17 @@ catalog only), read (queries, but not fields that can hold secrets such as Pod.e
                          files are merged; one id with two texts is refused)
   --null-for-no-source   lossy: answer a nullable field REST v2 has no source for with null and
                          no error (each such field logged once); off by default
-  --redis <url>          share pacing and per-caller rates with other gateways
+  --redis <url>          share pacing, per-caller rates and cached answers with other gateways
   --gateways <n>         gateways sharing --redis: while Redis is away each takes 1/n of
                          every rate (default 1)
+  --catalog-key <key>    pass-through: the RunPod key keyless catalog reads are made with
+                         (or RUNPOD_CATALOG_KEY, which keeps it out of the process list)
+  --no-keyless           answer every request without a credential 401 (by default a keyless
+                         document of catalog fields only is answered: GPU types, prices, data centres)
+  --cache-ttl-ms <n>     how long an account read is kept, for its caller only (default 2000; 0: none)
+  --catalog-cache-ttl-ms <n>
+                         how long a catalog read is kept, for every caller (default 30000; 0: none)
+  --no-cache             neither share identical reads in flight nor keep any answer
   --max-depth <n>        deepest nesting (default 10)
   --max-aliases <n>      most aliases per operation, through every spread (default 30)
   --max-tokens <n>       longest document, in tokens (default 1000)
@@ -225,6 +240,11 @@ const FLAG_KINDS = {
   'max-pages': { type: 'string' },
   'max-items': { type: 'string' },
   'max-upstream-in-flight': { type: 'string' },
+  'catalog-key': { type: 'string' },
+  'no-keyless': { type: 'boolean' },
+  'cache-ttl-ms': { type: 'string' },
+  'catalog-cache-ttl-ms': { type: 'string' },
+  'no-cache': { type: 'boolean' },
 } as const satisfies Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
 
 type FlagName = keyof typeof FLAG_KINDS;
@@ -293,6 +313,11 @@ function flagsOf(given: Readonly<Record<string, FlagValue>>, file: Readonly<Reco
     maxPages: integer('max-pages', 1),
     maxItems: integer('max-items', 1),
     maxUpstreamInFlight: integer('max-upstream-in-flight', 1),
+    catalogKey: text('catalog-key'),
+    keyless: !flag('no-keyless'),
+    cache: !flag('no-cache'),
+    cacheTtlMs: integer('cache-ttl-ms', 0),
+    catalogCacheTtlMs: integer('catalog-cache-ttl-ms', 0),
     drainMs: integer('drain-ms', 0) ?? DEFAULT_DRAIN_MS,
     trustRequestId: flag('trust-request-id'),
     accessLog: oneOf('access-log', ['auto', 'json', 'text', 'off'], 'auto'),
@@ -357,6 +382,7 @@ const OPTION_SOURCES: Readonly<Record<string, string>> = {
   publicScheme: '--public-scheme',
   persisted: '--persisted',
   ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([option, flag]) => [`limits.${option}`, flag])),
+  catalogKey: '--catalog-key (or RUNPOD_CATALOG_KEY)',
 };
 
 /** `err` renamed to the flag or variable the operator set, when it names an option. */
@@ -451,7 +477,10 @@ async function resolveSettings(given: GatewayFlags, env: Record<string, string |
 }
 
 /** The settings that take effect only on a restart, by key, to say which changed on a reload. */
-const RESTART_ONLY: ReadonlyArray<keyof GatewayFlags> = ['port', 'host', 'upstream', 'passThroughKeys', 'allowAnonymous', 'corsOrigins', 'corsHeaders', 'allowedHosts', 'publicScheme', 'redis', 'gateways', 'nullForNoSource', 'maxDepth', 'maxAliases', 'maxBodyBytes', 'ratePerMinute', 'maxTokens', 'maxFragments', 'maxSpreads', 'maxInFlight', 'queueWaitMs', 'maxQueued', 'deadlineMs', 'pacingWaitMs', 'maxRefusedKeys', 'maxUpstreamCalls', 'maxPages', 'maxItems', 'maxUpstreamInFlight', 'trustRequestId', 'accessLog'];
+const RESTART_ONLY: ReadonlyArray<keyof GatewayFlags> = ['port', 'host', 'upstream', 'passThroughKeys', 'allowAnonymous', 'corsOrigins', 'corsHeaders', 'allowedHosts', 'publicScheme', 'redis', 'gateways', 'nullForNoSource', 'maxDepth', 'maxAliases', 'maxBodyBytes', 'ratePerMinute', 'maxTokens', 'maxFragments', 'maxSpreads', 'maxInFlight', 'queueWaitMs', 'maxQueued', 'deadlineMs', 'pacingWaitMs', 'maxRefusedKeys', 'maxUpstreamCalls', 'maxPages', 'maxItems', 'maxUpstreamInFlight', 'catalogKey', 'keyless', 'cache', 'cacheTtlMs', 'catalogCacheTtlMs', 'trustRequestId', 'accessLog'];
+
+/** The flag a restart-only setting is written as, where it is not its key in kebab case. */
+const RESTART_NAMES: Partial<Record<keyof GatewayFlags, string>> = { keyless: 'no-keyless', cache: 'no-cache' };
 
 /** How the gateway's own lines reach the operator: stderr, one line each, scrubbed. */
 const note = (message: string) => console.error(`runpod-gql gateway: ${redactText(message)}`);
@@ -467,7 +496,12 @@ export async function startGateway(given: GatewayFlags, env: Record<string, stri
   if (flags.allowAnonymous && !isLoopback(flags.host)) {
     throw new ValidationError('--allow-anonymous', 'is accepted on a loopback address only (--host 127.0.0.1)');
   }
+  if (flags.catalogKey !== undefined && !flags.passThroughKeys) {
+    const source = Object.hasOwn(given.given, 'catalog-key') || !resolved.file ? '--catalog-key' : `${resolved.file.path}: catalog-key`;
+    throw new ValidationError(source, 'is for --pass-through-keys: otherwise keyless catalog reads are made with the gateway\'s own key (RUNPOD_API_KEY)');
+  }
   let store: (PacingStore & { close(): Promise<void>; check(): Promise<boolean>; readonly mode: 'redis' | 'local' }) | undefined;
+  let cacheStore: (ResponseCacheStore & { close(): Promise<void> }) | undefined;
   if (flags.redis !== undefined) {
     const { createRedisPacingStore } = await loadRedisStore();
     store = createRedisPacingStore({
@@ -478,7 +512,12 @@ export async function startGateway(given: GatewayFlags, env: Record<string, stri
     });
     // A Redis that is not there is said at once, not at the first request (the gateway still starts: rates are per process until it answers).
     await store.check();
+    if (flags.cache) {
+      const { createRedisResponseCacheStore } = await import('../pacing/redis-response-cache.js');
+      cacheStore = createRedisResponseCacheStore({ redis: flags.redis, onWarning: (message) => console.error(redactText(message)) });
+    }
   }
+  const closeStores = () => Promise.all([store?.close(), cacheStore?.close()]);
   const metrics = createGatewayMetrics();
   const json = flags.accessLog === 'json' || (flags.accessLog === 'auto' && !process.stdout.isTTY);
   const observers = [metrics.observer, ...(flags.accessLog === 'off' ? [] : [accessLog((line) => process.stdout.write(`${line}\n`), json)])];
@@ -512,6 +551,10 @@ export async function startGateway(given: GatewayFlags, env: Record<string, stri
         return metrics.respond();
       },
     },
+    keyless: flags.keyless,
+    // '' rather than undefined: the gateway reads this environment, not the process's.
+    catalogKey: flags.passThroughKeys ? (flags.catalogKey ?? env.RUNPOD_CATALOG_KEY ?? '') : undefined,
+    cache: flags.cache ? { accountTtlMs: flags.cacheTtlMs, catalogTtlMs: flags.catalogCacheTtlMs, store: cacheStore } : false,
     limits: {
       maxDepth: flags.maxDepth,
       maxAliases: flags.maxAliases,
@@ -541,7 +584,7 @@ export async function startGateway(given: GatewayFlags, env: Record<string, stri
       throw new RunpodError(`cannot serve on ${flags.host}:${flags.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);
     });
   } catch (err) {
-    await store?.close();
+    await closeStores();
     throw err;
   }
   const running = gateway;
@@ -550,7 +593,7 @@ export async function startGateway(given: GatewayFlags, env: Record<string, stri
     graphqlUrl: server.graphqlUrl,
     close: async (graceMs = flags.drainMs) => {
       const cut = await server.close(graceMs);
-      await store?.close();
+      await closeStores();
       return cut;
     },
     async reload() {
@@ -562,7 +605,7 @@ export async function startGateway(given: GatewayFlags, env: Record<string, stri
       }
       const before = resolved.flags;
       resolved = next;
-      return RESTART_ONLY.filter((key) => JSON.stringify(before[key]) !== JSON.stringify(next.flags[key])).map((key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
+      return RESTART_ONLY.filter((key) => JSON.stringify(before[key]) !== JSON.stringify(next.flags[key])).map((key) => RESTART_NAMES[key] ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
     },
   };
 }

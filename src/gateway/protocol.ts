@@ -124,13 +124,26 @@ export async function readBody(request: Request, maxBytes: number): Promise<stri
   }
 }
 
+const requestLineLimits = new WeakMap<object, number>();
+
+/** Records the gateway's own limit on a query string, which its Node listener's header limit must exceed. */
+export function attachQueryLimit(gateway: object, maxBytes: number): void {
+  requestLineLimits.set(gateway, maxBytes);
+}
+
+/** The header limit a listener needs for `gateway`: its query-string limit plus Node's own 16 KB for the rest. */
+export function listenerHeaderBytes(gateway: object): number {
+  return (requestLineLimits.get(gateway) ?? 0) + 16_384;
+}
+
 /** POST parameters: a JSON object, in `application/json` (UTF-8, the charset assumed when none is given). */
 export async function paramsFromPost(request: Request, maxBytes: number): Promise<GraphQLParams> {
   const contentType = request.headers.get('content-type');
   const [type = '', ...params] = (contentType ?? '').split(';').map((s) => s.trim().toLowerCase());
   if (!contentType) throw new Refusal(415, 'a POST needs `Content-Type: application/json`', 'UNSUPPORTED_MEDIA_TYPE');
   if (type !== JSON_TYPE && type !== 'application/graphql+json') throw new Refusal(415, 'the body must be `application/json`', 'UNSUPPORTED_MEDIA_TYPE');
-  const charset = params.find((p) => p.startsWith('charset='))?.slice(8);
+  // RFC 9110 allows the value quoted: `charset="utf-8"`.
+  const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/^"(.*)"$/, '$1');
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw new Refusal(415, 'the body must be UTF-8', 'UNSUPPORTED_MEDIA_TYPE');
   const text = await readBody(request, maxBytes);
   let raw: unknown;

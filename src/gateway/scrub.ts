@@ -1,7 +1,22 @@
-// The one place the gateway builds a scrubber from its secrets: the upstream key, the tokens, and
-// in pass-through mode the caller's own key. Answers are scrubbed with these only, never with the
-// process-wide index, which strings from other callers must not reach.
-import { createScrubber } from '../transport/redact.js';
+// The one place the gateway builds a scrubber from its secrets: the upstream key, the tokens, in
+// pass-through mode the caller's own key, and each document's own secret inputs (a registry
+// password, a secret's value, env values). Answers are scrubbed with these and with what the process
+// owns (its key, its tokens), never with strings another caller brought.
+import {
+  getNamedType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  TypeInfo,
+  valueFromAST,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { createScrubber, SecretScope, withScope } from '../transport/redact.js';
 
 /** Removes every spelling the redactor knows of a set of secrets from a text. */
 export type Scrub = (text: string) => string;
@@ -13,3 +28,113 @@ export function scrubberOf(secrets: readonly (string | undefined)[]): Scrub {
   return secrets.some((s) => !!s) ? createScrubber(secrets) : noScrub;
 }
 
+/**
+ * Shortest secret input a document's scrubber files. The whole answer is scrubbed, JSON and all:
+ * a 4-character env value (`true`, `8080`) would turn every such token of it into `[REDACTED]`.
+ */
+export const MIN_DOCUMENT_SECRET_CHARS = 8;
+
+/** An input field (or argument) whose name says it holds a secret: everything under it is filed. */
+const SECRET_INPUT = /pass(word|phrase)|secret|token|api_?key|private_?key|access_?key|credential/i;
+/** An input field whose strings are env values (`env: [EnvironmentVariableInput]`, `env: [String]`). */
+const ENV_INPUT = /env$/i;
+
+/** Files every string of `value` (of input type `type`) that a secret-bearing name holds. */
+function fileInput(scope: SecretScope, value: unknown, type: GraphQLInputType, under: 'secret' | 'env' | undefined): void {
+  if (value === null || value === undefined) return;
+  if (isNonNullType(type)) return fileInput(scope, value, type.ofType, under);
+  if (isListType(type)) {
+    if (Array.isArray(value)) for (const item of value) fileInput(scope, item, type.ofType, under);
+    return;
+  }
+  if (typeof value === 'string') {
+    if (under) scope.add(value);
+    return;
+  }
+  const named = getNamedType(type);
+  if (!isInputObjectType(named) || typeof value !== 'object') return;
+  const fields = named.getFields();
+  for (const [name, item] of Object.entries(value as Record<string, unknown>)) {
+    const field = fields[name];
+    if (!field) continue;
+    // An env entry's key (`MODEL`) is no secret; its value is.
+    // A secret's `value` (SecretCreateInput, SecretValueUpdateInput) is one, not its name.
+    const secret = under === 'secret' || SECRET_INPUT.test(name) || (name === 'value' && /secret/i.test(named.name));
+    const next = secret ? 'secret' : under === 'env' ? (name === 'key' ? undefined : 'env') : ENV_INPUT.test(name) ? 'env' : undefined;
+    fileInput(scope, item, field.type, next);
+  }
+}
+
+/**
+ * The scope of one document's secret inputs: every string its arguments hold under a secret-bearing
+ * name (`password`, `secret`, `token`, …, a secret's `value`, an env value), read from the coerced
+ * variables and the document's literals alike. Filed only once the variables passed their checks,
+ * and dropped with the document.
+ */
+export function documentSecrets(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): SecretScope | undefined {
+  // Most documents take no argument that can hold a secret: known once per document, they cost nothing more.
+  let may = mayHoldSecrets.get(operation);
+  if (may === undefined) mayHoldSecrets.set(operation, (may = argumentsMayHoldSecrets(schema, document, operation)));
+  if (!may) return undefined;
+  const scope = new SecretScope({ minChars: MIN_DOCUMENT_SECRET_CHARS });
+  const info = new TypeInfo(schema);
+  const walk = (node: DocumentNode | OperationDefinitionNode) =>
+    visit(
+      node,
+      visitWithTypeInfo(info, {
+        Argument(arg) {
+          const def = info.getArgument();
+          if (!def) return false;
+          const value = valueFromAST(arg.value, def.type, variables);
+          const under = SECRET_INPUT.test(arg.name.value) ? 'secret' : ENV_INPUT.test(arg.name.value) ? 'env' : undefined;
+          fileInput(scope, value, def.type, under);
+          return false;
+        },
+      }),
+    );
+  walk(operation);
+  // Arguments inside fragments: each fragment walked once, whichever spreads use it.
+  for (const definition of document.definitions) if (definition.kind === 'FragmentDefinition') walk({ ...document, definitions: [definition] });
+  return scope;
+}
+
+const mayHoldSecrets = new WeakMap<OperationDefinitionNode, boolean>();
+const typeMayHold = new Map<string, boolean>();
+
+/** An input type that can hold a secret input: a secret-bearing or env field anywhere inside it. */
+function inputMayHold(type: GraphQLInputType): boolean {
+  const named = getNamedType(type);
+  if (!isInputObjectType(named)) return false;
+  let known = typeMayHold.get(named.name);
+  if (known !== undefined) return known;
+  // Assumed not while it is being looked at: a type that holds itself adds nothing to what it holds.
+  typeMayHold.set(named.name, false);
+  known = Object.values(named.getFields()).some((f) => SECRET_INPUT.test(f.name) || ENV_INPUT.test(f.name) || (f.name === 'value' && /secret/i.test(named.name)) || inputMayHold(f.type));
+  typeMayHold.set(named.name, known);
+  return known;
+}
+
+/** Whether any argument of the operation (or its fragments) can hold a secret input. */
+function argumentsMayHoldSecrets(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  let found = false;
+  const info = new TypeInfo(schema);
+  const look = (node: DocumentNode | OperationDefinitionNode) =>
+    visit(
+      node,
+      visitWithTypeInfo(info, {
+        Argument(arg) {
+          const def = info.getArgument();
+          if (def && (SECRET_INPUT.test(arg.name.value) || ENV_INPUT.test(arg.name.value) || inputMayHold(def.type))) found = true;
+          return false;
+        },
+      }),
+    );
+  look(operation);
+  for (const definition of document.definitions) if (!found && definition.kind === 'FragmentDefinition') look({ ...document, definitions: [definition] });
+  return found;
+}
+
+/** `scrub` with a scope's secrets too, in the same pass: what the scope files later counts. */
+export function withDocument(scrub: Scrub, scope: SecretScope): Scrub {
+  return scrub === noScrub ? (text) => scope.scrub(text) : withScope(scrub, scope);
+}

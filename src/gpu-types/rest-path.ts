@@ -192,6 +192,8 @@ export interface RestLowestPrice {
   readonly stockStatus: string;
   /** The most GPUs one pod can have, in the clouds asked. */
   readonly maxGpuCount: number | null;
+  /** Each CUDA version hosts of this type run, and whether one of them has stock (in any cloud asked). */
+  readonly cudaVersions: ReadonlyArray<{ readonly version: string; readonly available: boolean }>;
 }
 
 /** One GPU type of REST v2's catalog, with its lowest price for the filters asked. */
@@ -222,20 +224,23 @@ export async function readOverRest(kit: GpuRestSource, input: GpuTypesListInput,
 
   const [centres, ...answers] = await Promise.all([allowedDataCenters(), ...p.clouds.map((cloud) => readCloud(kit, { ...p.query, cloud }, opts))]);
 
-  const seen = new Map<string, { type: RestGpuType; levels: Array<{ cloud: Cloud; level: AvailabilityLevel }> }>();
+  const seen = new Map<string, { type: RestGpuType; levels: Array<{ cloud: Cloud; level: AvailabilityLevel }>; cudas: Map<string, boolean> }>();
   answers.forEach((types, i) => {
     const cloud = p.clouds[i]!;
     for (const type of types) {
       if (p.ids && !p.ids.has(type.id)) continue;
       const level = p.noCudaMatch ? 'NONE' : levelOf(type, centres);
-      const entry = seen.get(type.id) ?? { type, levels: [] };
+      const entry = seen.get(type.id) ?? { type, levels: [], cudas: new Map<string, boolean>() };
       entry.levels.push({ cloud, level });
+      for (const cuda of Array.isArray(type.cudaVersions) ? type.cudaVersions : []) {
+        if (isRecord(cuda) && typeof cuda.version === 'string') entry.cudas.set(cuda.version, entry.cudas.get(cuda.version) === true || cuda.available === true);
+      }
       seen.set(type.id, entry);
     }
   });
 
   const result: RestGpuOffer[] = [];
-  for (const { type, levels } of seen.values()) {
+  for (const { type, levels, cudas } of seen.values()) {
     const offered = levels.filter(({ cloud }) => (cloud === 'SECURE' ? type.secure : type.community));
     const inStock = levels.filter(({ level }) => level !== 'NONE');
     // The clouds in stock; with none, those that offer the type; with none, every cloud asked.
@@ -250,6 +255,7 @@ export async function readOverRest(kit: GpuRestSource, input: GpuTypesListInput,
         uninterruptablePrice: Math.min(...priced),
         stockStatus: STOCK[level],
         maxGpuCount: ceilings.length ? Math.max(...ceilings) : null,
+        cudaVersions: [...cudas].map(([version, available]) => ({ version, available })),
       },
     });
   }

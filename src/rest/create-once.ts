@@ -32,6 +32,8 @@ export async function createRestOnce<T>(
     {
       operation: call.route,
       noun: list?.noun,
+      // Without a marker, the name that was sent is what to look for.
+      lookFor: !list && isRecord(call.body) && typeof call.body.name === 'string' && call.body.name ? `one named ${JSON.stringify(call.body.name)} in ${call.route.replace(/^POST /, 'GET ')}` : undefined,
       async send(marker, sending, callOptions) {
         await before?.(callOptions);
         const body = list && isRecord(call.body) ? { ...call.body, env: { ...(call.body.env as object | undefined), [CREATE_MARKER_ENV]: marker } } : call.body;

@@ -1,6 +1,7 @@
 import type { CallOptions } from '../transport/options.js';
-import { registerSecretValue } from '../transport/redact.js';
+import { scopeOf, SecretScope, SECRETS } from '../transport/redact.js';
 import { crud } from './crud.js';
+import { checkBody } from './lazy.js';
 import type { RestRequester } from './rest-request.js';
 import type { CreateDelegationInput, CreateRegistryInput, EcrDelegation, Registry } from './types.js';
 
@@ -24,12 +25,14 @@ export function createRestRegistriesApi(rest: RestRequester): RestRegistriesApi 
   const { create, list, get, delete: remove } = crud<Registry, CreateRegistryInput, never>(rest, { base: '/registries', listKey: 'registries', createSchema: 'CreateRegistryRequest' });
   const delegations = crud<EcrDelegation, CreateDelegationInput, never>(rest, { base: '/registries/delegations', listKey: 'delegations', createSchema: 'CreateDelegationRequest' });
   return {
-    create(body, options) {
-      // Registered before the body can leave, for as long as the client lives: an echo of the
-      // password in any answer, error or URL is scrubbed like the key (GraphQL's saveRegistryAuth comes here too).
-      const password = (body as { password?: unknown } | null)?.password;
-      if (typeof password === 'string' && password) registerSecretValue(password, rest.core);
-      return create(body, options);
+    async create(body, options) {
+      // Checked first, then filed in the call's own scope (a gateway document's, when it runs in
+      // one) before the body can leave: an echo of the password in this call's errors is scrubbed
+      // like the key, and no other caller's text is scrubbed of it (GraphQL's saveRegistryAuth comes here too).
+      await checkBody('CreateRegistryRequest', body);
+      const scope = scopeOf(options) ?? new SecretScope();
+      scope.add((body as { password?: unknown }).password);
+      return create(body, { ...options, [SECRETS]: scope } as typeof options);
     },
     list,
     get,

@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.js';
 import type { CallOptions } from '../transport/options.js';
-import { registerSecretValue } from '../transport/redact.js';
+import { scopeOf, SecretScope, SECRETS } from '../transport/redact.js';
+import { checkBody } from './lazy.js';
 import { crud } from './crud.js';
 import type { RestRequester } from './rest-request.js';
 import type { CreateSecretRequest, ListSecretsQuery, Secret, UpdateSecretRequest } from './types.js';
@@ -24,25 +25,26 @@ export interface RestSecretsApi {
 
 export function createRestSecretsApi(rest: RestRequester): RestSecretsApi {
   const base = crud<Secret, CreateSecretRequest, UpdateSecretRequest>(rest, { base: '/account/secrets', listKey: 'secrets', createSchema: 'CreateSecretRequest', updateSchema: 'UpdateSecretRequest' });
-  // Registered before the body can leave, for as long as the client lives: an echo of the value in
-  // any answer, error or URL is scrubbed like the key.
-  const guard = (body: unknown) => {
-    const value = (body as { value?: unknown } | null)?.value;
-    if (typeof value === 'string' && value) registerSecretValue(value, rest.core);
+  // Checked, then filed in the call's own scope (a gateway document's, when it runs in one) before
+  // the body can leave: an echo of the value in this call's errors is scrubbed like the key, and no
+  // other caller's text is scrubbed of it.
+  const guard = async (schema: 'CreateSecretRequest' | 'UpdateSecretRequest', body: unknown, options: CallOptions | undefined): Promise<CallOptions> => {
+    await checkBody(schema, body);
+    const scope = scopeOf(options) ?? new SecretScope();
+    scope.add((body as { value?: unknown }).value);
+    return { ...options, [SECRETS]: scope } as CallOptions;
   };
   return {
     async create(body, options) {
-      guard(body);
       // The platform reserves the prefix (case-insensitive); its contract says so in prose only.
       const name = (body as { name?: unknown } | null)?.name;
       if (typeof name === 'string' && /^runpod/i.test(name)) throw new ValidationError('body.name', 'must not start with RUNPOD (reserved by the platform)');
-      return base.create(body, options);
+      return base.create(body, await guard('CreateSecretRequest', body, options));
     },
     list: async (query, options) => rest.list<Secret>({ method: 'GET', path: '/account/secrets', route: 'GET /account/secrets', query, idempotent: true }, 'secrets', options),
     get: base.get,
     async update(id, body, options) {
-      guard(body);
-      return base.update(id, body, options);
+      return base.update(id, body, await guard('UpdateSecretRequest', body, options));
     },
     delete: base.delete,
   };

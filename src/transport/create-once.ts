@@ -53,6 +53,8 @@ export interface CreateOnceCall<T> {
   readonly find?: ((marker: string, options: CallOptions) => Promise<T | null | undefined>) | undefined;
   /** Where the caller can look for it later (a sentence), shown in the PossiblyCreatedError. */
   readonly later?: ((marker: string) => string) | undefined;
+  /** Without `find`: what to look for instead (the name that was sent, and where such resources are listed). */
+  readonly lookFor?: string | undefined;
   /** A failure of this API after which the create may have happened, beyond the core's `mayHaveActed`. */
   readonly ambiguous?: ((err: unknown) => boolean) | undefined;
 }
@@ -126,9 +128,10 @@ async function createWithin<T>(kit: CreateOnceKit, call: CreateOnceCall<T>, call
         : `${lookups} lookup(s) by its marker found none${lookupFailure ? `; looking it up failed (${messageOf(lookupFailure)})` : ''}`;
   }
   const what = call.noun ? `a ${call.noun}` : 'something';
-  const later = call.find ? ` ${call.later?.(marker) ?? `Look for env ${kit.CREATE_MARKER_ENV}=${marker}`}.` : '';
+  const later = call.find ? ` ${call.later?.(marker) ?? `Look for env ${kit.CREATE_MARKER_ENV}=${marker}`}.` : call.lookFor ? ` Look for ${call.lookFor}.` : '';
   throw new PossiblyCreatedError(`${call.operation} may have created ${what}: ${messageOf(failure)}. ${why}.${later}`, {
     createMarker: marker,
+    lookFor: call.find ? undefined : call.lookFor,
     cause: failure,
     request: (failure as Partial<RunpodError>).request,
   });

@@ -20,6 +20,7 @@ import {
 import { clip, isCapacityMessage, MAX_ERROR_BODY_CHARS, requestIdOf, withRequestId } from './answer-facts.js';
 import { parseRateLimitHeaders } from './rate-limit-headers.js';
 import { redactText } from './redact.js';
+import { restV1Replacement } from './rest-v1-retired.js';
 
 const BODY_SNIPPET_CHARS = 300;
 /** Bounds of the body an error keeps: nesting, entries per object or list, characters per string, values in all. */
@@ -173,7 +174,11 @@ function mapErrorResponse(
   const message = `${where} failed with HTTP ${status}: ${detail}`;
   if (status === 402) return new InsufficientBalanceError(message, { status, request: ctx.request });
   if (status === 409) return new ConflictError(message, options);
-  if (status === 410) return new ApiRetiredError(message, options);
+  if (status === 410) {
+    const replacement = restV1Replacement(ctx.request.method, ctx.request.url);
+    if (replacement) return new ApiRetiredError(`${where}: REST v1 is retired (HTTP 410); use ${replacement} (REST v2) instead`, { ...options, replacement });
+    return new ApiRetiredError(message, options);
+  }
   if (status === 422) {
     const problems = problemErrorsOf(json);
     return new ValidationError(fieldOfProblems(problems), `refused by the server (HTTP 422): ${detail}`, {

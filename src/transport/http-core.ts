@@ -7,7 +7,7 @@ import { credentialProblem, globalFetch, resolveOptions, validateCallOptions, ty
 import { budgetOf } from './call-budget.js';
 import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
-import { createScrubber, redactUrl, registerSecret } from './redact.js';
+import { createScrubber, redactUrl, registerSecret, scopeOf, withScope, withSummaryScope } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from './retry.js';
 import { monotonicNow } from './clock.js';
 import { createLog, type Log } from './logger.js';
@@ -155,6 +155,9 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   const pacer = createPacer(resolved.rateLimits, resolved.pacingStore && resolved.rateLimits !== false ? { store: resolved.pacingStore, scope: pacingScope(apiKey) } : undefined);
   // The client's key and every secret the process registered, in one pass.
   const scrub = createScrubber(apiKey, { registered: true });
+  // A call that sends secrets of its caller's (a registry password) carries them in its own scope:
+  // what its answers echo is scrubbed of them, and no other call's.
+  const scrubOf = (req: HttpRequest) => withScope(scrub, scopeOf(req));
   const log = createLog(resolved.logLevel, resolved.logger, scrub);
   // Fixed for the client's life: the hot path pays one boolean when debug is off.
   const debug = log.enabled('debug');
@@ -207,7 +210,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   }
 
   function summarise(req: HttpRequest): RequestSummary {
-    return { method: req.method, url: redactUrl(req.url), operation: req.operation };
+    // Marked with the call's scope: every error built with this summary is scrubbed of its secrets.
+    return withSummaryScope({ method: req.method, url: redactUrl(req.url), operation: req.operation }, scopeOf(req));
   }
 
   // What runs only once an answer (or a failure) has arrived: loaded by the first that needs it,
@@ -343,7 +347,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         // two there would leave a piece no scrubber recognises.
         const full = await res.text();
         answered = true;
-        const text = full.length > MAX_ERROR_BODY_CHARS ? scrub(full.slice(0, MAX_ERROR_BODY_CHARS + SCRUB_MARGIN)).slice(0, MAX_ERROR_BODY_CHARS) : scrub(full);
+        const scrubbed = scrubOf(req);
+        const text = full.length > MAX_ERROR_BODY_CHARS ? scrubbed(full.slice(0, MAX_ERROR_BODY_CHARS + SCRUB_MARGIN)).slice(0, MAX_ERROR_BODY_CHARS) : scrubbed(full);
         const after = afterAnswer ?? (await loadAfter());
         const retryAfterMs = after.parseRetryAfterMs(res.headers);
         if (res.status === 429) pacer.pause(req.rateLimitKey, Math.min(retryAfterMs ?? backoffMs(attempt, () => 0), MAX_RETRY_AFTER_MS));
@@ -409,7 +414,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
   }
 
   function notJson(req: HttpRequest, { status, headers, text }: HttpResult): ServerError {
-    const body = scrub(text).slice(0, 300);
+    const body = scrubOf(req)(text).slice(0, 300);
     return new ServerError(`${req.operation}: expected JSON, got ${headers.get('content-type') ?? 'no content-type'}: ${body.slice(0, 120)}`, {
       status,
       body,
@@ -425,7 +430,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     } catch {
       text = Object.prototype.toString.call(body);
     }
-    const snippet = scrub(text).slice(0, 300);
+    const snippet = scrubOf(req)(text).slice(0, 300);
     return new ServerError(`${req.operation}: unexpected answer: expected ${expected}, got ${snippet.slice(0, 120)}`, {
       status,
       body: snippet,

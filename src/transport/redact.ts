@@ -208,9 +208,11 @@ function hexSpelling(secret: string): string {
  * but not `\` (`\\`); `\uXXXX` for every character keeps none. So the key is decoded once per
  * subset of the three kinds (at most 8 forms, only for a key that holds an escape).
  */
-function patternsOf(secret: string): Array<{ units: Int32Array; short: boolean }> {
-  const out: Array<{ units: Int32Array; short: boolean }> = [];
-  const push = (units: Int32Array, short: boolean) => {
+function patternsOf(secret: string): Array<{ units: Units; short: boolean }> {
+  const out: Array<{ units: Units; short: boolean }> = [];
+  const push = (wide: Int32Array, short: boolean) => {
+    // Two bytes a unit where every unit fits: half the memory a registered value holds.
+    const units = wide.every((u) => u >= 0 && u <= 0xffff) ? Uint16Array.from(wide) : wide;
     if (units.length > 0 && !out.some((o) => o.units.length === units.length && sameUnits(o.units, units, 0))) out.push({ units, short });
   };
   const short = secret.length < SHORT_KEY;
@@ -249,83 +251,172 @@ function powBase(length: number): number {
 }
 
 
+/** A spelling's folded units: two bytes each when every unit fits (almost every secret). */
+type Units = Int32Array | Uint16Array;
+
 /** A spelling in the index: where the run it is found by starts in it. */
 interface Entry {
-  readonly units: Int32Array;
+  readonly units: Units;
   readonly at: number;
   /** Scrubbed only as a whole token. */
   readonly short: boolean;
-  refs: number;
 }
+
+/**
+ * Most spellings one run is looked up to in an index of secrets callers sent (a document's scope):
+ * a run that many of their values share (a pattern repeated in several passwords) is no more a
+ * clue to each, and a bucket that grew with them made registration quadratic and a scrub of their
+ * pieces take seconds. The process-wide index, which holds only what the process owns, has no such
+ * cap: no key it holds is ever left unfiled because others share its runs.
+ */
+const MAX_PER_RUN = 8;
+/** How far around a run two of its places in one spelling must agree for one of them to be filed for both. */
+const CONTEXT = SECRET_WINDOW;
 
 /**
  * Where a spelling is indexed: a run of `width` units at every `width`-th unit, and the last one,
  * but for runs of one repeated character (8 spaces or dashes tell nothing of a secret, and would
- * be looked at in every text); a spelling of one repeated character only, by its first run.
+ * be looked at in every text), and for a run that a place already filed holds with the same
+ * {@link CONTEXT} units on each side (a pattern repeated in one value is filed once: any match
+ * through the place skipped is found through the one filed, and extended from there); a spelling
+ * of one repeated character only, by its first run. Linear in the spelling, whatever its pattern.
  */
-function strideStarts(units: Int32Array, width: number): number[] {
+function strideStarts(units: Units, width: number, hashes: number[]): number[] {
   const out: number[] = [];
+  const seen = new Map<number, number[]>();
   const last = units.length - width;
   for (let at = 0; ; at = Math.min(at + width, last)) {
-    if (units.subarray(at, at + width).some((u) => u !== units[at])) out.push(at);
-    if (at === last) return out.length ? out : [0];
+    let plain = true;
+    for (let k = at + 1; k < at + width && plain; k++) if (units[k] !== units[at]) plain = false;
+    if (!plain) {
+      const hash = hashUnits(units, at, width) & KEY_BITS;
+      const earlier = seen.get(hash);
+      if (!earlier?.some((e) => sameContext(units, e, at, width))) {
+        // Only a few places per run are compared against: a run filed at many places with as many
+        // contexts is a value built to be slow, and its later places are filed unchecked.
+        if (!earlier) seen.set(hash, [at]);
+        else if (earlier.length < MAX_PER_RUN) earlier.push(at);
+        out.push(at);
+        hashes.push(hash);
+      }
+    }
+    if (at === last) {
+      if (!out.length) (out.push(0), hashes.push(hashUnits(units, 0, width) & KEY_BITS));
+      return out;
+    }
   }
+}
+
+/** The runs of `width` at `a` and `b` agree, and so do {@link CONTEXT} units on each side (clipped alike at the ends). */
+function sameContext(units: Units, a: number, b: number, width: number): boolean {
+  const left = Math.min(a, CONTEXT);
+  const right = Math.min(units.length - a - width, CONTEXT);
+  if (left !== Math.min(b, CONTEXT) || right !== Math.min(units.length - b - width, CONTEXT)) return false;
+  for (let k = -left; k < width + right; k++) if (units[a + k] !== units[b + k]) return false;
+  return true;
 }
 
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 type Decoded = ReturnType<typeof decode>;
 
+/** What one secret put in an index: each entry, with the run width and hash it is filed under. */
+interface Filed {
+  held: number;
+  /** Units of its spellings, counted against the index's bound. */
+  readonly cost: number;
+  readonly entries: Array<{ readonly width: number; readonly hash: number; readonly entry: Entry }>;
+}
+
+/** The characters one secret costs an index: its length times its spellings (as written, base64 ×3, hex ×2). */
+const SPELLING_FACTOR = 7;
+
 /**
  * Every spelling of a set of secrets, indexed by the hash of its STRIDE-unit runs (a shorter one by
  * all its units), per run width: at most STRIDE widths, so passes, whatever the number of secrets.
- * Secrets are counted per holder.
+ * Secrets are counted per holder. Filing one is linear in its length whatever its pattern (a run
+ * is filed once per spelling, and into a bucket of at most {@link MAX_PER_RUN}); `maxUnits` bounds
+ * the units all of them may hold (a secret that would pass it is not filed, and `add` says so).
  */
 class SecretIndex {
   /** Run width → hash of a run → the spellings that hold it, and where. */
-  private readonly widths = new Map<number, { pow: number; runs: Map<number, Entry[]> }>();
-  /** Secrets held, counted per holder. */
-  readonly secrets = new Map<string, number>();
+  private readonly widths = new Map<number, { pow: number; runs: Map<number, Entry | Entry[]> }>();
+  /** Secrets held, counted per holder, with what each filed. */
+  private readonly filed = new Map<string, Filed>();
+  /** Units of every spelling filed. */
+  units = 0;
 
-  add(secret: string): void {
-    this.update(secret, 1);
-  }
+  /** `maxPerRun`: spellings filed under one run at most (see {@link MAX_PER_RUN}). */
+  constructor(
+    readonly maxUnits = Infinity,
+    private readonly maxPerRun = Infinity,
+  ) {}
 
-  remove(secret: string): void {
-    this.update(secret, -1);
-  }
-
-  /** One more (`1`) or one less (`-1`) holder of `secret`; its spellings are indexed while it has any. */
-  private update(secret: string, delta: 1 | -1): void {
-    const held = (this.secrets.get(secret) ?? 0) + delta;
-    if (held < 0) return;
-    if (held) this.secrets.set(secret, held);
-    else this.secrets.delete(secret);
-    if (held !== (delta > 0 ? 1 : 0)) return;
-    for (const { units, short } of patternsOf(secret)) {
+  /** One more holder of `secret`; false when it is not (and was not) filed: it would pass the bound. */
+  add(secret: string): boolean {
+    const known = this.filed.get(secret);
+    if (known) return (known.held++, true);
+    const patterns = patternsOf(secret);
+    let cost = 0;
+    for (const { units } of patterns) cost += units.length;
+    if (this.units + cost > this.maxUnits) return false;
+    this.units += cost;
+    const record: Filed = { held: 1, cost, entries: [] };
+    this.filed.set(secret, record);
+    for (const { units, short } of patterns) {
       const width = Math.min(units.length, STRIDE);
       let slot = this.widths.get(width);
       if (!slot) this.widths.set(width, (slot = { pow: powBase(width), runs: new Map() }));
-      for (const at of strideStarts(units, width)) {
-        const hash = hashUnits(units, at, width) & KEY_BITS;
-        const bucket = slot.runs.get(hash) ?? [];
-        const i = bucket.findIndex((e) => e.at === at && e.units.length === units.length && sameUnits(e.units, units, 0));
-        if (i < 0) {
-          if (delta > 0) bucket.push({ units, at, short, refs: 1 });
-        } else if ((bucket[i]!.refs += delta) === 0) bucket.splice(i, 1);
-        if (bucket.length) slot.runs.set(hash, bucket);
-        else slot.runs.delete(hash);
+      const hashes: number[] = [];
+      const starts = strideStarts(units, width, hashes);
+      for (let k = 0; k < starts.length; k++) {
+        const hash = hashes[k]!;
+        const entry: Entry = { units, at: starts[k]!, short };
+        const bucket = slot.runs.get(hash);
+        if (bucket === undefined) slot.runs.set(hash, entry);
+        else if (!Array.isArray(bucket)) slot.runs.set(hash, [bucket, entry]);
+        else if (bucket.length < this.maxPerRun) bucket.push(entry);
+        else continue;
+        record.entries.push({ width, hash, entry });
+      }
+    }
+    return true;
+  }
+
+  /** One less holder of `secret`; its spellings leave the index with the last. */
+  remove(secret: string): void {
+    const record = this.filed.get(secret);
+    if (!record || --record.held > 0) return;
+    this.filed.delete(secret);
+    this.units -= record.cost;
+    for (const { width, hash, entry } of record.entries) {
+      const slot = this.widths.get(width);
+      const bucket = slot?.runs.get(hash);
+      if (!slot || bucket === undefined) continue;
+      if (bucket === entry) slot.runs.delete(hash);
+      else if (Array.isArray(bucket)) {
+        const i = bucket.indexOf(entry);
+        if (i >= 0) bucket.splice(i, 1);
+        if (bucket.length === 1) slot.runs.set(hash, bucket[0]!);
       }
       if (slot.runs.size === 0) this.widths.delete(width);
     }
   }
 
+  /** Secrets held. */
   get size(): number {
-    return this.secrets.size;
+    return this.filed.size;
   }
 
   get empty(): boolean {
     return this.widths.size === 0;
+  }
+
+  /** Index entries (runs filed), for tests of what a value costs. */
+  get entries(): number {
+    let n = 0;
+    for (const { runs } of this.widths.values()) for (const bucket of runs.values()) n += Array.isArray(bucket) ? bucket.length : 1;
+    return n;
   }
 
   /**
@@ -340,17 +431,20 @@ class SecretIndex {
       // Units up to here are inside a run found already: a hit there needs no second look.
       let covered = 0;
       for (let u = 0; ; u++) {
-        const bucket = u + width > covered ? runs.get(h & KEY_BITS) : undefined;
-        for (const { units, at, short } of bucket ?? []) {
-          if (!sameUnits(units.subarray(at, at + width), cps, u)) continue;
-          let before = 0;
-          while (before < at && before < u && units[at - before - 1] === cps[u - before - 1]) before++;
-          let after = width;
-          while (at + after < units.length && u + after < count && units[at + after] === cps[u + after]) after++;
-          const whole = before === at && at + after === units.length;
-          if (!(whole || before + after >= SECRET_WINDOW) || (short && !isToken(text, starts, escaped, u - before, u + after))) continue;
-          spans.push(starts[u - before]!, starts[u + after]!);
-          covered = Math.max(covered, u + after);
+        const found = u + width > covered ? runs.get(h & KEY_BITS) : undefined;
+        if (found !== undefined) {
+          const bucket = Array.isArray(found) ? found : [found];
+          for (const { units, at, short } of bucket) {
+            if (!sameUnits(units.subarray(at, at + width), cps, u)) continue;
+            let before = 0;
+            while (before < at && before < u && units[at - before - 1] === cps[u - before - 1]) before++;
+            let after = width;
+            while (at + after < units.length && u + after < count && units[at + after] === cps[u + after]) after++;
+            const whole = before === at && at + after === units.length;
+            if (!(whole || before + after >= SECRET_WINDOW) || (short && !isToken(text, starts, escaped, u - before, u + after))) continue;
+            spans.push(starts[u - before]!, starts[u + after]!);
+            covered = Math.max(covered, u + after);
+          }
         }
         if (u + width >= count) break;
         h = (Math.imul(h - Math.imul(cps[u]!, pow), BASE) + cps[u + width]!) | 0;
@@ -389,18 +483,82 @@ function scrubWith(text: string, indexes: readonly SecretIndex[]): string {
   return out + text.slice(at);
 }
 
-function sameUnits(pattern: Int32Array, units: Int32Array, from: number): boolean {
+function sameUnits(pattern: Units, units: Units, from: number): boolean {
   for (let k = 0; k < pattern.length; k++) if (pattern[k] !== units[from + k]) return false;
   return true;
 }
 
-// Every key a live client of this process holds, and every secret value it sent. Errors scrub
-// themselves against these, so no surface can forget to; module-private and never exported, like
-// the key inside the core. A secret is forgotten when the last holder of it is collected. Strings a
-// caller brings (a pass-through key in the gateway) never go here: see `createScrubber`.
-const registered = new SecretIndex();
+/** Longest secret value the process-wide index files (a registry password, a gateway token); longer ones are not filed. */
+export const MAX_REGISTERED_VALUE_CHARS = 8_192;
+/**
+ * Most characters every secret the process-wide index holds may add up to (each costs about
+ * {@link SPELLING_FACTOR} times its length in spellings): 2,000 live clients' 512-character keys
+ * fit four times over. Past it a key is not filed, and is still scrubbed by its own client.
+ */
+export const MAX_REGISTERED_TOTAL_CHARS = 4_000_000;
+
+// What the process owns: every key a live client of this process holds, the gateway's tokens, and
+// secret values its own configuration registers. Errors scrub themselves against these, so no
+// surface can forget to; module-private and never exported, like the key inside the core. A secret
+// is forgotten when the last holder of it is collected. Nothing a caller sends goes here (a
+// pass-through key, a registry password, an env value): those are scrubbed by their call's or
+// document's own {@link SecretScope}, so no caller changes how another caller's text is scrubbed.
+const registered = new SecretIndex(MAX_REGISTERED_TOTAL_CHARS * SPELLING_FACTOR);
 const release =
   typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<string>((secret) => registered.remove(secret));
+
+/** Longest value a {@link SecretScope} files: longer ones are filed by their first part, which a window of the value holds. */
+export const MAX_SCOPE_VALUE_CHARS = 65_536;
+/** Most characters the values of one {@link SecretScope} may add up to. */
+export const MAX_SCOPE_TOTAL_CHARS = 262_144;
+
+/** The indexes of each scope: module-private, so a scope's secrets are never read back out. */
+const scopeIndexes = new WeakMap<SecretScope, SecretIndex>();
+
+/**
+ * The secrets one call or one gateway document sends (a registry password, an account secret's
+ * value, env values): scrubbed from that call's errors and that document's answer, and from no
+ * one else's. Bounded ({@link MAX_SCOPE_TOTAL_CHARS}), and gone with the call. Internal: it rides in
+ * a call's options under {@link SECRETS}.
+ */
+export class SecretScope {
+  private readonly minChars: number;
+
+  /** `minChars`: shorter values are not filed (a gateway scrubs a whole answer, where `true` is no secret). */
+  constructor(options: { readonly minChars?: number } = {}) {
+    this.minChars = Math.max(1, options.minChars ?? 1);
+    scopeIndexes.set(this, new SecretIndex(MAX_SCOPE_TOTAL_CHARS * SPELLING_FACTOR, MAX_PER_RUN));
+  }
+
+  /** Files `value` (a string of `minChars` or more; others are skipped): false past the scope's bound. */
+  add(value: unknown): boolean {
+    if (typeof value !== 'string' || value.length < this.minChars) return true;
+    return scopeIndexes.get(this)!.add(value.length > MAX_SCOPE_VALUE_CHARS ? value.slice(0, MAX_SCOPE_VALUE_CHARS) : value);
+  }
+
+  /** Forgets `value` (filed with {@link add}). */
+  remove(value: string): void {
+    scopeIndexes.get(this)!.remove(value.length > MAX_SCOPE_VALUE_CHARS ? value.slice(0, MAX_SCOPE_VALUE_CHARS) : value);
+  }
+
+  get empty(): boolean {
+    return scopeIndexes.get(this)!.empty;
+  }
+
+  /** `text` scrubbed of this scope's secrets and every secret the process owns, in one pass. */
+  scrub(text: string): string {
+    return scrubWith(text, [scopeIndexes.get(this)!, registered]);
+  }
+}
+
+/** Where a call's options carry its {@link SecretScope} (a symbol, in no public type). */
+export const SECRETS: unique symbol = Symbol('runpod-gql.secrets');
+
+/** The scope a call's options carry, if any. */
+export function scopeOf(options: object | undefined): SecretScope | undefined {
+  const scope = (options as { [SECRETS]?: unknown } | undefined)?.[SECRETS];
+  return scope instanceof SecretScope ? scope : undefined;
+}
 
 /** Options of {@link createScrubber}. */
 export interface ScrubberOptions {
@@ -410,7 +568,12 @@ export interface ScrubberOptions {
    * @default false
    */
   readonly registered?: boolean | undefined;
+  /** Also scrub the secrets of these scopes (read when each text is scrubbed: what they file later counts). */
+  readonly scopes?: readonly SecretScope[] | undefined;
 }
+
+/** The indexes each scrubber reads, so one with a scope more is built without filing its secrets again. */
+const scrubberIndexes = new WeakMap<(text: string) => string, readonly SecretIndex[]>();
 
 /**
  * A scrubbing function for a fixed list of secrets (a key, a caller's key plus the gateway's own
@@ -425,28 +588,46 @@ export function createScrubber(secrets: string | undefined | readonly (string | 
   for (const secret of typeof secrets === 'string' || secrets === undefined ? [secrets] : secrets) {
     if (secret && secret.length <= MAX_KEY_LENGTH) index.add(secret);
   }
-  const indexes = options.registered ? [index, registered] : [index];
-  if (index.empty && !options.registered) return (text) => text;
-  return (text) => scrubWith(text, indexes);
+  const indexes = [index, ...(options.registered ? [registered] : []), ...(options.scopes ?? []).map((scope) => scopeIndexes.get(scope)!)];
+  if (indexes.length === 1 && index.empty) return (text) => text;
+  const scrub = (text: string) => scrubWith(text, indexes);
+  scrubberIndexes.set(scrub, indexes);
+  return scrub;
+}
+
+/** `scrub` (made by {@link createScrubber}) with `scope`'s secrets too, in the same pass; `scrub` itself without a scope. */
+export function withScope(scrub: (text: string) => string, scope: SecretScope | undefined): (text: string) => string {
+  if (!scope) return scrub;
+  const indexes = [...(scrubberIndexes.get(scrub) ?? [registered]), scopeIndexes.get(scope)!];
+  const scoped = (text: string) => scrubWith(text, indexes);
+  scrubberIndexes.set(scoped, indexes);
+  return scoped;
 }
 
 /** Registers a key to be scrubbed from every error for as long as `holder` (its client's core) lives. */
 export function registerSecret(secret: string | undefined, holder?: object): void {
   // A longer key is refused at client creation; it is never indexed here.
   if (!secret || secret.length > MAX_KEY_LENGTH) return;
-  registered.add(secret);
-  if (holder) release?.register(holder, secret);
+  if (registered.add(secret) && holder) release?.register(holder, secret);
 }
 
 /**
- * Registers a secret value the client sends (an account secret's value) like a key, for as long as
- * `holder` lives, whatever its length: the whole value, and every {@link SECRET_WINDOW}-character
- * run of it, is scrubbed wherever a server or proxy echoes it, however it was clipped.
+ * Registers a secret value the process owns (one its own configuration holds), like a key, for as
+ * long as `holder` lives: the whole value, and every {@link SECRET_WINDOW}-character run of it, is
+ * scrubbed wherever a server or proxy echoes it, however it was clipped. A value a caller sent
+ * belongs in its call's {@link SecretScope} instead. Values over {@link MAX_REGISTERED_VALUE_CHARS},
+ * or past the index's total bound, are not filed: false.
  */
-export function registerSecretValue(value: string, holder?: object): void {
-  if (!value) return;
-  registered.add(value);
+export function registerSecretValue(value: string, holder?: object): boolean {
+  if (!value) return true;
+  if (value.length > MAX_REGISTERED_VALUE_CHARS || !registered.add(value)) return false;
   if (holder) release?.register(holder, value);
+  return true;
+}
+
+/** The process-wide index's size: secrets filed, units held and runs filed (for tests of its bounds). */
+export function registeredFootprint(): { secrets: number; units: number; entries: number } {
+  return { secrets: registered.size, units: registered.units, entries: registered.entries };
 }
 
 /** `text` with every spelling of `secret` (or, by default, of every registered key) replaced. */
@@ -464,20 +645,22 @@ export function redactText(text: string): string {
  * A copy of `value` with every registered key scrubbed from every string and property name,
  * cut at {@link MAX_REDACT_DEPTH}. Errors keep scrubbed copies of what they carry.
  */
-export function redactValue<T>(value: T): T {
-  return redactAt(value, 0, new WeakMap()) as T;
+export function redactValue<T>(value: T, scope?: SecretScope): T {
+  return redactAt(value, 0, new WeakMap(), scope ? (text) => scope.scrub(text) : redactText) as T;
 }
 
-function redactAt(value: unknown, depth: number, seen: WeakMap<object, unknown>): unknown {
+type TextScrub = (text: string) => string;
+
+function redactAt(value: unknown, depth: number, seen: WeakMap<object, unknown>, redactText: TextScrub): unknown {
   if (typeof value === 'string') return redactText(value);
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return seen.get(value);
   if (depth >= MAX_REDACT_DEPTH) return '[TOO DEEP]';
-  if (value instanceof Error) return redactError(value, depth, seen);
+  if (value instanceof Error) return redactError(value, depth, seen, redactText);
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     seen.set(value, out);
-    for (const item of value) out.push(redactAt(item, depth + 1, seen));
+    for (const item of value) out.push(redactAt(item, depth + 1, seen, redactText));
     return out;
   }
   const proto = Object.getPrototypeOf(value);
@@ -487,17 +670,31 @@ function redactAt(value: unknown, depth: number, seen: WeakMap<object, unknown>)
   // Defined, never assigned: a `__proto__` key stays a plain data property of the copy instead of
   // replacing its prototype (which would let a body inject `isAdmin` into every lookup).
   for (const [k, v] of Object.entries(value)) {
-    Object.defineProperty(out, redactText(k), { value: redactAt(v, depth + 1, seen), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, redactText(k), { value: redactAt(v, depth + 1, seen, redactText), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
 /** A foreign error (a fetch failure, an abort reason) rebuilt with scrubbed text, its `code` kept. */
-function redactError(err: Error, depth: number, seen: WeakMap<object, unknown>): Error {
+function redactError(err: Error, depth: number, seen: WeakMap<object, unknown>, redactText: TextScrub): Error {
   if ((err as { [SCRUBBED]?: unknown })[SCRUBBED]) return err;
-  const copy = new Error(redactText(err.message), { cause: redactAt(err.cause, depth + 1, seen) });
+  const copy = new Error(redactText(err.message), { cause: redactAt(err.cause, depth + 1, seen, redactText) });
   copy.name = err.name;
   copy.stack = redactText(err.stack ?? '');
   seen.set(err, Object.assign(copy, { code: (err as { code?: unknown }).code }));
   return copy;
+}
+
+/** The scope of the call each request summary names: an error built with it is scrubbed of that call's secrets too. */
+const summaryScopes = new WeakMap<object, SecretScope>();
+
+/** Marks `summary` (a call's {@link RequestSummary}) as the call's whose secrets `scope` holds. */
+export function withSummaryScope<T extends object>(summary: T, scope: SecretScope | undefined): T {
+  if (scope) summaryScopes.set(summary, scope);
+  return summary;
+}
+
+/** The scope `summary` was marked with, if any. */
+export function summaryScope(summary: unknown): SecretScope | undefined {
+  return typeof summary === 'object' && summary !== null ? summaryScopes.get(summary) : undefined;
 }

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionError, RateLimitError, ServerError, TimeoutError, type RetryEvent } from '../../src/index.js';
-import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { captureError } from '../helpers.js';
 import { KEY_A, useEmulator } from './harness.js';
 
-const ctx = useEmulator({ podStartupMs: 0, legacyRestV1: true });
+const ctx = useEmulator({ podStartupMs: 0 });
 const deployInput = { imageName: 'img:1', gpuTypeId: 'NVIDIA RTX A4000', gpuCount: 1 };
 
 afterEach(async () => {
@@ -13,9 +12,6 @@ afterEach(async () => {
   for (const pod of await rp.pods.list()) await rp.pods.terminate(pod.id);
 });
 
-// The emulator serves REST v1 until its v2 lands; these faults are injected on v1 routes.
-const restV1 = (extra: Parameters<typeof createRunpodRestV1Client>[0] = {}) => createRunpodRestV1Client({ ...ctx.server.clientOptions(KEY_A), maxRetries: 2, ...extra });
-
 function retrying() {
   const events: RetryEvent[] = [];
   return { events, rp: ctx.client(KEY_A, { onRetry: (e) => events.push(e), maxRetries: 3 }) };
@@ -23,9 +19,9 @@ function retrying() {
 
 describe('each fault meets the right typed error or a successful retry', () => {
   it('latency past the attempt limit: a query times out once, then succeeds', async () => {
-    const rule = ctx.emulator.faults.inject({ match: 'GET /v1/pods', fault: { type: 'latency', ms: 400 } });
+    const rule = ctx.emulator.faults.inject({ match: 'GET /v2/pods', fault: { type: 'latency', ms: 400 } });
     const events: RetryEvent[] = [];
-    expect(await restV1({ onRetry: (e) => events.push(e), maxRetries: 3 }).pods.list({}, { timeoutMs: 150 })).toEqual([]);
+    expect(await ctx.client(KEY_A, { onRetry: (e) => events.push(e), maxRetries: 3 }).rest.pods.list({}, { timeoutMs: 150 })).toEqual([]);
     expect(rule.hits()).toBe(1);
     expect(events.map((e) => e.reason)).toEqual(['timeout']);
   });
@@ -56,14 +52,11 @@ describe('each fault meets the right typed error or a successful retry', () => {
     expect(err.retryAfterMs).toBe(0);
   });
 
-  it('a 5xx on a query is retried; on REST create it is not', async () => {
+  // A REST v2 create after a 5xx or a 500 that took effect: rest-v2.e2e.test.ts and pagination.e2e.test.ts (sent once, found by its marker).
+  it('a 5xx on a query is retried', async () => {
     ctx.emulator.faults.inject({ match: 'graphql:GpuTypes', fault: { type: 'status', status: 503 } });
     const { rp } = retrying();
     expect((await rp.gpuTypes.offers()).length).toBeGreaterThan(0);
-
-    const rule = ctx.emulator.faults.inject({ match: 'POST /v1/pods', fault: { type: 'status', status: 500 }, times: 5 });
-    expect(await captureError(restV1({ maxRetries: 3 }).pods.create({ imageName: 'img', gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1 }))).toBeInstanceOf(ServerError);
-    expect(rule.hits()).toBe(1);
   });
 
   it('the generic error after the pod was created (GraphQL deploy): the pod is found and returned, exactly one exists', async () => {
@@ -91,12 +84,6 @@ describe('each fault meets the right typed error or a successful retry', () => {
     expect(ctx.emulator.inspect.podCount(KEY_A)).toBe(1);
   });
 
-  it('a 500 after the pod was created (REST create): ServerError, and exactly one pod exists', async () => {
-    ctx.emulator.faults.inject({ match: 'POST /v1/pods', fault: { type: 'error-after-create' } });
-    expect(await captureError(restV1({ maxRetries: 5 }).pods.create({ imageName: 'img', gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1 }))).toBeInstanceOf(ServerError);
-    expect(ctx.emulator.inspect.podCount(KEY_A)).toBe(1);
-  });
-
   it('a dropped connection: a query is retried, /run is not', async () => {
     ctx.emulator.faults.inject({ match: 'graphql:GpuTypes', fault: { type: 'drop' } });
     const { rp, events } = retrying();
@@ -117,7 +104,7 @@ describe('each fault meets the right typed error or a successful retry', () => {
   });
 
   it('an HTML error page is a ServerError naming it, after the retries', async () => {
-    ctx.emulator.faults.inject({ match: 'GET /v1/templates', fault: { type: 'html' }, times: 3 });
+    ctx.emulator.faults.inject({ match: 'GET /v2/templates', fault: { type: 'html' }, times: 3 });
     const err = await captureError<ServerError>(ctx.client(KEY_A, { maxRetries: 2 }).rest.templates.list());
     expect(err).toBeInstanceOf(ServerError);
     expect(err.status).toBe(502);

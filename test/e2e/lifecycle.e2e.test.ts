@@ -1,19 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { CapacityUnavailableError, PodTerminalStateError } from '../../src/index.js';
-import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { captureError } from '../helpers.js';
 import { KEY_A, useEmulator } from './harness.js';
 
 // Manual clock: start-up, billing hours and capacity changes happen when a test says so.
-const ctx = useEmulator({ clock: 'manual', podStartupMs: 2_000, legacyRestV1: true });
-// These rules are checked through the legacy REST v1 client, which the emulator still serves on request.
-const restV1 = () => createRunpodRestV1Client({ ...ctx.server.clientOptions(KEY_A), maxRetries: 2 });
+const ctx = useEmulator({ clock: 'manual', podStartupMs: 2_000 });
+// These rules are checked through REST v2 and GraphQL, over one state.
+const rest = () => ctx.client(KEY_A, { maxRetries: 2 }).rest;
+const gpu = (id: string, count = 1) => ({ id, count });
+const podTotals = async (podId: string, bucketSize: 'hour' | 'year') => {
+  const { records } = await rest().billing.pods({ podId, bucketSize });
+  return { records, gpu: records.reduce((sum, r) => sum + r.gpuAmount, 0), disk: records.reduce((sum, r) => sum + r.diskAmount, 0) };
+};
 const image = 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04';
 const cuda128Image = 'runpod/pytorch:2.8.0-py3.11-cuda12.8.1-cudnn-devel-ubuntu22.04';
 
 async function runningPod(extra: Record<string, unknown> = {}) {
   const rp = ctx.client();
-  const pod = await restV1().pods.create({ name: 'life', imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, volumeInGb: 10, ...extra });
+  const pod = await rest().pods.create({ name: 'life', image, gpu: gpu('NVIDIA RTX A4000'), mounts: { persistent: { size: 10, path: '/workspace' } }, ...extra });
   await ctx.emulator.clock.advance(2_000);
   return { rp, pod };
 }
@@ -29,7 +33,7 @@ describe('pod lifecycle rules', () => {
     await ctx.emulator.clock.advance(1);
     expect((await rp.pods.get(fresh.id))?.runtime).not.toBeNull();
     await rp.pods.terminate(fresh.id);
-    await restV1().pods.delete(pod.id);
+    await rest().pods.delete(pod.id);
   });
 
   it('stop releases the GPU and clears the container disk, keeps /workspace, and keeps billing the volume', async () => {
@@ -42,14 +46,13 @@ describe('pod lifecycle rules', () => {
     expect(ctx.emulator.inspect.freeGpus(host)).toBe(freeWhileRunning + 1);
     expect(ctx.emulator.inspect.files(pod.id)).toEqual({ containerDisk: {}, volume: { '/workspace/model.bin': 'weights' } });
 
-    const before = await restV1().billing.pods({ grouping: 'podId', podId: pod.id, bucketSize: 'year' });
+    const before = await podTotals(pod.id, 'year');
     await ctx.emulator.clock.advance(10 * 3_600_000);
-    const after = await restV1().billing.pods({ grouping: 'podId', podId: pod.id, bucketSize: 'year' });
-    const total = (records: typeof before) => records.reduce((sum, r) => sum + r.amount, 0);
+    const after = await podTotals(pod.id, 'year');
     // 10 GB stopped at $0.20/GB/month for 10 hours; no GPU time.
-    expect(total(after) - total(before)).toBeCloseTo((10 * 0.2 * 10) / (30 * 24), 4);
-    expect(after.reduce((ms, r) => ms + (r.timeBilledMs ?? 0), 0)).toBe(before.reduce((ms, r) => ms + (r.timeBilledMs ?? 0), 0));
-    await restV1().pods.delete(pod.id);
+    expect(after.disk - before.disk).toBeCloseTo((10 * 0.2 * 10) / (30 * 24), 4);
+    expect(after.gpu).toBe(before.gpu);
+    await rest().pods.delete(pod.id);
   });
 
   it('resume onto a host whose GPUs were taken is refused; a zero-GPU start happens only when asked', async () => {
@@ -72,28 +75,29 @@ describe('pod lifecycle rules', () => {
     const { rp, pod } = await runningPod();
     ctx.emulator.inspect.writeFile(pod.id, '/root/cache', 'gone soon');
     ctx.emulator.inspect.writeFile(pod.id, '/workspace/keep', 'kept');
-    await restV1().pods.update(pod.id, { env: { NEW: '1' } });
+    await rest().pods.update(pod.id, { env: { NEW: '1' } });
     expect(ctx.emulator.inspect.files(pod.id)).toEqual({ containerDisk: {}, volume: { '/workspace/keep': 'kept' } });
     expect((await rp.pods.get(pod.id))?.runtime).toBeNull();
     await ctx.emulator.clock.advance(2_000);
-    expect((await restV1().pods.get(pod.id)).env).toEqual({ NEW: '1' });
-    await restV1().pods.delete(pod.id);
+    expect((await rest().pods.get(pod.id)).env).toEqual({ NEW: '1' });
+    await rest().pods.delete(pod.id);
   });
 
   it('terminate deletes everything except what is on a network volume', async () => {
     const rp = ctx.client();
-    const volume = await restV1().networkVolumes.create({ name: 'keep', size: 10, dataCenterId: 'EU-RO-1' });
-    const pod = await restV1().pods.create({ imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, networkVolumeId: volume.id });
+    const volume = await rest().networkVolumes.create({ name: 'keep', size: 10, dataCenter: 'EU-RO-1' });
+    const onVolume = { network: [{ volumeId: volume.id, path: '/workspace' }] };
+    const pod = await rest().pods.create({ name: 'keep', image, gpu: gpu('NVIDIA RTX A4000'), cloud: 'COMMUNITY', mounts: onVolume });
     await ctx.emulator.clock.advance(2_000);
     ctx.emulator.inspect.writeFile(pod.id, '/workspace/dataset.csv', 'rows');
     ctx.emulator.inspect.writeFile(pod.id, '/root/tmp', 'lost');
-    await restV1().pods.delete(pod.id);
+    await rest().pods.delete(pod.id);
     expect(ctx.emulator.inspect.pod(pod.id)).toBeUndefined();
     expect(ctx.emulator.inspect.networkVolumeFiles(volume.id)).toEqual({ '/dataset.csv': 'rows' });
 
-    const next = await restV1().pods.create({ imageName: image, gpuTypeIds: ['NVIDIA RTX A4000'], gpuCount: 1, networkVolumeId: volume.id });
+    const next = await rest().pods.create({ name: 'next', image, gpu: gpu('NVIDIA RTX A4000'), cloud: 'COMMUNITY', mounts: onVolume });
     expect(ctx.emulator.inspect.files(next.id).volume).toEqual({ '/workspace/dataset.csv': 'rows' });
-    await restV1().pods.delete(next.id);
+    await rest().pods.delete(next.id);
   });
 
   it('an image needing a newer CUDA fails on an older host, the way the platform fails', async () => {
@@ -121,39 +125,35 @@ describe('pod lifecycle rules', () => {
     await rp.pods.terminate(pod.id);
   });
 
-  it('capacity runs out: stock falls and REST create answers the no-capacity 500', async () => {
+  it('capacity runs out: stock falls and REST create answers no capacity', async () => {
     const rp = ctx.client();
     const [before] = await rp.gpuTypes.list({ id: 'NVIDIA A100 80GB PCIe', gpuCount: 1 });
     expect(before?.lowestPrice?.availableGpuCounts).toEqual([1, 2]);
     const pods = [
-      await restV1().pods.create({ imageName: image, gpuTypeIds: ['NVIDIA A100 80GB PCIe'], gpuCount: 2 }),
+      await rest().pods.create({ name: 'a100', image, gpu: gpu('NVIDIA A100 80GB PCIe', 2), cloud: 'COMMUNITY' }),
     ];
     const [after] = await rp.gpuTypes.list({ id: 'NVIDIA A100 80GB PCIe', gpuCount: 1 });
     expect(after?.lowestPrice?.stockStatus).toBeNull();
     expect(await rp.gpuTypes.offers({ gpuCount: 1 })).not.toContainEqual(expect.objectContaining({ gpuTypeId: 'NVIDIA A100 80GB PCIe' }));
-    const err = await captureError<CapacityUnavailableError>(restV1().pods.create({ imageName: image, gpuTypeIds: ['NVIDIA A100 80GB PCIe'], gpuCount: 1 }));
+    const err = await captureError<CapacityUnavailableError>(rest().pods.create({ name: 'none left', image, gpu: gpu('NVIDIA A100 80GB PCIe'), cloud: 'COMMUNITY' }));
     expect(err).toBeInstanceOf(CapacityUnavailableError);
-    expect(err.status).toBe(500);
-    for (const pod of pods) await restV1().pods.delete(pod.id);
+    for (const pod of pods) await rest().pods.delete(pod.id);
   });
 
   it('bills GPU time per resource on the emulator clock', async () => {
     const rp = ctx.client();
-    const pod = await restV1().pods.create({ imageName: image, gpuTypeIds: ['NVIDIA L40S'], gpuCount: 2, volumeInGb: 0 });
+    const pod = await rest().pods.create({ name: 'l40s', image, gpu: gpu('NVIDIA L40S', 2) });
     await ctx.emulator.clock.advance(3 * 3_600_000);
-    const records = await restV1().billing.pods({ podId: pod.id, grouping: 'podId', bucketSize: 'hour' });
-    expect(records.length).toBeGreaterThanOrEqual(3);
-    expect(records.every((r) => r.podId === pod.id)).toBe(true);
-    const total = records.reduce((sum, r) => sum + r.amount, 0);
-    expect(total).toBeCloseTo(0.86 * 2 * 3, 3);
-    expect(records.reduce((ms, r) => ms + (r.timeBilledMs ?? 0), 0)).toBe(3 * 3_600_000);
+    const billed = await podTotals(pod.id, 'hour');
+    expect(billed.records.length).toBeGreaterThanOrEqual(3);
+    expect(billed.gpu).toBeCloseTo(0.86 * 2 * 3, 3);
 
-    const volume = await restV1().networkVolumes.create({ name: 'billed', size: 100, dataCenterId: 'EU-RO-1' });
+    const volume = await rest().networkVolumes.create({ name: 'billed', size: 100, dataCenter: 'EU-RO-1' });
     await ctx.emulator.clock.advance(30 * 24 * 3_600_000);
-    const volumeBills = await restV1().billing.networkVolumes({ bucketSize: 'month' });
-    expect(volumeBills.reduce((sum, r) => sum + r.amount, 0)).toBeGreaterThanOrEqual(7 - 0.01);
-    await restV1().pods.delete(pod.id);
-    await restV1().networkVolumes.delete(volume.id);
+    const volumeBills = await rest().billing.networkVolumes({ bucketSize: 'month' });
+    expect(volumeBills.records.reduce((sum, r) => sum + r.totalAmount, 0)).toBeGreaterThanOrEqual(7 - 0.01);
+    await rest().pods.delete(pod.id);
+    await rest().networkVolumes.delete(volume.id);
     expect(ctx.emulator.inspect.podCount(KEY_A)).toBe(0);
   });
 });

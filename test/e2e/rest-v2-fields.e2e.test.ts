@@ -148,4 +148,69 @@ describe('REST v2 fields on every executor', () => {
       expect(answer.errors?.[0]?.message, name).toContain('input.port');
     }
   });
+
+  it('myself { clusters }: GET /v2/clusters, with the compute, the GPU name from the catalog and the pods of each', async () => {
+    const results = await each(async (e) => {
+      const made = await e.rest('POST', '/clusters', { name: 'train', type: 'TRAINING', compute: { gpuTypeId: GPU, gpuCountPerPod: 1, podCount: 2 }, image: IMAGE });
+      const answer = await e.graphql('{ myself { clusters { id name userId gpuTypeId gpuDisplayName podCount gpuCountPerPod type templateId createdAt pods { id name } } } }');
+      return { made, answer, pods: (await e.rest('GET', `/clusters/${made.id}/pods`)).pods };
+    });
+    for (const [name, { made, answer, pods }] of results) {
+      const errors = (answer.errors ?? []).map((x) => x.path?.slice(-1)[0]);
+      // The owner id is production's GraphQL's (the emulator knows it); REST v2 does not name it.
+      expect(errors, name).toEqual(name.startsWith('(a)') ? [] : ['userId']);
+      expect(answer.data.myself.clusters, name).toEqual([
+        {
+          id: made.id, name: 'train', userId: name.startsWith('(a)') ? expect.any(String) : null, gpuTypeId: GPU, gpuDisplayName: 'RTX A4000', podCount: 2, gpuCountPerPod: 1, type: 'TRAINING',
+          templateId: null, createdAt: made.createdAt, pods: pods.map((p: any) => ({ id: p.id, name: p.name })),
+        },
+      ]);
+      expect(pods, name).toHaveLength(2);
+    }
+  });
+
+  it('secretCreate, secretValueUpdate, secretDescriptionUpdate, secretDelete over /v2/account/secrets; the value is never answered', async () => {
+    const VALUE = 'sk-live-value-0123456789abcdef';
+    const results = await each(async (e) => {
+      const made = await e.graphql('mutation($input: SecretCreateInput!) { secretCreate(input: $input) { id name description createdAt } }', { input: { name: 'HF_TOKEN', value: VALUE, description: 'hub' } });
+      const id = made.data?.secretCreate?.id as string;
+      const value = await e.graphql('mutation($input: SecretValueUpdateInput!) { secretValueUpdate(input: $input) { id name } }', { input: { id, value: `${VALUE}-2` } });
+      const described = await e.graphql('mutation($input: SecretDescriptionUpdateInput!) { secretDescriptionUpdate(input: $input) { id description } }', { input: { id, description: 'model hub' } });
+      const listed = await e.rest('GET', '/account/secrets');
+      const deleted = await e.graphql('mutation($id: ID!) { secretDelete(id: $id) }', { id });
+      const after = await e.rest('GET', '/account/secrets');
+      return { made, value, described, listed, deleted, after, text: JSON.stringify([made, value, described, deleted]) };
+    });
+    for (const [name, r] of results) {
+      expect(r.made.errors, name).toBeUndefined();
+      expect(r.made.data.secretCreate, name).toEqual({ id: expect.any(String), name: 'HF_TOKEN', description: 'hub', createdAt: expect.any(String) });
+      expect({ data: r.value.data, errors: r.value.errors }, name).toEqual({ errors: undefined, data: { secretValueUpdate: { id: r.made.data.secretCreate.id, name: 'HF_TOKEN' } } });
+      expect(r.described.data.secretDescriptionUpdate, name).toEqual({ id: r.made.data.secretCreate.id, description: 'model hub' });
+      expect(r.listed.secrets, name).toEqual([expect.objectContaining({ name: 'HF_TOKEN', description: 'model hub' })]);
+      expect({ data: r.deleted.data, errors: r.deleted.errors }, name).toEqual({ errors: undefined, data: { secretDelete: null } });
+      expect(r.after.secrets, name).toEqual([]);
+      expect(r.text, name).not.toContain(VALUE);
+    }
+  });
+
+  it('Endpoint.flashBootType, minCudaVersion, networkVolumeIds; LowestPrice.gpuTypeCudaVersions: from REST v2 on every executor', async () => {
+    const results = await each(async (e) => {
+      const volume = await e.rest('POST', '/network-volumes', { name: 'v', size: 10, dataCenter: 'US-KS-2' });
+      const endpoint = await e.rest('POST', '/serverless', { name: 'ep', type: 'QUEUE', image: IMAGE, scaling: { type: 'QUEUE_DELAY', queueDelay: 4 }, flashboot: 'FLASHBOOT', networkVolumes: [volume.id], gpu: { pools: ['AMPERE_16'], minCudaVersion: '12.4' } });
+      const read = await e.graphql('{ myself { endpoints { id flashBootType minCudaVersion networkVolumeIds { networkVolumeId dataCenterId } } } }');
+      const cuda = await e.graphql('{ gpuTypes(input: { id: "NVIDIA RTX A4000" }) { id lowestPrice(input: { gpuCount: 1 }) { gpuTypeCudaVersions { cudaVersion availability } } } }');
+      const catalog = await e.rest('GET', `/catalog/gpus/${encodeURIComponent(GPU)}?include=AVAILABILITY&product=POD`);
+      return { volume, endpoint, read, cuda, catalog };
+    });
+    for (const [name, r] of results) {
+      expect(r.read.errors, name).toBeUndefined();
+      expect(r.read.data.myself.endpoints.find((x: any) => x.id === r.endpoint.id), name).toEqual({
+        id: r.endpoint.id, flashBootType: 'FLASHBOOT', minCudaVersion: '12.4', networkVolumeIds: [{ networkVolumeId: r.volume.id, dataCenterId: 'US-KS-2' }],
+      });
+      expect(r.cuda.errors, name).toBeUndefined();
+      const versions = r.cuda.data.gpuTypes[0].lowestPrice.gpuTypeCudaVersions;
+      expect(versions.length, name).toBeGreaterThan(0);
+      expect(versions, name).toEqual(r.catalog.cudaVersions.map((c: any) => ({ cudaVersion: c.version, availability: c.available ? 'AVAILABLE' : 'UNAVAILABLE' })));
+    }
+  });
 });

@@ -3,10 +3,9 @@ import { createRunpodClient, JobCancelledError, JobFailedError, JobTimedOutError
 import { createEmulator, type ListeningEmulator } from '../../src/emulator/index.js';
 import { listen } from '../../src/emulator/node.js';
 import { captureError } from '../helpers.js';
-import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { KEY_A, useEmulator } from './harness.js';
 
-const ctx = useEmulator({ streamHoldMs: 500, legacyRestV1: true });
+const ctx = useEmulator({ streamHoldMs: 500 });
 
 describe('queue-based endpoints over loopback HTTP', () => {
   it('run + wait returns the typed output of the echo worker', async () => {
@@ -47,10 +46,8 @@ describe('queue-based endpoints over loopback HTTP', () => {
       return { ok: true };
     });
     const rp = ctx.client();
-    // The emulator serves REST v1 until its v2 lands.
-    const restV1 = createRunpodRestV1Client(ctx.server.clientOptions(KEY_A));
-    const template = await restV1.templates.create({ name: 'flaky-worker', imageName: 'me/flaky:1', isServerless: true });
-    const created = await restV1.endpoints.create({ templateId: template.id, name: 'flaky' });
+    const template = await rp.rest.templates.create({ name: 'flaky-worker', image: 'me/flaky:1', serverless: true });
+    const created = await rp.rest.endpoints.create({ templateId: template.id, name: 'flaky', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 4 }, gpu: { pools: ['ADA_24'] } });
     const ep = rp.endpoint(created.id);
     const job = await ep.run({});
     const err = await captureError<JobFailedError>(job.wait({ pollIntervalMs: 20 }));

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, EMULATOR_API_KEY, type Emulator, type ListeningEmulator } from '../../src/emulator/index.js';
 import { listen } from '../../src/emulator/node.js';
 
-// Production serves `gpuTypes` to a request that carries no key at all (the platform's MCP server
-// reads the catalog that way); every other operation needs one, and a wrong key is refused outright.
+// Production serves the catalog to a request that carries no key at all (the platform's MCP server
+// reads GPU types, prices, stock and data centres that way: src/graphql/README.md, "Public
+// queries"); every other operation needs one, and a wrong key is refused outright.
 let emulator: Emulator;
 let server: ListeningEmulator;
 beforeAll(async () => {
@@ -48,6 +49,20 @@ describe('GraphQL without a key', () => {
     expect((await graphql({ query })).status).toBe(401);
   });
 
+  it("answers runpod-mcp's keyless catalog documents as it sends them (list-gpu-types, list-data-centers), and cpuTypes", async () => {
+    // src/tools/catalog.ts of runpod/runpod-mcp: `graphql()` sends these with no credential.
+    const gpus = await graphql({ query: 'query { gpuTypes { id displayName memoryInGb secureCloud communityCloud lowestPrice(input: { gpuCount: 1 }) { stockStatus } } }' });
+    expect(gpus.status).toBe(200);
+    expect(gpus.json.data.gpuTypes[0].lowestPrice).toEqual({ stockStatus: expect.any(String) });
+    const centres = await graphql({ query: 'query { dataCenters { id name location } }' });
+    expect(centres.status).toBe(200);
+    expect(centres.json.data.dataCenters.length).toBeGreaterThan(1);
+    expect(centres.json.data.dataCenters[0]).toMatchObject({ id: expect.any(String), name: expect.any(String) });
+    const cpus = await graphql({ query: '{ cpuTypes { id displayName } }' });
+    expect(cpus.status).toBe(200);
+    expect(cpus.json.data.cpuTypes.length).toBeGreaterThan(0);
+  });
+
   it('refuses every other operation with 401', async () => {
     for (const query of [
       'query { myself { id } }',
@@ -55,6 +70,7 @@ describe('GraphQL without a key', () => {
       'query { pod(input: { podId: "x" }) { id } }',
       'mutation { podTerminate(input: { podId: "x" }) }',
       'fragment Me on User { id } query { gpuTypes { id } ...on Query { myself { ...Me } } }',
+      'query { dataCenters { id } podTemplate(id: "x") { id } }',
       'query { gpuTypes { id ', // not a document at all
     ]) {
       const { status, json } = await graphql({ query });

@@ -97,3 +97,16 @@ describe('emulator registry auth', () => {
     expect((await pod('key-a')).status).toBe(201);
   });
 });
+
+describe('the emulator\'s legacy REST v1 (legacyRestV1)', () => {
+  it('answers 400 {error, status} to bodies the v1 contract rejects', async () => {
+    const emulator = createEmulator({ legacyRestV1: true });
+    const post = (path: string, body: unknown) => emulator.fetch(new Request(`${IN_PROCESS_BASE}/v1${path}`, { method: 'POST', headers: auth(), body: JSON.stringify(body) }));
+    const volume = await post('/networkvolumes', { name: 'v', size: '10' });
+    expect(volume.status).toBe(400);
+    expect(await volume.json()).toMatchObject({ status: 400, error: expect.stringContaining('size') });
+    const template = await post('/templates', { name: 'no image' });
+    expect(template.status).toBe(400);
+    expect(await template.json()).toMatchObject({ error: expect.stringContaining('imageName') });
+  });
+});

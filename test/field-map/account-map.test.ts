@@ -5,9 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { buildSchema, isObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { accountDerivations, accountMutationFields, accountQueryFields, accountTypes } from '../../src/field-map/account.js';
+import { accountMutationFields, accountQueryFields, accountTypes } from '../../src/field-map/account.js';
+import { clusterTypes } from '../../src/field-map/clusters.js';
 import { endpointMutationFields, endpointTypes } from '../../src/field-map/endpoints.js';
-import { FIELD_MAP, fieldScope } from '../../src/field-map/index.js';
+import { DERIVATIONS, FIELD_MAP, fieldScope } from '../../src/field-map/index.js';
 import { networkVolumeMutationFields, networkVolumeTypes } from '../../src/field-map/network-volumes.js';
 import { registryAuthMutationFields, registryAuthTypes } from '../../src/field-map/registry-auths.js';
 import { templateMutationFields, templateQueryFields, templateTypes } from '../../src/field-map/templates.js';
@@ -19,7 +20,7 @@ const schema = buildSchema(readFileSync(new URL('schema.graphql', root), 'utf8')
 type Json = Record<string, unknown>;
 const contract = JSON.parse(readFileSync(new URL('src/contracts/rest-v2.openapi.json', root), 'utf8')) as { paths: Record<string, Json>; components: { schemas: Record<string, Json> } };
 
-const types = { ...accountTypes, ...templateTypes, ...endpointTypes, ...networkVolumeTypes, ...registryAuthTypes };
+const types = { ...accountTypes, ...templateTypes, ...endpointTypes, ...networkVolumeTypes, ...registryAuthTypes, ...clusterTypes };
 const roots: Record<'Query' | 'Mutation', Record<string, FieldEntry>> = {
   Query: { ...accountQueryFields, ...templateQueryFields },
   Mutation: { ...accountMutationFields, ...templateMutationFields, ...endpointMutationFields, ...networkVolumeMutationFields, ...registryAuthMutationFields },
@@ -60,7 +61,7 @@ describe("the account's field map", () => {
       const source = entry.source;
       const paths = source.kind === 'path' ? [source.path] : source.kind === 'derived' ? source.reads : [];
       for (const p of paths) expect({ field, path: p, exists: hasPath(map.rest!, p) }).toEqual({ field, path: p, exists: true });
-      if (source.kind === 'derived') expect(typeof accountDerivations[source.derive], source.derive).toBe('function');
+      if (source.kind === 'derived') expect(typeof DERIVATIONS[source.derive], source.derive).toBe('function');
     }
   });
 

@@ -15,7 +15,6 @@ import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, inject } from 'vitest';
 import { createRunpodClient, type RunpodClient } from '../../src/client.js';
-import { createRunpodRestV1Client, type RunpodRestV1 } from '../../src/rest-v1/index.js';
 import type { CallOptions, RunpodClientOptions } from '../../src/transport/options.js';
 
 /** `FUZZ_RUNS` multiplies every property's runs (1 in CI; `npm run fuzz` raises it). */
@@ -82,7 +81,7 @@ afterAll(() => {
  * The full client, plus the legacy REST v1 client and a client with `podsTransport: 'rest'`
  * (rp.pods and rp.gpuTypes over REST v2, as after GraphQL's retirement) on the same fetch.
  */
-export type Client = RunpodClient & { readonly restV1: RunpodRestV1; readonly overRest: RunpodClient; readonly podsOnRest: RunpodClient['pods'] };
+export type Client = RunpodClient & { readonly overRest: RunpodClient; readonly podsOnRest: RunpodClient['pods'] };
 
 /**
  * Every client method, with fixed valid arguments. `ids` names which path segments come from the
@@ -181,15 +180,6 @@ export const METHODS: readonly MethodRow[] = [
   { name: 'rest.clusters.pods', call: (c, id, o) => c.rest.clusters.pods(id, o), path: '/v2/clusters/{id}/pods' },
   { name: 'rest.billing.pods', call: (c, _id, o) => c.rest.billing.pods({}, o) },
   { name: 'rest.sshKeys.list', call: (c, _id, o) => c.rest.sshKeys.list(o) },
-  // REST v1, the retired legacy client (runpod-gql/rest-v1)
-  { name: 'restV1.pods.list', call: (c, _id, o) => c.restV1.pods.list({}, o) },
-  { name: 'restV1.pods.create', call: (c, _id, o) => c.restV1.pods.create({ imageName: 'img', gpuCount: 1 }, o) },
-  { name: 'restV1.pods.get', call: (c, id, o) => c.restV1.pods.get(id, {}, o), path: '/v1/pods/{id}' },
-  { name: 'restV1.pods.delete', call: (c, id, o) => c.restV1.pods.delete(id, o), path: '/v1/pods/{id}' },
-  { name: 'restV1.pods.start', call: (c, id, o) => c.restV1.pods.start(id, o), path: '/v1/pods/{id}/start' },
-  { name: 'restV1.templates.list', call: (c, _id, o) => c.restV1.templates.list({}, o) },
-  { name: 'restV1.containerRegistryAuths.get', call: (c, id, o) => c.restV1.containerRegistryAuths.get(id, undefined, o), path: '/v1/containerregistryauth/{id}' },
-  { name: 'restV1.billing.pods', call: (c, _id, o) => c.restV1.billing.pods({}, o) },
   // Serverless, queue-based
   // /run backs off through 429s (refused before queueing) until the caller's signal: the caller's deadline here.
   { name: 'endpoint.run', call: (c, id, o) => c.endpoint(id).run({ x: 1 }, { signal: AbortSignal.timeout(1_000), ...o }), path: '/v2/{id}/run' },
@@ -215,7 +205,6 @@ export const METHODS: readonly MethodRow[] = [
 export const TEST_URLS = {
   graphqlUrl: 'https://api.runpod.test/graphql',
   restUrl: 'https://api.runpod.test/v2',
-  restV1Url: 'https://rest.runpod.test/v1',
   serverlessUrl: 'https://api.runpod.test/v2',
   loadBalancedUrl: 'https://lb.test/{endpointId}',
 } as const;
@@ -232,10 +221,9 @@ export function fuzzClient(respond: (url: URL, init: RequestInit) => Response | 
     if (init.signal?.aborted) throw init.signal.reason;
     return respond(url, init);
   };
-  const { restV1Url, ...urls } = TEST_URLS;
-  const clientOptions = { apiKey: 'rpa_FUZZ_key_0123456789', ...urls, maxRetries: 0, timeoutMs: 2_000, ...options, fetch };
+  const clientOptions = { apiKey: 'rpa_FUZZ_key_0123456789', ...TEST_URLS, maxRetries: 0, timeoutMs: 2_000, ...options, fetch };
   let overRest: RunpodClient | undefined;
-  const client = Object.assign(createRunpodClient(clientOptions), { restV1: createRunpodRestV1Client({ ...clientOptions, restUrl: options.restUrl ?? restV1Url }) });
+  const client = createRunpodClient(clientOptions);
   // Made on first use: most rows never need this second client.
   Object.defineProperty(client, 'overRest', { get: () => (overRest ??= createRunpodClient({ ...clientOptions, podsTransport: 'rest' })) });
   Object.defineProperty(client, 'podsOnRest', { get: () => (client as unknown as Client).overRest.pods });

@@ -199,7 +199,6 @@ describe('invalid options are refused before sending', () => {
       ['input', () => client.endpoint('ep').run(cyclic)],
       ['input', () => client.endpoint('ep').run({ n: 1n })],
       ['json', () => client.loadBalanced('lb').post('/x', { json: cyclic })],
-      ['body', () => client.restV1.templates.create({ name: 'n', imageName: 'i', big: 1n } as never)],
       ['body.env.A', () => client.rest.templates.create({ name: 'n', image: 'i', env: { A: 1n } } as never)],
     ];
     for (const [field, run] of cases) {

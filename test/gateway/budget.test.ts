@@ -183,3 +183,33 @@ describe('upstream calls at once', () => {
     await Promise.all([...heavy, light]);
   });
 });
+
+describe("the rate debt with a shared store (Redis)", () => {
+  it("what the store could not grant is the debt: past one bucket of it, the document is told to stop", async () => {
+    const { createCallerRate } = await import('../../src/gateway/rate.js');
+    let left = 5;
+    // A store's bucket that grants what is left of its window, and nothing after.
+    const store = {
+      bucket: () => ({
+        take: async (count: number) => {
+          const granted = Math.min(count, left);
+          left -= granted;
+          return { granted, retryInMs: granted ? 0 : 60_000 };
+        },
+        release: () => {},
+        pause: () => {},
+        idle: () => false,
+      }),
+    };
+    const rate = createCallerRate({ requests: 5, intervalMs: 60_000 }, store);
+    await rate.take('caller');
+    let stops = 0;
+    // 4 granted, then 5 of debt, then the sixth past one bucket.
+    for (let i = 0; i < 9; i++) rate.charge('caller', 1, () => stops++);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(stops).toBe(0);
+    for (let i = 0; i < 2; i++) rate.charge('caller', 1, () => stops++);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(stops).toBe(2);
+  });
+});

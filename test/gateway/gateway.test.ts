@@ -124,7 +124,7 @@ describe('the gateway over loopback, against the emulator', () => {
 
   it('holds a per-token rate: past it, 429 with Retry-After and a GraphQL error', async () => {
     // Charged in upstream calls: `{ gpuTypes { id } }` reads the catalog twice (secure and community).
-    const limited = await startRig({ limits: { rate: { requests: 6, intervalMs: 60_000 } } });
+    const limited = await startRig({ cache: false, limits: { rate: { requests: 6, intervalMs: 60_000 } } });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await keep(limited.post({ query: '{ gpuTypes { id } }' }, bearer(READ_TOKEN)))).status);

@@ -40,7 +40,7 @@ describe.runIf(redisServerPath || process.env.CI)('two gateway processes on one 
     emulator = await listen(em, { host: '127.0.0.1' });
     const o = emulator.clientOptions(UPSTREAM_KEY);
     const env = { RUNPOD_API_KEY: UPSTREAM_KEY, RUNPOD_GRAPHQL_URL: o.graphqlUrl!, RUNPOD_REST_URL: o.restUrl!, RUNPOD_GATEWAY_TOKENS: `read:${TOKEN_A},read:${TOKEN_B}` };
-    const args = ['--port', '0', '--upstream', 'graphql', '--redis', redis.url, '--rate-per-minute', String(PER_TOKEN), '--max-in-flight', String(SENT_PER_TOKEN)];
+    const args = ['--port', '0', '--upstream', 'graphql', '--redis', redis.url, '--rate-per-minute', String(PER_TOKEN), '--max-in-flight', String(SENT_PER_TOKEN), '--no-cache'];
     gateways.push(await startGatewayProcess(args, env), await startGatewayProcess(args, env));
     // The emulator's first GraphQL answer builds its schema: warmed with another account, so the
     // arrival times it counts are not skewed by its own start-up (the pacer allows 2% for skew).

@@ -109,11 +109,11 @@ describe("runpod-python's GraphQL in process over REST v2", () => {
     expect(all.errors).toBeUndefined();
     expect(all.data!.gpuTypes.length).toBeGreaterThan(1);
     const one = await rp.graphql.execute<{ gpuTypes: Array<Record<string, unknown>> }>(doc('runpod-python-get-gpu'), { id: GPU, gpuCount: 1 });
-    expect(unanswered(one).sort()).toEqual(['GpuType.communitySpotPrice', 'GpuType.cudaCores', 'GpuType.oneMonthPrice', 'GpuType.oneWeekPrice', 'GpuType.secureSpotPrice', 'GpuType.threeMonthPrice']);
+    expect(unanswered(one).sort()).toEqual(['GpuType.communitySpotPrice', 'GpuType.cudaCores', 'GpuType.oneMonthPrice', 'GpuType.oneWeekPrice', 'GpuType.secureSpotPrice', 'GpuType.threeMonthPrice', 'LowestPrice.minimumBidPrice']);
     expect(one.data!.gpuTypes).toEqual([
       expect.objectContaining({
         id: GPU, displayName: 'RTX A4000', manufacturer: 'NVIDIA', securePrice: expect.any(Number), communityPrice: expect.any(Number), maxGpuCount: expect.any(Number),
-        lowestPrice: { uninterruptablePrice: expect.any(Number) },
+        lowestPrice: { minimumBidPrice: null, uninterruptablePrice: expect.any(Number) },
       }),
     ]);
   });

@@ -14,7 +14,8 @@ import {
   type RunpodClient,
   type RunpodClientOptions,
 } from '../../src/index.js';
-import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
+import { createRunpodRestClient, type RunpodRest } from '../../src/rest/index.js';
+import { restV1Replacement } from '../../src/transport/rest-v1-retired.js';
 import { captureError, json, recordingFetch, recordingFetchWithCatalog, TEST_API_KEY, settle, type RecordedCall } from '../helpers.js';
 
 const problem = (status: number, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
@@ -169,21 +170,39 @@ describe('REST v2 retries', () => {
   });
 });
 
-describe('REST v1 (retired): a 410 names the v2 method to use', () => {
+describe('REST v1 (retired, no client of its own): a 410 from a v1 URL names the REST v2 call to use', () => {
   it.each([
-    [(rest: ReturnType<typeof createRunpodRestV1Client>) => rest.pods.start('p1'), 'rp.rest.pods.start(id)'],
-    [(rest: ReturnType<typeof createRunpodRestV1Client>) => rest.pods.reset('p1'), 'rp.rest.pods.restart(id), or rp.rest.pods.stop(id) then rp.rest.pods.start(id)'],
-    [(rest: ReturnType<typeof createRunpodRestV1Client>) => rest.billing.endpoints(), 'rp.rest.billing.serverless(query)'],
-    [(rest: ReturnType<typeof createRunpodRestV1Client>) => rest.containerRegistryAuths.list(), 'rp.rest.registries.list()'],
-    [(rest: ReturnType<typeof createRunpodRestV1Client>) => rest.networkVolumes.update('v', { size: 20 }, { method: 'POST' }), 'rp.rest.networkVolumes.update(id, body)'],
-  ])('%#: %s', async (run, replacement) => {
+    [(rest: RunpodRest) => rest.pods.get('p1'), 'GET', '/v1/pods/p1', 'rp.rest.pods.get(id)'],
+    [(rest: RunpodRest) => rest.pods.list(), 'GET', '/v1/pods', 'rp.rest.pods.list()'],
+    [(rest: RunpodRest) => rest.templates.delete('t1'), 'DELETE', '/v1/templates/t1', 'rp.rest.templates.delete(id)'],
+    [(rest: RunpodRest) => rest.billing.pods(), 'GET', '/v1/billing/pods', 'rp.rest.billing.pods(query)'],
+    [(rest: RunpodRest) => rest.registries.list(), 'GET', '/v1/registries', 'rp.rest (REST v2, https://rest.runpod.io/v2)'],
+  ])('%#: a restUrl left at v1 (%s %s)', async (run, method, path, replacement) => {
     const { fetch, calls } = recordingFetch(() => json({ error: 'gone', status: 410 }, { status: 410 }));
-    const rest = createRunpodRestV1Client({ apiKey: TEST_API_KEY, fetch });
-    const err = await fail(run(rest));
+    const rest = createRunpodRestClient({ apiKey: TEST_API_KEY, fetch, restUrl: 'https://rest.runpod.io/v1' });
+    const err = await fail(Promise.resolve(run(rest)));
     expect(err).toBeInstanceOf(ApiRetiredError);
     expect(err).toMatchObject({ status: 410, replacement });
-    expect(err.message).toContain(replacement);
-    expect(calls[0]!.url.origin).toBe('https://rest.runpod.io');
-    expect(calls).toHaveLength(1);
+    expect(err.message).toContain(`use ${replacement} (REST v2) instead`);
+    expect(err.message).not.toContain(TEST_API_KEY);
+    expect(calls.map((c) => `${c.method} ${c.url.pathname}`)).toEqual([`${method} ${path}`]);
+  });
+
+  it.each([
+    ['POST', 'https://rest.runpod.io/v1/pods/p1/start', 'rp.rest.pods.start(id)'],
+    ['POST', 'https://rest.runpod.io/v1/pods/p1/reset', 'rp.rest.pods.restart(id), or rp.rest.pods.stop(id) then rp.rest.pods.start(id)'],
+    ['POST', 'https://rest.runpod.io/v1/pods', 'rp.rest.pods.create(body)'],
+    ['PATCH', 'https://rest.runpod.io/v1/endpoints/e1', 'rp.rest.endpoints.update(id, body)'],
+    ['POST', 'https://rest.runpod.io/v1/networkvolumes/v1/update', 'rp.rest.networkVolumes.update(id, body)'],
+    ['GET', 'https://rest.runpod.io/v1/containerregistryauth', 'rp.rest.registries.list()'],
+    ['GET', 'https://rest.runpod.io/v1/billing/endpoints?bucketSize=day', 'rp.rest.billing.serverless(query)'],
+    ['GET', 'https://rest.runpod.io/v1/billing/networkvolumes', 'rp.rest.billing.networkVolumes(query)'],
+    ['POST', 'https://rest.runpod.io/v1/templates/t1/start', 'rp.rest (REST v2, https://rest.runpod.io/v2)'],
+    ['GET', 'https://rest.runpod.io/v1/nothing', 'rp.rest (REST v2, https://rest.runpod.io/v2)'],
+    ['GET', 'https://rest.runpod.io/v2/pods', undefined],
+    ['POST', 'https://api.runpod.ai/v2/ep/openai/v1/chat/completions', undefined],
+    ['GET', 'not a url', undefined],
+  ])('%s %s is replaced by %s', (method, url, replacement) => {
+    expect(restV1Replacement(method, url)).toBe(replacement);
   });
 });

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createRunpodClient } from '../../src/client.js';
 import { ValidationError } from '../../src/errors.js';
 import { createRunpodRestClient } from '../../src/rest/index.js';
-import { createRunpodRestV1Client } from '../../src/rest-v1/index.js';
 import { createRunpodServerlessClient } from '../../src/serverless/index.js';
 import type { RunpodClientOptions } from '../../src/transport/options.js';
 
@@ -29,7 +28,6 @@ const OPTIONS = ['graphqlUrl', 'restUrl', 'serverlessUrl', 'loadBalancedUrl'] as
 const FACTORIES: Record<string, (options: RunpodClientOptions) => unknown> = {
   createRunpodClient,
   createRunpodRestClient,
-  createRunpodRestV1Client,
   createRunpodServerlessClient,
 };
 

@@ -14,6 +14,7 @@ interface CreateClusterBody {
   type: string;
   compute: { gpuTypeId: string; gpuCountPerPod: number; podCount: number };
   image?: string;
+  templateId?: string;
   args?: string;
   cmd?: string[];
   entrypoint?: string[];
@@ -44,7 +45,8 @@ export function clusterRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
       name: cluster.name,
       type: cluster.type,
       compute: { ...cluster.compute },
-      ...(cluster.image && { template: cluster.image }),
+      // The contract's `template` is the id of the template the pods came from (omitted without one).
+      ...(cluster.templateId && { template: cluster.templateId }),
       dataCenterId: cluster.dataCenterId,
       pods: { total: pods.length, byStatus },
       network: { cidr: '10.65.0.0/16' },
@@ -68,7 +70,7 @@ export function clusterRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
           c,
           {
             name: `${body.name}-${rank}`,
-            image: body.image ?? DEFAULT_CLUSTER_IMAGE,
+            ...(body.templateId ? { templateId: body.templateId } : { image: body.image ?? DEFAULT_CLUSTER_IMAGE }),
             args: body.args,
             ...(body.cmd && { cmd: body.cmd }),
             ...(body.entrypoint && { entrypoint: body.entrypoint }),
@@ -95,6 +97,7 @@ export function clusterRoutes(deps: RestV2Deps): Hono<EmulatorEnv> {
       type: body.type,
       compute: { ...body.compute },
       image: body.image,
+      templateId: body.templateId,
       dataCenterId: platform.host(created[0]!.hostId).dataCenterId,
       podIds: created.map((p) => p.id),
       createdAt: platform.clock.now(),

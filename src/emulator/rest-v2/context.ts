@@ -56,6 +56,8 @@ export interface Cluster {
   type: string;
   compute: { gpuTypeId: string; gpuCountPerPod: number; podCount: number };
   image?: string | undefined;
+  /** The template its pods were made from (REST v2 answers it as `template`). */
+  templateId?: string | undefined;
   dataCenterId: string;
   podIds: string[];
   createdAt: number;

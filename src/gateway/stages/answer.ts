@@ -5,14 +5,12 @@
 // and the gateway's own as `x-request-id`).
 import type { GatewayAnswer, GatewayBody } from '../answers.js';
 import type { GatewayContext } from '../context.js';
-import { noScrub, scrubberOf, type Scrub } from '../scrub.js';
+import { withDocument, type Scrub } from '../scrub.js';
 
-/** The scrubber of this request's answer: its caller's (or the gateway's own), then its document's secret inputs. */
+/** The scrubber of this request's answer: its caller's (or the gateway's own) and its document's secret inputs, in one pass. */
 export function scrubberFor(context: GatewayContext, own: Scrub): Scrub {
   const base = context.caller?.scrub ?? own;
-  if (context.secretInputs.length === 0) return base;
-  const inputs = scrubberOf(context.secretInputs);
-  return base === noScrub ? inputs : (text) => inputs(base(text));
+  return context.secrets ? withDocument(base, context.secrets) : base;
 }
 
 /** Writes `answer` for `context`, scrubbed with `scrub`. */

@@ -20,10 +20,10 @@ export interface AuthStageOptions {
   /** Refuses (429) an address RunPod has refused too many keys from (pass-through mode). */
   readonly checkAddress: (address: string) => void;
   /**
-   * A caller served without a credential, for a request no token names (keyless public reads).
-   * The seam for the public caller: undefined refuses the request as today (401).
+   * A caller served without a credential (keyless catalog reads), in either mode, given the 401 it
+   * is answered for anything else; undefined refuses every request without a credential (401).
    */
-  readonly publicCaller?: ((context: GatewayContext) => Caller | undefined) | undefined;
+  readonly publicCaller?: ((context: GatewayContext, refused: Refusal) => Caller | undefined) | undefined;
 }
 
 export function authStage(options: AuthStageOptions): Stage {
@@ -43,19 +43,25 @@ export function authStage(options: AuthStageOptions): Stage {
     const bearer = bearerOf(request);
     if (config.passThrough) {
       const key = url.searchParams.get('api_key') || bearer;
-      if (!key) throw new Refusal(401, 'a RunPod API key is required (?api_key= or Authorization: Bearer)', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
+      if (!key) {
+        const refused = new Refusal(401, 'a RunPod API key is required (?api_key= or Authorization: Bearer)', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
+        const open = options.publicCaller?.(context, refused);
+        if (open) return open;
+        throw refused;
+      }
       // An address RunPod has refused too many keys from is not relayed again for a while.
       options.checkAddress(address);
       checkPassThroughKey(key);
       const entry = passThroughClients.get(key);
       // The caller's own key, scrubbed from its own answer only (it never enters shared state).
-      return { kind: 'pass-through', name: 'pass-through', scope: 'write', credential: key, client: () => entry.client, address, scrub: entry.scrub, onRefusedKey: () => passThroughClients.drop(key) };
+      return { kind: 'pass-through', name: 'pass-through', scope: 'write', credential: key, client: () => entry.client, address, scrub: entry.scrub, onRefusedKey: () => passThroughClients.drop(key), onAcceptedKey: () => passThroughClients.accept(key) };
     }
     if (config.anonymous) return { kind: 'anonymous', name: 'anonymous', scope: 'write', credential: undefined, client: serverClient, address, scrub: options.ownScrub() };
     if (!bearer) {
-      const open = options.publicCaller?.(context);
+      const refused = new Refusal(401, 'a gateway token is required: Authorization: Bearer <token>', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
+      const open = options.publicCaller?.(context, refused);
       if (open) return open;
-      throw new Refusal(401, 'a gateway token is required: Authorization: Bearer <token>', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
+      throw refused;
     }
     const entry = config.tokens.get(bearer);
     if (!entry) throw new Refusal(401, 'the gateway token is not known', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer error="invalid_token"' });

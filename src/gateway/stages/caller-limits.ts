@@ -16,6 +16,8 @@ export function callerLimitsStage(limits: CallerLimits): Stage {
   return {
     name: 'caller limits',
     async run(context, next) {
+      // A public (keyless) caller takes these only when its read goes upstream (the response cache stage).
+      if (context.caller!.kind === 'public') return next();
       const { credential, limits: own } = context.caller!;
       try {
         const taken = limits.takeRate(credential, own);

@@ -3,7 +3,8 @@
 // caller's hang-up, the deadline, RunPod's pauses. Each upstream answer's id is kept for the
 // answer's `extensions.requestIds`, and its status for the observers.
 import type { ExecutionResult } from 'graphql';
-import { resultAnswer, stoppedAnswer, thrownAnswer } from '../answers.js';
+import { SECRETS } from '../../transport/redact.js';
+import { resultAnswer, stoppedAnswer, thrownAnswer, withheldDetails } from '../answers.js';
 import type { GatewaySettings } from '../config.js';
 import type { GatewayContext } from '../context.js';
 import { budgetEntry, type ExecuteBudget } from '../budget.js';
@@ -32,6 +33,12 @@ export function executeStage(options: ExecuteStageOptions): Stage {
   return {
     name: 'execute',
     async run(context) {
+      // What a token that may not read env is answered keeps no upstream detail (answers.ts).
+      return withheldDetails(await runUpstream(context), context.caller!.scope);
+    },
+  };
+  async function runUpstream(context: GatewayContext) {
+    {
       const { request, ids, operation, params, text } = context;
       const caller = context.caller!;
       const passThrough = settings().passThrough;
@@ -41,7 +48,7 @@ export function executeStage(options: ExecuteStageOptions): Stage {
         options.onUpstream(context, status);
       };
       // In flight from here: RunPod's pause, the deadline, the caller's rate debt (fairness.ts).
-      const turnCaller: TurnCaller = { credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey, rate: caller.limits?.rate };
+      const turnCaller: TurnCaller = { credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey, onAcceptedKey: caller.onAcceptedKey, rate: caller.limits?.rate };
       const turn = options.start(turnCaller, operation!.operation as 'query' | 'mutation', request.signal, onAnswer);
       const fetchOptions = options.budget ? { ...turn.fetchOptions, ...budgetEntry(options.budget.forDocument(turnCaller)) } : turn.fetchOptions;
       let result: ExecutionResult;
@@ -51,7 +58,9 @@ export function executeStage(options: ExecuteStageOptions): Stage {
           signal: turn.signal,
           fetchOptions,
           onResponse: (info) => ids.add(info.requestId),
-        });
+          // Every call the document makes scrubs its errors of the document's secret inputs.
+          ...(context.secrets && { [SECRETS]: context.secrets }),
+        } as Parameters<ReturnType<typeof caller.client>['graphql']['execute']>[2]);
       } catch (err) {
         const stopped = turn.stopped(err);
         if (stopped?.code === 'UPSTREAM_RATE_LIMITED') return stoppedAnswer({ data: undefined }, stopped);
@@ -66,8 +75,8 @@ export function executeStage(options: ExecuteStageOptions): Stage {
       // What ran before the gateway stopped it stays in the answer (a create's field error names its marker).
       if (stopped) return stoppedAnswer(result, stopped);
       return resultAnswer(options.noSource ? options.noSource(result) : result, passThrough);
-    },
-  };
+    }
+  }
   function settings() {
     return options.settings.current;
   }

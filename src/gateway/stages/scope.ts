@@ -2,7 +2,7 @@
 // field the operation selects needs the scope the field map gives it (a page's read token never
 // reads Pod.env). The fields an operation needs are computed once per document (field-scopes.ts).
 import { buildExecutableSchema } from '../../graphql/executable-schema.js';
-import { fieldsBeyondScope } from '../field-scopes.js';
+import { fieldsBeyondScope, readsOnlyCatalog } from '../field-scopes.js';
 import type { Stage } from '../pipeline.js';
 import { Refusal } from '../protocol.js';
 
@@ -12,6 +12,8 @@ export function scopeStage(): Stage {
     run(context, next) {
       const { request, caller, document, operation } = context;
       const scope = caller!.scope;
+      // Without a credential, the catalog only (what RunPod answers without a key); anything else is 401, as it always was.
+      if (caller!.kind === 'public' && !readsOnlyCatalog(buildExecutableSchema(), document!, operation!)) throw caller!.unauthenticated!;
       if (operation!.operation === 'mutation') {
         if (request.method === 'GET') throw new Refusal(405, 'mutations need POST', 'METHOD_NOT_ALLOWED', { allow: 'POST' });
         if (scope !== 'write') throw new Refusal(403, `this token may run queries only (scope ${scope})`, 'FORBIDDEN');

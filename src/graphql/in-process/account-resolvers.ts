@@ -2,6 +2,7 @@
 // endpoints, network volumes, registry auths and the user's settings, queries and mutations. One
 // module per resource (resolvers/*.ts), merged here type by type.
 import { accountResolversOwn } from './resolvers/account.js';
+import { clusterResolvers } from './resolvers/clusters.js';
 import { endpointResolvers } from './resolvers/endpoints.js';
 import { networkVolumeResolvers } from './resolvers/network-volumes.js';
 import { registryAuthResolvers } from './resolvers/registry-auths.js';
@@ -14,4 +15,4 @@ function mergeTables(...tables: ResolverTable[]): ResolverTable {
   return merged;
 }
 
-export const accountResolvers: ResolverTable = mergeTables(accountResolversOwn, templateResolvers, endpointResolvers, networkVolumeResolvers, registryAuthResolvers);
+export const accountResolvers: ResolverTable = mergeTables(accountResolversOwn, templateResolvers, endpointResolvers, networkVolumeResolvers, registryAuthResolvers, clusterResolvers);

@@ -30,7 +30,7 @@ import type { PodsApi } from '../../pods/types.js';
 import type { RunpodRest } from '../../rest/rest-client.js';
 import type { RestRequester } from '../../rest/rest-request.js';
 import type { CallOptions } from '../../transport/options.js';
-import { redactText } from '../../transport/redact.js';
+import { redactText, scopeOf } from '../../transport/redact.js';
 import { SHARED_READS, type SharedReads } from '../../transport/shared-reads.js';
 import { buildExecutableSchema, createDocumentPreparer, isDocument, type PreparedDocument } from '../executable-schema.js';
 import { accountResolvers } from './account-resolvers.js';
@@ -140,17 +140,20 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
   const reads = readsOf(entry);
   const secretBearing = (entry?.scope ?? FIELD_MAP[type]?.scope) === 'write';
 
-  const checked = (value: unknown): unknown => {
+  const checked = (value: unknown, ctx?: ResolverContext): unknown => {
     if (value === undefined || value === null) {
       if (nonNull) throw wrongShape(label, `no value for ${reads}`);
       return null;
     }
     if (!check(value)) throw wrongShape(label, `${reads} with a value of another type than ${String(field.type)}`);
     // A field that can hold a secret's value (scope `write` in the map: Pod.env) never passes on
-    // the key or a registered secret; the other fields hold no secret, and skip the cost.
+    // the key, a registered secret or this document's own secret inputs; the other fields hold no
+    // secret, and skip the cost.
     if (!secretBearing) return value;
-    if (typeof value === 'string') return redactText(value);
-    if (Array.isArray(value)) return value.map((v: unknown) => (typeof v === 'string' ? redactText(v) : v));
+    const scope = scopeOf(ctx?.options);
+    const scrub = scope ? (text: string) => scope.scrub(text) : redactText;
+    if (typeof value === 'string') return scrub(value);
+    if (Array.isArray(value)) return value.map((v: unknown) => (typeof v === 'string' ? scrub(v) : v));
     return value;
   };
   const derivedFault = (err: unknown): never => {
@@ -170,17 +173,17 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
       const steps = source.path.split('.');
       if (steps.length === 1) {
         const key = steps[0]!;
-        return (parent) => checked(isRecord(parent) && Object.hasOwn(parent, key) ? parent[key] : undefined);
+        return (parent, _args, ctx) => checked(isRecord(parent) && Object.hasOwn(parent, key) ? parent[key] : undefined, ctx);
       }
-      return (parent) => checked(readPath(parent, source.path));
+      return (parent, _args, ctx) => checked(readPath(parent, source.path), ctx);
     }
     case 'derived': {
       const derive = DERIVATIONS[source.derive];
       if (!derive) throw new Error(`${label}: the field map names a derivation ${source.derive} that no module exports`);
-      return (parent) => {
+      return (parent, _args, ctx) => {
         if (!isRecord(parent)) throw wrongShape(label, 'its parent as something other than an object');
         try {
-          return checked(derive(parent));
+          return checked(derive(parent), ctx);
         } catch (err) {
           return derivedFault(err);
         }
@@ -191,14 +194,14 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
         throw noSourceError([label]);
       };
       // A call answers REST objects; what they hold is checked field by field as the map is followed.
-      return async (parent, args, ctx, info) => checked(await own(args, ctx, info, parent));
+      return async (parent, args, ctx, info) => checked(await own(args, ctx, info, parent), ctx);
     }
     case 'read': {
       const restPath = readRoutePath(source.route);
       const route = `GET ${restPath}`;
       return async (_parent, _args, ctx) => {
         const answer = await ctx.get(restPath, route);
-        return checked(readPath(answer, source.path));
+        return checked(readPath(answer, source.path), ctx);
       };
     }
     case 'none': {
@@ -241,7 +244,7 @@ export const BY_ID_UP_TO = 1;
 /**
  * After every promise job queued now has run: reads asked for in one pass of graphql-js (the items
  * of a list, aliased fields, and what their answers lead to) are gathered before any is sent, as
- * DataLoader does. `process.nextTick` where there is one; elsewhere a task.
+ * DataLoader does. Node's nextTick where there is one; elsewhere a task.
  */
 const afterJobs = (run: () => void): void => {
   const tick = (globalThis as { process?: { nextTick?: (fn: () => void) => void } }).process?.nextTick;

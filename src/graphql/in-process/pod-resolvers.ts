@@ -22,7 +22,7 @@ const plain = <T>(value: unknown): T => (isRecord(value) ? ({ ...value } as T) :
 const DATA_CENTERS_WITH_STOCK = { include: ['GPU_AVAILABILITY'] } as const;
 
 /** A catalog whose reads are shared within one document, keyed by route and query. */
-function sharedCatalog(ctx: ResolverContext, catalog: RestCatalogApi): RestCatalogApi {
+export function sharedCatalog(ctx: ResolverContext, catalog: RestCatalogApi): RestCatalogApi {
   const memo =
     <A extends unknown[], R>(name: string, read: (...args: A) => Promise<R>) =>
     (...args: A): Promise<R> =>

@@ -30,6 +30,25 @@ export const accountResolversOwn: ResolverTable = {
     secrets: (_args, ctx): Promise<Secret[]> => ctx.once('GET /v2/account/secrets', () => ctx.rest.secrets.list(undefined, ctx.options)),
   },
   Mutation: {
+    // rp.rest.secrets registers the value as a secret before the body leaves, and sends a create once.
+    secretCreate: ({ input }, ctx) => {
+      const fields = inputOf(input);
+      const why = 'REST v2 makes a secret only with a name and a value';
+      const description = typeof fields.description === 'string' ? fields.description : undefined;
+      return ctx.rest.secrets.create({ name: required<string>(fields, 'name', 'string', why), value: required<string>(fields, 'value', 'string', why), ...(description !== undefined && { description }) }, ctx.options);
+    },
+    secretValueUpdate: ({ input }, ctx) => {
+      const fields = inputOf(input);
+      return ctx.rest.secrets.update(String(fields.id), { value: required<string>(fields, 'value', 'string', 'a new value is required') }, ctx.options);
+    },
+    secretDescriptionUpdate: ({ input }, ctx) => {
+      const fields = inputOf(input);
+      return ctx.rest.secrets.update(String(fields.id), { description: typeof fields.description === 'string' ? fields.description : '' }, ctx.options);
+    },
+    secretDelete: async ({ id }, ctx) => {
+      await ctx.rest.secrets.delete(String(id), ctx.options);
+      return null;
+    },
     // REST v2 replaces the whole list, as GraphQL's pubKey replaced the whole text. The answer is the
     // account, whose pubKey is the list the PUT answered (no second read).
     updateUserSettings: async ({ input }, ctx) => {

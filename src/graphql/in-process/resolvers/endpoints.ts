@@ -109,6 +109,12 @@ export const endpointResolvers: ResolverTable = {
         "Endpoint.templateId: REST v2's endpoint answers do not name their template (only a saveEndpoint or updateEndpointTemplate that sets it answers it); leave it out of the document",
       );
     },
+    networkVolumeIds: async (_args, ctx, _info, source) => {
+      const ids = (source as { networkVolumes?: unknown } | null)?.networkVolumes;
+      if (!Array.isArray(ids)) return null;
+      const named = ids.filter((id): id is string => typeof id === 'string');
+      return Promise.all(named.map(async (id) => ({ networkVolumeId: id, dataCenterId: (await volumeById(ctx, id))?.dataCenter ?? null })));
+    },
     networkVolume: (_args, ctx, _info, source) => {
       const id = (source as { networkVolumes?: unknown } | null)?.networkVolumes;
       return Array.isArray(id) && typeof id[0] === 'string' ? volumeById(ctx, id[0]) : null;

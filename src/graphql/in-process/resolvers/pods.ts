@@ -4,7 +4,7 @@
 // resets: its container disk starts again from the image). rp.rest.pods.update sends it once.
 import { ValidationError } from '../../../errors.js';
 import type { UpdatePodInput } from '../../../rest/types.js';
-import { commaList, envObject, isSet, refuseSet, required, type Input } from './inputs.js';
+import { commaList, envObject, isSet, refuseSet, type Input } from './inputs.js';
 
 const UNSUPPORTED = {
   port: 'List it in ports instead ("8888/http,22/tcp"): REST v2 has no single legacy port.',
@@ -16,10 +16,9 @@ const UNSUPPORTED = {
  */
 export function podEditBody(input: Input, currentMountPath?: string): UpdatePodInput {
   refuseSet('podEditJob', input, UNSUPPORTED);
-  const body: Record<string, unknown> = {
-    image: required<string>(input, 'imageName', 'string', 'the edited pod runs an image'),
-    disk: required<number>(input, 'containerDiskInGb', 'number', 'the edited pod needs its container disk size'),
-  };
+  const body: Record<string, unknown> = {};
+  if (typeof input.imageName === 'string' && input.imageName) body.image = input.imageName;
+  if (typeof input.containerDiskInGb === 'number') body.disk = input.containerDiskInGb;
   if (typeof input.dockerArgs === 'string') body.args = input.dockerArgs;
   const env = envObject('env', input.env);
   if (env) body.env = env;

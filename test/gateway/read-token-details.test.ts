@@ -1,0 +1,32 @@
+// Issue 43, cause 5: what a caller may not read never reaches it through an error. RunPod's 4xx/5xx
+// details can quote a pod's or a template's env; a `read` token's answer keeps the status and the
+// code, and withholds the words.
+import { describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway/index.js';
+
+const READ = 'gw-details-read-token-0123456789ab';
+const WRITE = 'gw-details-write-token-0123456789a';
+const ENV_VALUE = 'hf_env_value_quoted_by_runpod_0123';
+
+describe("upstream error details and a read token's answer", () => {
+  it('withholds RunPod’s words after the status from a read token, not from a write token', async () => {
+    const gateway = createGateway({
+      tokens: `read:${READ},write:${WRITE}`,
+      client: {
+        apiKey: 'rpa_details_upstream_KEY_0123456789',
+        restUrl: 'http://127.0.0.1:9/v2',
+        maxRetries: 0,
+        rateLimits: false,
+        fetch: async () => Response.json({ error: `pod p1 is broken: env HF_TOKEN=${ENV_VALUE}` }, { status: 400 }),
+      },
+    });
+    const ask = (token: string) =>
+      gateway.fetch(new Request('http://127.0.0.1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: '{ pod(input: { podId: "p1" }) { id name } }' }) })).then((r) => r.text());
+    const read = await ask(READ);
+    expect(read).not.toContain(ENV_VALUE);
+    expect(read).toContain('failed with HTTP 400');
+    expect(read).toContain('withheld from a read token');
+    const write = await ask(WRITE);
+    expect(write).toContain('pod p1 is broken');
+  });
+});
