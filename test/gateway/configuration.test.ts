@@ -97,7 +97,8 @@ describe('friction 15: refusals an operator can act on', () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
-    const rig = await startRig({ limits: { maxInFlight: 1, queueWaitMs: 50, maxQueued: 64 } });
+    // No cache: each document runs upstream (a cached answer frees its slot at once, and none would wait past the queue).
+    const rig = await startRig({ limits: { maxInFlight: 1, queueWaitMs: 50, maxQueued: 64 }, cache: false });
     try {
       const controller = new AbortController();
       const statuses = await Promise.all(

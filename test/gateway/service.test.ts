@@ -116,7 +116,8 @@ describe('the gateway as a service (a real process)', () => {
       expect((await ask(gw.graphqlUrl, first)).status).toBe(200);
       upstream.hold = true;
       const before = upstream.arrived;
-      const inFlight = ask(gw.graphqlUrl, first);
+      // Another document than the first (which the response cache now holds for this caller), so it goes upstream.
+      const inFlight = ask(gw.graphqlUrl, first, 'query InFlight { myself { id } }');
       await until(() => upstream.arrived > before);
       writeFileSync(config, `upstream = "graphql"\nport = 0\n[[token]]\nscope = "write"\nname = "ci"\ntoken = "${second}"\n`);
       gw.child.kill('SIGHUP');
@@ -155,7 +156,7 @@ describe('the gateway as a service (a real process)', () => {
         check();
       });
       const record = JSON.parse(lines[0]!);
-      expect(record).toMatchObject({ requestId: 'proxy-req-42', operation: 'Board', scope: 'read', caller: 'read', status: 200, upstreamCalls: 1, cache: null });
+      expect(record).toMatchObject({ requestId: 'proxy-req-42', operation: 'Board', scope: 'read', caller: 'read', status: 200, upstreamCalls: 1, cache: 'miss' });
       expect(typeof record.durationMs).toBe('number');
       expect(JSON.parse(lines[1]!)).toMatchObject({ status: 401, scope: null });
       expect(gw.stdout()).not.toContain(READ_TOKEN);
@@ -166,6 +167,7 @@ describe('the gateway as a service (a real process)', () => {
       expect(metrics).toContain('runpod_gql_gateway_request_duration_seconds_bucket');
       expect(metrics).toContain('runpod_gql_gateway_documents_in_flight 0');
       expect(metrics).toContain('runpod_gql_gateway_cache_total{result="hit"} 0');
+      expect(metrics).toContain('runpod_gql_gateway_cache_total{result="miss"} 1');
       expect(metrics).toContain('runpod_gql_gateway_condition{condition="upstream_key_accepted"} 1');
       expect(metrics).not.toContain(READ_TOKEN);
     } finally {
