@@ -11,6 +11,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { RunpodError } from '../errors.js';
+import { NoSourceWarnings, withWarnings } from '../field-map/types.js';
 import { readsOnlyCatalog } from '../gateway/field-scopes.js';
 import { buildExecutableSchema, checkCpuInstanceId, createDocumentPreparer } from '../graphql/executable-schema.js';
 import { pubKeyList } from '../graphql/in-process/resolvers/account.js';
@@ -36,6 +37,7 @@ function graphqlContext(platform: Platform, account: Account | undefined, restV2
   return {
     platform,
     account,
+    warnings: new NoSourceWarnings(),
     async rest(method, path, body) {
       if (!account) throw new EmulatorHttpError(401, 'Unauthorized: missing or unknown API key', 'UNAUTHENTICATED');
       const answer = await restV2(account, method, path, body);
@@ -390,15 +392,17 @@ export function createGraphQLExecutor(platform: Platform, restV2: RestV2InProces
     if (!('kind' in prepared)) {
       return { status: 400, body: { errors: prepared.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) } };
     }
-    const result = await execute({
+    const context = graphqlContext(platform, account, restV2);
+    const executed = await execute({
       schema,
       document: prepared,
       rootValue: {},
-      contextValue: graphqlContext(platform, account, restV2),
+      contextValue: context,
       fieldResolver,
       variableValues: (request.variables ?? undefined) as Record<string, unknown> | undefined,
       operationName: typeof request.operationName === 'string' ? request.operationName : undefined,
     });
+    const result = withWarnings(executed, context.warnings);
     // Variables the schema rejects (an unknown input field, a wrong type) never reach a resolver: HTTP 400.
     if (result.errors && result.data === undefined) {
       return { status: 400, body: { errors: result.errors.map((e) => ({ message: e.message, extensions: { code: 'BAD_USER_INPUT' } })) } };
@@ -410,6 +414,7 @@ export function createGraphQLExecutor(platform: Platform, restV2: RestV2InProces
       const code = original instanceof EmulatorHttpError ? original.graphqlCode : original instanceof RunpodError ? 'BAD_USER_INPUT' : 'INTERNAL_SERVER_ERROR';
       return { message, path: e.path, extensions: { code } };
     });
-    return { status: 200, body: errors ? { errors, data: result.data } : { data: result.data } };
+    const extensions = result.extensions && { extensions: result.extensions };
+    return { status: 200, body: errors ? { errors, data: result.data, ...extensions } : { data: result.data, ...extensions } };
   }
 }

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { DERIVATIONS, FIELD_MAP, readPath, readRoutePath } from '../field-map/index.js';
+import type { NoSourceWarnings } from '../field-map/types.js';
 import { pubKeyText } from '../graphql/in-process/resolvers/account.js';
 import { EmulatorHttpError } from './errors.js';
 import type { Account, EmulatedPod, Platform, StockInfo } from './platform.js';
@@ -76,6 +77,8 @@ export interface GraphQLContext {
   readonly account: Account | undefined;
   /** Calls the emulator's own REST v2 route as the caller (`GET /templates`); a refusal throws an EmulatorHttpError. */
   rest(method: string, path: string, body?: unknown): Promise<unknown>;
+  /** The answer's `extensions.warnings`: informational fields the emulator holds no value for. */
+  readonly warnings: NoSourceWarnings;
 }
 
 type Extra = (view: GraphQLView, args: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo) => unknown;
@@ -127,6 +130,7 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
     id: (_v, _a, { account }) => account?.id ?? null,
     email: (_v, _a, { account }) => (account ? `${account.id}@emulator.local` : null),
     clientBalance: () => 100,
+    spendLimit: () => 80,
     underBalance: () => false,
     currentSpendPerHr: (_v, _a, { platform, account }) =>
       account ? platform.listPods(account).reduce((sum, p) => sum + (p.desiredStatus === 'RUNNING' ? platform.podCostPerHr(p) : 0), 0) : null,
@@ -145,6 +149,11 @@ export const GRAPHQL_EXTRAS: Readonly<Record<string, Readonly<Record<string, Ext
     secrets: async (_v, _a, ctx) => viewsOf(((await ctx.rest('GET', '/account/secrets')) as { secrets?: unknown }).secrets, { account: ctx.account }),
   },
   Endpoint: {
+    // What production's GraphQL has beyond REST v2, from the state (the AI key is for AI-API endpoints only).
+    aiKey: () => null,
+    userId: (_v, _a, { account }) => account?.id ?? null,
+    version: () => 1,
+    workersStandby: () => 0,
     // REST v2's endpoint answer does not always name its template; the state does.
     templateId: ({ rest }, _a, { account }) => (typeof rest.id === 'string' ? (account?.endpoints.get(rest.id)?.templateId ?? null) : null) || null,
     networkVolumeIds: ({ rest }, _a, { account }) =>
@@ -229,7 +238,10 @@ async function orNull(ctx: GraphQLContext, method: string, path: string): Promis
 
 /**
  * The value of `Type.field` on `view`: its extra from the state, else what the field map reads from
- * the REST v2 object (a path or a named derivation), else null (a field the emulator holds nothing for).
+ * the REST v2 object (a path or a named derivation). A field the map has no source for and the
+ * state holds nothing for is answered by its kind, as the in-process executor answers it: an
+ * informational one is null with a warning, a decisive one is an error naming it (never a silent
+ * null a caller would decide from).
  */
 export function graphqlField(type: string, field: string, view: GraphQLView, args: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo): unknown {
   const extra = GRAPHQL_EXTRAS[type]?.[field];
@@ -244,7 +256,12 @@ export function graphqlField(type: string, field: string, view: GraphQLView, arg
       return derive ? derive(view.rest) : null;
     }
     case 'none':
-      return source.standIn ? source.standIn.value : null;
+      if (source.standIn) return source.standIn.value;
+      if (source.effect === 'informational') {
+        ctx.warnings.add(`${type}.${field}`, source.why);
+        return null;
+      }
+      throw new EmulatorHttpError(501, `${type}.${field} has no value in the emulator: ${source.why}`, 'NO_SOURCE');
     case 'read':
       // The emulator's own route, as the caller (the same row the in-process executor follows).
       return ctx.rest('GET', readRoutePath(source.route)).then((answer) => readPath(answer, source.path));

@@ -2,7 +2,7 @@
 // is an empty object: each User field with a source is a call of its own (one read per document).
 import { endpointDerivations } from './endpoints.js';
 import { templateDerivations } from './templates.js';
-import { call, holding, none, path, type FieldEntry, type FieldMap } from './types.js';
+import { call, decisive, holding, informational, path, type FieldEntry, type FieldMap } from './types.js';
 
 /**
  * Every derivation the account's types name (PodTemplate, Endpoint), by name: the generic resolver
@@ -25,9 +25,11 @@ const BALANCE_PAGE = 'RunPod documents "Get the account balance" (balanceAmount)
 const LIMITS_PAGE =
   'RunPod documents "Get account limits" in REST v2 on its pages without a path, and its spendRate (the hourly cap checked when a pod or worker starts, the meaning of spendLimit) is an object whose fields the page does not list';
 
-const consoleOnly = (what: string) => none(`REST v2 has no ${what} route`);
-const hostOnly = none('host (machine owner) data: REST v2 serves renters only');
-const notMapped = (route: string) => none(`REST v2's ${route} has another shape, which this map does not translate yet`);
+const consoleOnly = (what: string) => decisive(`REST v2 has no ${what} route`);
+/** The e-mails the console sends: settings for a person, read by no automation over the API. */
+const NOTIFICATIONS = 'REST v2 has no notification settings route (which e-mails the console sends)';
+const hostOnly = decisive('host (machine owner) data: REST v2 serves renters only');
+const notMapped = (route: string) => decisive(`REST v2's ${route} has another shape, which this map does not translate yet`);
 
 export const accountQueryFields: Readonly<Record<string, FieldEntry>> = {
   // No read of its own: its fields are.
@@ -50,22 +52,22 @@ export const accountTypes: FieldMap = {
     scope: 'read',
     fields: {
       pods: holding('Pod', call(['GET /v2/pods'])),
-      backgroundPods: none('REST v2 has no background pods'),
-      podsConnection: none('REST v2 pages pods by cursor (GET /v2/pods), not as a GraphQL connection'),
+      backgroundPods: decisive('REST v2 has no background pods'),
+      podsConnection: decisive('REST v2 pages pods by cursor (GET /v2/pods), not as a GraphQL connection'),
       machines: hostOnly,
       hiddenMachines: hostOnly,
       machinesSummary: hostOnly,
-      id: none(ACCOUNT_PAGE),
+      id: decisive(ACCOUNT_PAGE),
       authId: consoleOnly('sign-in identity'),
-      email: none(ACCOUNT_PAGE),
+      email: decisive(ACCOUNT_PAGE),
       containerRegistryCreds: holding('ContainerRegistryAuth', call(['GET /v2/registries'])),
-      currentSpendPerHr: none(
+      currentSpendPerHr: decisive(
         "REST v2 has no spend figure: the sum of running pods' cost would leave out serverless workers and storage, so it is not estimated (sum pods { costPerHr } for the pods' part)",
       ),
       machineQuota: hostOnly,
       referralEarned: consoleOnly('referral'),
       signedTermsOfService: consoleOnly('terms-of-service'),
-      spendLimit: none(LIMITS_PAGE),
+      spendLimit: decisive(LIMITS_PAGE),
       stripeSavedPaymentId: consoleOnly('payment-method'),
       stripeSavedPaymentLast4: consoleOnly('payment-method'),
       templateEarned: consoleOnly('template earnings'),
@@ -73,26 +75,26 @@ export const accountTypes: FieldMap = {
       machineEarnings: hostOnly,
       machineEarningsCustomRange: hostOnly,
       networkStorageEarnings: hostOnly,
-      underBalance: none(BALANCE_PAGE),
+      underBalance: decisive(BALANCE_PAGE),
       minBalance: consoleOnly('minimum-balance'),
       stripeAutoReloadAmount: consoleOnly('auto-pay'),
       stripeAutoPaymentThreshold: consoleOnly('auto-pay'),
       spendDetails: notMapped('billing history (GET /v2/billing)'),
-      maxServerlessConcurrency: none(LIMITS_PAGE),
+      maxServerlessConcurrency: decisive(LIMITS_PAGE),
       clientLifetimeSpend: notMapped('billing history (GET /v2/billing)'),
       referralId: consoleOnly('referral'),
       datacenters: hostOnly,
-      githubAccountInfo: consoleOnly('GitHub link'),
+      githubAccountInfo: informational('REST v2 has no GitHub link route (profile information)'),
       isAutoPayEnabled: consoleOnly('auto-pay'),
       enableBackupPayments: consoleOnly('payment-method'),
-      onboardingInfo: consoleOnly('onboarding'),
+      onboardingInfo: informational('REST v2 has no onboarding route (what the console asked at sign-up)'),
       affiliateKey: consoleOnly('referral'),
       hasActivated: consoleOnly('onboarding'),
       canRefer: consoleOnly('referral'),
       referralUsageId: consoleOnly('referral'),
-      activeMigrations: none('REST v2 has no pod migrations'),
+      activeMigrations: decisive('REST v2 has no pod migrations'),
       userPreferences: consoleOnly('console preferences'),
-      clientBalance: none(BALANCE_PAGE),
+      clientBalance: decisive(BALANCE_PAGE),
       hostBalance: hostOnly,
       hostStripeLinked: hostOnly,
       stripeAccountId: consoleOnly('payment-method'),
@@ -102,12 +104,12 @@ export const accountTypes: FieldMap = {
       referral: consoleOnly('referral'),
       // Public keys, one a line (what GraphQL stores); null when the account has none.
       pubKey: call(['GET /v2/account/ssh-keys']),
-      information: consoleOnly('profile'),
-      notifyPodsStale: consoleOnly('notification settings'),
-      notifyPodsGeneral: consoleOnly('notification settings'),
-      notifyLowBalance: consoleOnly('notification settings'),
-      creditAlertThreshold: consoleOnly('notification settings'),
-      notifyOther: consoleOnly('notification settings'),
+      information: informational('REST v2 has no profile route (name, address, company)'),
+      notifyPodsStale: informational(NOTIFICATIONS),
+      notifyPodsGeneral: informational(NOTIFICATIONS),
+      notifyLowBalance: informational(NOTIFICATIONS),
+      creditAlertThreshold: informational(NOTIFICATIONS),
+      notifyOther: informational(NOTIFICATIONS),
       podTemplates: holding('PodTemplate', call(['GET /v2/templates'])),
       creditCodes: consoleOnly('credit code'),
       endpoint: holding('Endpoint', call(['GET /v2/serverless/{id}'])),
@@ -138,8 +140,8 @@ export const accountTypes: FieldMap = {
       paymentMethodsByPriority: consoleOnly('payment-method'),
       defaultPaymentMethod: consoleOnly('payment-method'),
       reservations: consoleOnly('reservation'),
-      globalStoreBuckets: none("REST v2's contract has no global volumes (RunPod's pages document them, in beta, without a path)"),
-      flashApps: none('REST v2 has no Flash apps'),
+      globalStoreBuckets: decisive("REST v2's contract has no global volumes (RunPod's pages document them, in beta, without a path)"),
+      flashApps: decisive('REST v2 has no Flash apps'),
     },
   },
   Secret: {
@@ -149,9 +151,9 @@ export const accountTypes: FieldMap = {
       id: path('id'),
       name: path('name'),
       createdAt: path('createdAt'),
-      updatedAt: none("REST v2 dates only the value's last change (lastUpdatedAt)"),
+      updatedAt: informational("REST v2 dates only the value's last change (lastUpdatedAt)"),
       description: path('description'),
-      lastRetrievedAt: none('REST v2 does not say when a secret was last read'),
+      lastRetrievedAt: informational('REST v2 does not say when a secret was last read'),
       lastUpdatedAt: path('valueLastUpdatedAt'),
     },
   },

@@ -1,6 +1,6 @@
 // Cluster (`myself { clusters cluster(id) }`) and, once the schema has them, createCluster and
 // deleteCluster. The parent object is REST v2's `Cluster` (`GET /v2/clusters/{id}`).
-import { call, derived, holding, none, path, readPath, WrongRestShape, type Derivations, type FieldMap } from './types.js';
+import { call, decisive, derived, holding, path, readPath, WrongRestShape, type Derivations, type FieldMap } from './types.js';
 
 /** GraphQL's ClusterType has no RAY: REST v2's Ray clusters answer null there. */
 const GRAPHQL_CLUSTER_TYPES = new Set(['APPLICATION', 'TRAINING', 'SLURM']);
@@ -12,7 +12,7 @@ export const clusterTypes: FieldMap = {
     fields: {
       id: path('id'),
       name: path('name'),
-      userId: none('REST v2 clusters do not name their owner'),
+      userId: decisive('REST v2 clusters do not name their owner'),
       gpuTypeId: path('compute.gpuTypeId'),
       gpuDisplayName: call(['GET /v2/catalog/gpus']),
       podCount: path('compute.podCount'),

@@ -22,7 +22,10 @@ export function describeSource(entry: FieldEntry): string {
     case 'read':
       return `${code(source.path)} of ${code(source.route)} (read once per document)`;
     case 'none':
-      return source.standIn ? `no source, answered ${code(JSON.stringify(source.standIn.value))}: ${source.why}` : `**no source** (null and an error): ${source.why}`;
+      if (source.standIn) return `no source, answered ${code(JSON.stringify(source.standIn.value))}: ${source.why}`;
+      return source.effect === 'informational'
+        ? `no source, *informational* (null and a warning in \`extensions.warnings\`, no error): ${source.why}`
+        : `**no source, decisive** (null and an error): ${source.why}`;
   }
 }
 

@@ -1,6 +1,6 @@
 // Endpoint and its mutations. The parent object is REST v2's `Endpoint` (`GET /v2/serverless/{id}`).
 import { envEntries, typedAt, wrongShape } from './templates.js';
-import { call, derived, holding, none, path, readPath, type FieldEntry, type FieldMap } from './types.js';
+import { call, derived, holding, decisive, path, readPath, type FieldEntry, type FieldMap } from './types.js';
 
 // `at(rest, key)`: one step into a REST object, without trusting its shape.
 const at = readPath;
@@ -37,7 +37,7 @@ export const endpointDerivations = {
   envEntries,
 } satisfies Readonly<Record<string, (rest: unknown) => unknown>>;
 
-const notInEndpoints = (what: string) => none(`REST v2 endpoints have no ${what}`);
+const notInEndpoints = (what: string) => decisive(`REST v2 endpoints have no ${what}`);
 
 export const endpointMutationFields: Readonly<Record<string, FieldEntry>> = {
   // With `input.id`, an update (PATCH); without, a create sent once (create marker in its env).

@@ -1,5 +1,5 @@
 // NetworkVolume and its mutations. The parent object is REST v2's `NetworkVolume`.
-import { call, holding, none, path, type FieldEntry, type FieldMap } from './types.js';
+import { call, holding, decisive, path, type FieldEntry, type FieldMap } from './types.js';
 
 export const networkVolumeMutationFields: Readonly<Record<string, FieldEntry>> = {
   createNetworkVolume: holding('NetworkVolume', call(['POST /v2/network-volumes'])),
@@ -17,9 +17,9 @@ export const networkVolumeTypes: FieldMap = {
       size: path('size'),
       dataCenterId: path('dataCenter'),
       dataCenter: holding('DataCenter', call(['GET /v2/catalog/datacenters/{id}'])),
-      storageClusterId: none('REST v2 network volumes do not name their storage cluster'),
-      storageType: none("REST v2's type is STANDARD or HIGH_PERFORMANCE, not the storage system (StorageType)"),
-      flashEnvironmentId: none('REST v2 has no Flash environments'),
+      storageClusterId: decisive('REST v2 network volumes do not name their storage cluster'),
+      storageType: decisive("REST v2's type is STANDARD or HIGH_PERFORMANCE, not the storage system (StorageType)"),
+      flashEnvironmentId: decisive('REST v2 has no Flash environments'),
     },
   },
 };

@@ -1,7 +1,7 @@
 // PodTemplate and its mutations. The parent object is REST v2's `Template` (`GET /v2/templates/{id}`).
 import { ServerError } from '../errors.js';
 import { CREATE_MARKER_ENV } from '../transport/create-marker.js';
-import { call, derived, holding, none, path, readPath, type FieldEntry, type FieldMap } from './types.js';
+import { call, derived, holding, informational, decisive, path, readPath, type FieldEntry, type FieldMap } from './types.js';
 
 // `at(rest, key)`: one step into a REST object, without trusting its shape.
 const at = readPath;
@@ -53,7 +53,7 @@ export const templateDerivations = {
   templateVolumeMountPath: (rest: unknown) => typedAt(persistent(rest), 'path', 'string', 'mounts.persistent.path'),
 } satisfies Readonly<Record<string, (rest: unknown) => unknown>>;
 
-const notInTemplates = (what: string) => none(`REST v2 templates have no ${what}`);
+const notInTemplates = (what: string) => decisive(`REST v2 templates have no ${what}`);
 
 export const templateQueryFields: Readonly<Record<string, FieldEntry>> = {
   podTemplate: holding('PodTemplate', call(['GET /v2/templates/{id}'])),
@@ -94,8 +94,8 @@ export const templateTypes: FieldMap = {
       name: path('name'),
       ports: derived('portsJoined', ['ports'], 'REST v2 lists the ports; GraphQL joins the same entries with commas'),
       portsConfig: notInTemplates('port configuration beyond `ports`'),
-      readme: notInTemplates('readme'),
-      runtimeInMin: notInTemplates('run-time figure'),
+      readme: informational('REST v2 templates have no readme'),
+      runtimeInMin: informational('REST v2 templates have no run-time figure (a statistic for the template\'s page)'),
       startJupyter: path('startJupyter'),
       startScript: notInTemplates('start script'),
       startSsh: path('startSsh'),
@@ -104,7 +104,7 @@ export const templateTypes: FieldMap = {
       config: notInTemplates('free-form config'),
       category: path('category'),
       userId: notInTemplates('owner id'),
-      presentationOrder: notInTemplates('presentation order'),
+      presentationOrder: informational('REST v2 templates have no presentation order (the console\'s sort)'),
     },
   },
 };

@@ -33,13 +33,35 @@ export type FieldSource =
    */
   | { readonly kind: 'read'; readonly route: string; readonly path: string }
   /**
-   * No REST v2 source: null, with one error naming the field. `why` is what the docs print.
-   * `standIn` is only for a field the package's own operations select (`PodFields`: `Pod.machineId`,
-   * `PodRuntimeGpus.id`), so they keep working after the 410: it is answered as that value, without
-   * an error, and the docs' table says so. Any other field with no source is listed by the static
-   * pass (src/graphql/in-process/static-pass.ts) before anything is sent.
+   * No REST v2 source. `effect` says what a null does to a caller (see {@link NoSourceKind}):
+   * an `informational` field is null with no error, named once per answer in
+   * `extensions.warnings`; a `decisive` one is null with one error naming it, and the static pass
+   * (src/graphql/in-process/static-pass.ts) lists it before anything is sent. `why` is what the
+   * docs and the warning print.
    */
-  | { readonly kind: 'none'; readonly why: string; readonly standIn?: StandIn | undefined };
+  | { readonly kind: 'none'; readonly effect: NoSourceKind; readonly why: string; readonly standIn?: undefined }
+  /**
+   * No REST v2 source, for a field the package's own operations select (`PodFields`:
+   * `Pod.machineId`, `PodRuntimeGpus.id`), so they keep working after the 410: answered as that
+   * value, without an error or a warning, and the docs' table says so.
+   */
+  | { readonly kind: 'none'; readonly standIn: StandIn; readonly why: string; readonly effect?: undefined };
+
+/**
+ * What a null says to a caller, for a field with no REST v2 source.
+ * - `informational`: no caller decides anything from the value (a container id, a legacy single
+ *   port, a readme, a discontinued spot price): an honest null, with a warning, never an error.
+ * - `decisive`: a null would mislead a caller's decision (availability, stock, balance, spend,
+ *   limits, ids, counts, statuses): null with an error, as before.
+ */
+export type NoSourceKind = 'informational' | 'decisive';
+
+/** One `extensions.warnings` item: a field answered null because it has no source, and why. */
+export interface NoSourceWarning {
+  /** `Type.field` */
+  readonly field: string;
+  readonly reason: string;
+}
 
 /** What a field with no source is answered as when the package's own operations select it. */
 export type StandIn = { readonly value: string | number | boolean | null };
@@ -80,11 +102,37 @@ export const derived = (derive: string, reads: readonly string[], why: string, s
 });
 export const call = (routes: readonly string[], scope?: FieldScope): FieldEntry => ({ source: { kind: 'call', routes }, scope });
 export const read = (route: string, p: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'read', route, path: p }, scope });
-export const none = (why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', why }, scope });
+/** No REST v2 source, and a null would mislead a caller's decision: null with an error naming the field. */
+export const decisive = (why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', effect: 'decisive', why }, scope });
+/** No REST v2 source, and no caller decides anything from the value: null with a warning, no error. */
+export const informational = (why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', effect: 'informational', why }, scope });
 /** A field with no source that the package's own operations select, answered as `value` (documented as lossy in the docs' table). */
 export const standIn = (value: string | number | boolean | null, why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', why, standIn: { value } }, scope });
 /** `entry`, for a field that holds objects of the GraphQL type `type`. */
 export const holding = (type: string, entry: FieldEntry): FieldEntry => ({ ...entry, type });
+
+/**
+ * The warnings of one answer: each informational field answered null is named once, with its
+ * reason, however many objects of the answer hold it (`extensions.warnings`).
+ */
+export class NoSourceWarnings {
+  private readonly byField = new Map<string, string>();
+
+  add(field: string, reason: string): void {
+    if (!this.byField.has(field)) this.byField.set(field, reason);
+  }
+
+  /** The warnings, in the order the fields were first met; undefined when there are none. */
+  list(): NoSourceWarning[] | undefined {
+    return this.byField.size === 0 ? undefined : [...this.byField].map(([field, reason]) => ({ field, reason }));
+  }
+}
+
+/** `result` with `warnings` in its `extensions` (kept as it is when there are none). */
+export function withWarnings<R extends { readonly extensions?: Readonly<Record<string, unknown>> | undefined }>(result: R, warnings: NoSourceWarnings): R {
+  const list = warnings.list();
+  return list ? { ...result, extensions: { ...result.extensions, warnings: list } } : result;
+}
 
 // ---- derivations ------------------------------------------------------------------------------
 

@@ -132,7 +132,9 @@ function hasData(data: unknown): boolean {
  * errors and no `data` entry is the upstream's refusal of the request itself: 400.
  */
 export function resultAnswer(result: ExecutionResult, passThrough: boolean): GatewayAnswer {
-  if (!result.errors?.length) return { status: 200, body: { data: result.data } };
+  // Informational fields answered null (src/field-map/types.ts): named in the answer, never an error.
+  const warnings = Array.isArray(result.extensions?.warnings) ? { extensions: { warnings: result.extensions.warnings } } : undefined;
+  if (!result.errors?.length) return { status: 200, body: { data: result.data, ...warnings } };
   const errors = result.errors.map(fieldEntry);
   if (result.data === undefined) return { status: 400, body: { errors } };
   if (!hasData(result.data)) {
@@ -147,7 +149,7 @@ export function resultAnswer(result: ExecutionResult, passThrough: boolean): Gat
     });
     if (worst) return { status: worst.status, headers: worst.headers, body: { errors: wholeErrors } };
   }
-  return { status: 200, body: { data: result.data, errors } };
+  return { status: 200, body: { data: result.data, errors, ...warnings } };
 }
 
 /** What a proxy's request id may be to be kept: short, and nothing that could forge a log line. */

@@ -1,7 +1,9 @@
-// The operator's lossy switch (`--null-for-no-source`): for callers that cannot take a partial
-// answer, a nullable field REST v2 has no source for is answered with null and no error. Off by
-// default: the caller can then no longer tell "no value" from "not answered". Each such field is
-// logged once, so the operator sees what was dropped.
+// The operator's lossy switch (`--null-for-no-source`), broader than the field map's kinds: for
+// callers that cannot take a partial answer, a nullable *decisive* field REST v2 has no source for
+// is answered with null and no error, as an informational one always is (src/field-map/types.ts),
+// and named in the answer's `extensions.warnings`. Off by default: a caller that reads no warnings
+// can then no longer tell "no value" from "not answered" for a field whose null misleads. Each such
+// field is logged once, so the operator sees what was dropped.
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { Log } from '../transport/logger.js';
 
@@ -22,9 +24,11 @@ export function createNoSourceFilter(log: Log): (result: ExecutionResult) => Exe
   const told = new Set<string>();
   return (result) => {
     if (!result.errors?.length || result.data == null) return result;
+    const dropped: Array<{ field: string; reason: string }> = [];
     const kept = result.errors.filter((error) => {
       if (!isDroppable(error, result.data)) return true;
       for (const field of (error.extensions?.fields as string[] | undefined) ?? []) {
+        if (!dropped.some((w) => w.field === field)) dropped.push({ field, reason: 'no REST v2 source; answered null without an error because the gateway runs with --null-for-no-source' });
         if (told.has(field)) continue;
         told.add(field);
         log.warn(`gateway: answered ${field} with null: REST v2 has no source for it (--null-for-no-source is on)`);
@@ -33,6 +37,8 @@ export function createNoSourceFilter(log: Log): (result: ExecutionResult) => Exe
     });
     if (kept.length === result.errors.length) return result;
     const { errors: _dropped, ...rest } = result;
-    return kept.length > 0 ? { ...rest, errors: kept } : rest;
+    const warned = [...((result.extensions?.warnings as unknown[] | undefined) ?? []), ...dropped];
+    const withWarned = { ...rest, extensions: { ...result.extensions, warnings: warned } };
+    return kept.length > 0 ? { ...withWarned, errors: kept } : withWarned;
   };
 }

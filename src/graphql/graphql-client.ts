@@ -61,6 +61,11 @@ export function loadGraphQLRuntime(): Promise<GraphQLRuntime> {
   return loadingRuntime;
 }
 
+/** The facts of a document at once, when the GraphQL runtime is loaded (a repeated call skips a promise hop). */
+export function documentFactsNow(document: unknown): DocumentFacts | undefined {
+  return runtime?.factsOf(document);
+}
+
 /** The facts of any document the client takes, loading the GraphQL runtime if need be. */
 export async function documentFacts(document: unknown): Promise<DocumentFacts> {
   return (runtime ?? (await loadGraphQLRuntime())).factsOf(document);

@@ -21,7 +21,8 @@ if (kind === 'gateway' || kind === 'floor') {
   if (kind === 'gateway') {
     // As `runpod-gql gateway` runs by default, with a per-caller rate no round reaches and an
     // in-flight limit the bench's concurrency fits in (the bench's one client is one caller).
-    const gateway = createGateway({ tokens: `read:${token}`, limits: { rate: { requests: 1_000_000, intervalMs: 60_000 }, ...(maxInFlight ? { maxInFlight } : {}) }, client: { restUrl, graphqlUrl, apiKey, rateLimits: false } });
+    // The response cache off, so each request runs the document as yoga and the floor do.
+    const gateway = createGateway({ tokens: `read:${token}`, cache: false, limits: { rate: { requests: 1_000_000, intervalMs: 60_000 }, ...(maxInFlight ? { maxInFlight } : {}) }, client: { restUrl, graphqlUrl, apiKey, rateLimits: false } });
     handle = (request) => gateway.fetch(request);
   } else {
     const rp = createRunpodClient({ restUrl, graphqlUrl, apiKey, rateLimits: false });

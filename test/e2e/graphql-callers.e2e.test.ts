@@ -6,8 +6,9 @@
 //   (c) through a pass-through gateway (`passThroughKeys`, default upstream: REST v2 in process) on
 //       an emulator with GraphQL retired.
 // Each call asserts what its caller reads. (a) and (b) answer every call without `errors`. In (c),
-// a field REST v2 has no source for is null with one error naming it (RETIRED_FIELD_ERRORS below:
-// the exact fields, per call); every other call is answered whole.
+// a decisive field REST v2 has no source for is null with one error naming it (RETIRED_OUTCOMES
+// below: the exact fields, per call); an informational one is null with a warning in
+// `extensions.warnings` and no error; every other call is answered whole.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startRig, UPSTREAM_KEY, WRITE_TOKEN, type GatewayRig } from '../gateway/harness.js';
@@ -226,22 +227,20 @@ const CALLS: readonly Call[] = [
  * it). 'caller check failed' is an answer without errors that lacks what the caller reads.
  */
 const RETIRED_OUTCOMES: Readonly<Record<string, readonly string[] | string>> = {
-  'runpod-python: get_gpu': ['GpuType.cudaCores', 'GpuType.oneMonthPrice', 'GpuType.threeMonthPrice', 'GpuType.oneWeekPrice', 'GpuType.communitySpotPrice', 'GpuType.secureSpotPrice', 'LowestPrice.minimumBidPrice'],
   // RunPod's pages document the account read without a path (src/field-map/account.ts).
   'runpod-python: get_user': ['User.id'],
   'runpod-python: update_user_settings': ['User.id'],
   // supportPublicIp: true is honoured on Secure Cloud, where every pod has a public IP: created whole.
   // The pod reads select machine fields and docker facts REST v2 has no source for.
-  'runpod-python: get_pods': ['Pod.dockerId', 'Pod.port', 'PodMachineInfo.gpuAvailable', 'PodMachineInfo.maintenanceStart', 'PodMachineInfo.maintenanceEnd', 'PodMachineInfo.maintenanceNote'],
-  'runpod-python: get_pod': ['Pod.dockerId', 'Pod.port', 'PodMachineInfo.gpuAvailable', 'PodMachineInfo.maintenanceStart', 'PodMachineInfo.maintenanceEnd', 'PodMachineInfo.maintenanceNote'],
+  'runpod-python: get_pods': ['PodMachineInfo.gpuAvailable'],
+  'runpod-python: get_pod': ['PodMachineInfo.gpuAvailable'],
   'runpod-python: get_endpoints': ['Endpoint.aiKey', 'Endpoint.userId', 'Endpoint.version', 'Endpoint.workersStandby', 'Endpoint.templateId'],
   // REST v2 has no update route for registry credentials.
   'runpod-python: update_container_registry_auth': ['Mutation.updateRegistryAuth'],
   'runpodctl: gpu list (dataCenters)': ['DataCenter.location'],
-  'runpodctl: user': ['User.id', 'User.email', 'User.clientBalance', 'User.currentSpendPerHr', 'User.spendLimit', 'User.notifyPodsStale', 'User.notifyPodsGeneral', 'User.notifyLowBalance'],
+  'runpodctl: user': ['User.id', 'User.email', 'User.clientBalance', 'User.currentSpendPerHr', 'User.spendLimit'],
   'runpodctl: ssh list-keys': ['User.id'],
   'runpodctl: ssh add-key': ['User.id'],
-  'runpodctl 1.x: get pod': ['Pod.dockerId', 'Pod.port'],
   // REST v2's GET /v2/templates/{id} does not serve the official templates (the catalog lists them).
   'scripts: podTemplate(runpod-ubuntu)': 'caller check failed',
 };
@@ -251,6 +250,8 @@ interface Outcome {
   readonly status: number;
   /** `Type.field` (or the error path) of each error. */
   readonly errors: string[];
+  /** `extensions.warnings` fields: informational fields answered null. */
+  readonly warnings: string[];
   readonly failure?: string;
 }
 
@@ -268,7 +269,7 @@ async function runCalls(post: Post, secrets: readonly string[]): Promise<Map<str
     try {
       body = JSON.parse(text);
     } catch {
-      outcomes.set(call.name, { ok: false, status: res.status, errors: [], failure: `not JSON: ${text.slice(0, 80)}` });
+      outcomes.set(call.name, { ok: false, status: res.status, errors: [], warnings: [], failure: `not JSON: ${text.slice(0, 80)}` });
       continue;
     }
     const errors: string[] = (body.errors ?? []).map((e: any) => (Array.isArray(e.extensions?.fields) ? e.extensions.fields.join(',') : Array.isArray(e.path) ? e.path.join('.') : e.message));
@@ -278,7 +279,8 @@ async function runCalls(post: Post, secrets: readonly string[]): Promise<Map<str
     } catch (err) {
       failure = (err as Error).message.split('\n')[0];
     }
-    outcomes.set(call.name, { ok: res.status === 200 && errors.length === 0 && failure === undefined, status: res.status, errors, ...(failure !== undefined && { failure }) });
+    const warnings: string[] = (body.extensions?.warnings ?? []).map((w: any) => w.field);
+    outcomes.set(call.name, { ok: res.status === 200 && errors.length === 0 && failure === undefined, status: res.status, errors, warnings, ...(failure !== undefined && { failure }) });
   }
   return outcomes;
 }
@@ -334,6 +336,9 @@ describe('GraphQL callers over loopback', () => {
       const expected = Object.fromEntries(CALLS.map((c) => [c.name, RETIRED_OUTCOMES[c.name] ?? 'ok']));
       counted('(c) pass-through gateway, GraphQL retired', outcomes);
       expect(seen).toEqual(expected);
+      // Informational fields: null, no error, each named once in the answer's warnings.
+      expect(outcomes.get('runpod-python: get_gpu')!.warnings).toEqual(['GpuType.cudaCores', 'GpuType.oneMonthPrice', 'GpuType.threeMonthPrice', 'GpuType.oneWeekPrice', 'GpuType.communitySpotPrice', 'GpuType.secureSpotPrice', 'LowestPrice.minimumBidPrice']);
+      expect(outcomes.get('runpodctl 1.x: get pod')!.warnings).toEqual(['Pod.dockerId', 'Pod.port']);
       expect(rig.upstreamCalls).not.toContain('POST /graphql');
     });
   });

@@ -18,7 +18,8 @@ describe("the docs' tables from the field map", () => {
     const text = readFileSync(new URL('../../src/graphql/README.md', import.meta.url), 'utf8');
     expect(text).toContain('| `Pod.containerDiskInGb` | `disk` | read |');
     expect(text).toContain('| `Pod.env` | derived from `env`');
-    expect(text).toMatch(/\| `Pod.dockerId` \| \*\*no source\*\* \(null and an error\): REST v2 has no container id \| read \|/);
+    expect(text).toMatch(/\| `Pod.dockerId` \| no source, \*informational\* \(null and a warning in `extensions.warnings`, no error\): REST v2 has no container id \| read \|/);
+    expect(text).toMatch(/\| `PodMachineInfo.gpuAvailable` \| \*\*no source, decisive\*\* \(null and an error\): /);
     expect(text).toContain('| `GpuType.securePrice` | `price.secure` | catalog |');
   });
 });

@@ -19,22 +19,22 @@ describe('the static pass', () => {
   it('request: every field with no source in the document, fragments followed, in one error; nothing is sent', async () => {
     const { rp, sent } = await withPod();
     const doc = `query Mine {
-      myself { pods { ...Shown ... on Pod { port machine { note } } } }
+      myself { pods { ...Shown ... on Pod { machineType dockerId machine { runpodIp note } } } }
     }
-    fragment Shown on Pod { id dockerId machine { gpuAvailable podHostId } }`;
+    fragment Shown on Pod { id version machine { gpuAvailable podHostId } }`;
     const err = await captureError(rp.graphql.request(doc));
     expect(err).toBeInstanceOf(TransportUnsupportedError);
-    expect((err as TransportUnsupportedError).fields).toEqual(['Pod.dockerId', 'PodMachineInfo.gpuAvailable', 'Pod.port', 'PodMachineInfo.note']);
+    expect((err as TransportUnsupportedError).fields).toEqual(['Pod.version', 'PodMachineInfo.gpuAvailable', 'Pod.machineType', 'PodMachineInfo.runpodIp']);
     expect(sent).toEqual([]);
   });
 
   it('execute: a non-null field with no source refuses the operation, naming every such field, and nothing is sent (never "pods": [null])', async () => {
     const { rp, sent } = await withPod();
-    const result = await rp.graphql.execute('query { myself { pods { id volumeEncrypted dockerId gpus { id } } } }');
+    const result = await rp.graphql.execute('query { myself { pods { id volumeEncrypted version gpus { id } } } }');
     expect(result.data).toBeUndefined();
     expect(result.errors?.map((e) => e.extensions)).toEqual([
       { code: 'TransportUnsupportedError', fields: ['Pod.volumeEncrypted'] },
-      { code: 'TransportUnsupportedError', fields: ['Pod.dockerId'] },
+      { code: 'TransportUnsupportedError', fields: ['Pod.version'] },
       { code: 'TransportUnsupportedError', fields: ['Pod.gpus'] },
     ]);
     expect(sent).toEqual([]);
@@ -42,12 +42,30 @@ describe('the static pass', () => {
 
   it('execute: nullable fields with no source are null, one error each at its path; the rest is answered', async () => {
     const { rp, pod } = await withPod();
-    const result = await rp.graphql.execute<{ pod: Record<string, unknown> }>('query($id: String!) { pod(input: { podId: $id }) { id dockerId containerDiskInGb machine { note dataCenterId } } }', { id: pod.id });
-    expect(result.data!.pod).toMatchObject({ id: pod.id, dockerId: null, containerDiskInGb: expect.any(Number), machine: { note: null, dataCenterId: expect.any(String) } });
+    const result = await rp.graphql.execute<{ pod: Record<string, unknown> }>('query($id: String!) { pod(input: { podId: $id }) { id version containerDiskInGb machine { runpodIp dataCenterId } } }', { id: pod.id });
+    expect(result.data!.pod).toMatchObject({ id: pod.id, version: null, containerDiskInGb: expect.any(Number), machine: { runpodIp: null, dataCenterId: expect.any(String) } });
     expect(result.errors?.map((e) => [e.path, e.extensions?.fields])).toEqual([
-      [['pod', 'dockerId'], ['Pod.dockerId']],
-      [['pod', 'machine', 'note'], ['PodMachineInfo.note']],
+      [['pod', 'version'], ['Pod.version']],
+      [['pod', 'machine', 'runpodIp'], ['PodMachineInfo.runpodIp']],
     ]);
+  });
+
+  it('execute: informational fields with no source are null with no error, each named once in extensions.warnings', async () => {
+    const { rp, pod } = await withPod();
+    const result = await rp.graphql.execute<{ pod: Record<string, unknown> }>(
+      'query($id: String!) { pod(input: { podId: $id }) { id dockerId port machine { note maintenanceNote } } again: pod(input: { podId: $id }) { dockerId } }',
+      { id: pod.id },
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data!.pod).toEqual({ id: pod.id, dockerId: null, port: null, machine: { note: null, maintenanceNote: null } });
+    expect(result.extensions?.warnings).toEqual([
+      { field: 'Pod.dockerId', reason: 'REST v2 has no container id' },
+      { field: 'Pod.port', reason: expect.stringContaining('legacy single port') },
+      { field: 'PodMachineInfo.note', reason: expect.any(String) },
+      { field: 'PodMachineInfo.maintenanceNote', reason: expect.any(String) },
+    ]);
+    // The static pass names no informational field: request answers the data.
+    expect(await rp.graphql.request('query($id: String!) { pod(input: { podId: $id }) { id dockerId } }', { id: pod.id })).toEqual({ pod: { id: pod.id, dockerId: null } });
   });
 });
 

@@ -1,10 +1,11 @@
 // Stage "document": the request's parameters (the body capped), the text that runs (a persisted
 // one by id, or the request's own), parsed with a token cap, shape-checked (depth, aliases,
 // fragments, spreads) and validated, cached per text; then the operation it names.
-import { getOperationAST, GraphQLError, parse, validate } from 'graphql';
+import { GraphQLError, parse, validate } from 'graphql';
 import { buildExecutableSchema, DocumentCache, isDocument, type PreparedDocument } from '../../graphql/executable-schema.js';
 import type { GatewayAnswer } from '../answers.js';
 import type { GatewaySettings } from '../config.js';
+import { operationOf } from '../document-plans.js';
 import { checkShape, type ResolvedLimits } from '../limits.js';
 import type { Stage } from '../pipeline.js';
 import { paramsFromPost, paramsFromSearch, Refusal, type GatewayErrorEntry, type GraphQLParams } from '../protocol.js';
@@ -85,7 +86,7 @@ export function documentStage(settings: GatewaySettings, preparer: ReturnType<ty
       // whose callers read no status; callers of RunPod's GraphQL read it). Never sent upstream.
       const prepared = preparer.prepare(text);
       if (!isDocument(prepared)) return invalidAnswer(prepared.map((e) => ({ message: e.message, extensions: e.extensions })));
-      const operation = getOperationAST(prepared, params.operationName);
+      const operation = operationOf(prepared, params.operationName);
       if (!operation) return invalidAnswer([{ message: params.operationName ? `no operation named "${params.operationName}"` : 'the document has several operations: name one in `operationName`', extensions: { code: 'BAD_REQUEST' } }]);
       if (operation.operation === 'subscription') throw new Refusal(400, 'subscriptions are not served', 'BAD_REQUEST');
       context.document = prepared;

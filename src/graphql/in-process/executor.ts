@@ -2,7 +2,8 @@
 // One generic resolver follows the field map (src/field-map/): a `path` reads the parent's REST v2
 // object, a `derived` field calls its named derivation, a `call` uses the resolver table (pods and
 // the catalog here, the account's resources in account-resolvers.ts), and a field with no source
-// is null with one error naming it. Every resolver is made once per field when the schema is
+// is null: with one error naming it when it is decisive, with one warning in the answer's
+// `extensions.warnings` when it is informational. Every resolver is made once per field when the schema is
 // built, so a repeated document looks nothing up per field.
 import {
   execute,
@@ -25,7 +26,7 @@ import {
 } from 'graphql';
 import { RunpodError, ServerError, TransportUnsupportedError } from '../../errors.js';
 import { DERIVATIONS, FIELD_MAP } from '../../field-map/index.js';
-import { readPath, readRoutePath, WrongRestShape, type FieldEntry } from '../../field-map/types.js';
+import { NoSourceWarnings, readPath, readRoutePath, withWarnings, WrongRestShape, type FieldEntry } from '../../field-map/types.js';
 import type { PodsApi } from '../../pods/types.js';
 import type { RunpodRest } from '../../rest/rest-client.js';
 import type { RestRequester } from '../../rest/rest-request.js';
@@ -207,6 +208,14 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
     case 'none': {
       const standIn = source.standIn;
       if (standIn) return () => standIn.value;
+      // No caller decides from it: an honest null, named once in the answer's warnings.
+      if (source.effect === 'informational') {
+        const why = source.why;
+        return (_parent, _args, ctx) => {
+          ctx.warnings.add(label, why);
+          return null;
+        };
+      }
       return () => {
         throw noSourceError([label]);
       };
@@ -308,6 +317,7 @@ function documentContext(deps: InProcessDeps, callOptions: CallOptions): Resolve
   // Every call of the document carries its memo (shared-reads.ts), through whatever surface it goes.
   const options = Object.assign({ ...callOptions }, { [SHARED_READS]: shared }) as CallOptions;
   const context: ResolverContext = {
+    warnings: new NoSourceWarnings(),
     options,
     rest: deps.rest,
     pods: deps.pods,
@@ -339,7 +349,8 @@ export function createInProcessExecutor(deps: InProcessDeps): InProcessExecutor 
     },
     async run({ document, variables, operationName, options = {} }) {
       const { idempotent: _idempotent, ...callOptions } = options as CallOptions & { idempotent?: unknown };
-      const result = await execute({ schema, document, rootValue: {}, contextValue: documentContext(deps, callOptions), variableValues: variables, operationName, fieldResolver });
+      const context = documentContext(deps, callOptions);
+      const result = withWarnings(await execute({ schema, document, rootValue: {}, contextValue: context, variableValues: variables, operationName, fieldResolver }), context.warnings);
       if (!result.errors) return result;
       // A RunpodError keeps its class and is named in `extensions.code`; its message is already scrubbed.
       const errors = result.errors.map((e) => {

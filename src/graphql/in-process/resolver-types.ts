@@ -1,6 +1,7 @@
 // What a resolver of the in-process executor sees: the document's context (its call options and
 // the client's APIs, with reads shared within one document) and graphql-js's field info.
 import type { GraphQLResolveInfo } from 'graphql';
+import type { NoSourceWarnings } from '../../field-map/types.js';
 import type { PodsApi } from '../../pods/types.js';
 import type { RunpodRest } from '../../rest/rest-client.js';
 import type { CallOptions } from '../../transport/options.js';
@@ -12,6 +13,8 @@ export interface ResolverContext {
   readonly rest: RunpodRest;
   /** The client's rp.pods (its REST path, with the create-once rule). */
   readonly pods: PodsApi;
+  /** The answer's `extensions.warnings`: informational fields answered null. */
+  readonly warnings: NoSourceWarnings;
   /** The answer of a parameterless REST v2 GET (`/account`), read once per document (the map's `read` rows). */
   get(path: string, route: string): Promise<unknown>;
   /** `read()` once per `key` within one document, whichever fields ask for it. */

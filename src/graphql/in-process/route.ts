@@ -10,7 +10,7 @@ import { validateCallOptions } from '../../transport/options.js';
 import type { TransportChoice } from '../../transport/transport-choice.js';
 import { toJsonBody } from '../../validation.js';
 import { isDocument } from '../executable-schema.js';
-import { documentFacts, rawOptions, type GraphQLCallOptions, type GraphQLExecuteOptions, type RunpodGraphQL } from '../graphql-client.js';
+import { documentFacts, documentFactsNow, rawOptions, type DocumentFacts, type GraphQLCallOptions, type GraphQLExecuteOptions, type RunpodGraphQL } from '../graphql-client.js';
 import { makeFacts } from '../graphql-runtime.js';
 import { errorFromGraphQLErrors } from '../graphql-errors.js';
 import { createInProcessExecutor, noSourceError, type InProcessExecutor } from './executor.js';
@@ -61,31 +61,36 @@ export function createRoutes(deps: RouteDeps): Routes {
   /** The document, parsed and validated against the schema once per distinct text. */
   const prepared = (source: string) => local().prepare(source);
 
+  /**
+   * A valid document's parse and static pass, kept per document facts (themselves kept per
+   * generated document, or per string with a bound), so a repeated document looks up nothing else.
+   * Invalid documents are not kept: their errors are made anew, as the document cache makes them.
+   */
+  const ready = new WeakMap<DocumentFacts, DocumentNode>();
+
   async function request(document: unknown, variables: unknown, options: GraphQLCallOptions | undefined): Promise<unknown> {
     // Bad options are refused as on RunPod's GraphQL, before anything runs.
     if (options) validateCallOptions(options);
-    const facts = await documentFacts(document);
-    const ctx = { operationName: facts.operationName, request: summary(facts.label) };
-    const doc = prepared(facts.source);
-    // RunPod's GraphQL refuses an invalid document with HTTP 400 and `errors`: the same error here.
-    const refused = (errors: readonly GraphQLError[]) =>
-      new GraphQLResponseError(`${facts.label} failed with HTTP 400: ${errors.map((e) => e.message).join('; ')}`, {
-        errors: errors.map(toEntry),
-        data: undefined,
-        status: 400,
-        ...ctx,
-      });
-    if (!isDocument(doc)) throw refused(doc);
-    // The static pass: every field with no REST v2 source, named at once, before anything is sent.
-    const missing = local().unanswerable(doc, facts.operationName);
-    if (missing.fields.length > 0) throw noSourceError(missing.fields);
+    const facts = documentFactsNow(document) ?? (await documentFacts(document));
+    const ctx = () => ({ operationName: facts.operationName, request: summary(facts.label) });
+    let doc = ready.get(facts);
+    if (!doc) {
+      const parsed = prepared(facts.source);
+      // RunPod's GraphQL refuses an invalid document with HTTP 400 and `errors`: the same error here.
+      if (!isDocument(parsed)) throw refusedDocument(facts.label, parsed, ctx());
+      // The static pass: every field with no REST v2 source, named at once, before anything is sent.
+      const missing = local().unanswerable(parsed, facts.operationName);
+      if (missing.fields.length > 0) throw noSourceError(missing.fields);
+      ready.set(facts, (doc = parsed));
+    }
+    const refused = (errors: readonly GraphQLError[]) => refusedDocument(facts.label, errors, ctx());
     const result = await local().run({ document: doc, variables: jsonVariables(variables), operationName: facts.operationName, options });
     if (result.errors?.length) {
       if (result.data === undefined) throw refused(result.errors);
       // A resolver's typed error is the error of the call, as the same call on rp.pods throws it.
       const typed = result.errors.find((e) => e.originalError instanceof RunpodError)?.originalError;
       if (typed) throw typed;
-      throw errorFromGraphQLErrors(result.errors.map(toEntry), result.data, { ...ctx, status: 200 });
+      throw errorFromGraphQLErrors(result.errors.map(toEntry), result.data, { ...ctx(), status: 200 });
     }
     return result.data;
   }
@@ -138,6 +143,16 @@ export function createRoutes(deps: RouteDeps): Routes {
   }
 
   return { request, execute };
+}
+
+/** RunPod's GraphQL's refusal of an invalid document (HTTP 400 with `errors`), as the same error. */
+function refusedDocument(label: string, errors: readonly GraphQLError[], ctx: { operationName: string | undefined; request: RequestSummary }): GraphQLResponseError {
+  return new GraphQLResponseError(`${label} failed with HTTP 400: ${errors.map((e) => e.message).join('; ')}`, {
+    errors: errors.map(toEntry),
+    data: undefined,
+    status: 400,
+    ...ctx,
+  });
 }
 
 /** One field with no source, as an `errors` entry of `execute` (nothing was sent). */

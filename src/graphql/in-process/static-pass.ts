@@ -1,5 +1,6 @@
 // The static pass: before anything is sent, every field of a document that has no REST v2 source
-// (the field map says `none`, or lists nothing and no resolver answers it), fragments followed.
+// and whose null would mislead (the field map says `decisive`, or lists nothing and no resolver
+// answers it), fragments followed. Informational fields are not listed: they answer null with a warning.
 import {
   getNamedType,
   getOperationAST,
@@ -26,12 +27,15 @@ export interface Unanswerable {
 
 const NOTHING: Unanswerable = { fields: [], nonNull: [] };
 
-/** True when `Type.field` has a REST v2 source in the map (a stand-in counts) or a resolver of its own. */
+/**
+ * True when `Type.field` is answered without an error: a REST v2 source in the map, a stand-in, an
+ * informational field (null with a warning), or a resolver of its own.
+ */
 export function hasSource(type: string, field: string, resolvers: ResolverTable): boolean {
   const entry = FIELD_MAP[type]?.fields[field];
   if (!entry) return !!resolvers[type]?.[field];
   const { source } = entry;
-  if (source.kind === 'none') return !!source.standIn;
+  if (source.kind === 'none') return !!source.standIn || source.effect === 'informational';
   if (source.kind === 'call') return !!resolvers[type]?.[field];
   // A read needs no resolver of its own: its row names the route.
   return true;
