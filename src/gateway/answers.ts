@@ -152,6 +152,9 @@ export function resultAnswer(result: ExecutionResult, passThrough: boolean): Gat
   return { status: 200, body: { data: result.data, errors, ...warnings } };
 }
 
+/** What a proxy's request id may be to be kept: short, and nothing that could forge a log line. */
+const TRUSTED_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
 /** Most upstream request ids an answer lists: one document makes at most a few dozen calls. */
 const MAX_UPSTREAM_IDS = 64;
 
@@ -163,8 +166,9 @@ export class RequestIds {
   readonly gateway: string;
   private readonly upstream: string[] = [];
 
-  constructor() {
-    this.gateway = `gw_${globalThis.crypto.randomUUID()}`;
+  /** `trusted`: the proxy's `X-Request-Id`, where the operator trusts it (else one is made). */
+  constructor(trusted?: string | null) {
+    this.gateway = trusted && TRUSTED_ID.test(trusted) ? trusted : `gw_${globalThis.crypto.randomUUID()}`;
   }
 
   /** Records one upstream answer's id (bounded, without repeats). */

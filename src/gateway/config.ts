@@ -6,12 +6,15 @@ import { ValidationError } from '../errors.js';
 import type { GatewayOptions, GatewayUpstream } from './options.js';
 import { resolveLimits, type ResolvedLimits } from './limits.js';
 import type { PersistedDocuments } from './persisted.js';
-import { tokenTable, type GatewayScope } from './tokens.js';
+import { tokenTable, type TokenEntry } from './tokens.js';
+
+/** What the configuration is resolved from: the options of `createGateway` it reads. */
+export type ConfigInput = Pick<GatewayOptions, 'upstream' | 'tokens' | 'allowAnonymous' | 'passThroughKeys' | 'persisted' | 'nullForNoSource' | 'limits'>;
 
 /** The settings that may change while the gateway runs (a reload replaces them whole). */
 export interface ReloadableConfig {
-  /** Token → scope. Empty in pass-through mode, and for an anonymous gateway. */
-  readonly tokens: ReadonlyMap<string, GatewayScope>;
+  /** Token → its scope, name and own limits. Empty in pass-through mode, and for an anonymous gateway. */
+  readonly tokens: ReadonlyMap<string, TokenEntry>;
   /** Document id → text, or undefined: any text runs. */
   readonly persisted: Readonly<Record<string, string>> | undefined;
 }
@@ -32,14 +35,14 @@ function envTokens(): string | undefined {
 }
 
 /** The tokens and documents of `options`, checked (a ValidationError names the option). */
-export function resolveReloadable(options: Pick<GatewayOptions, 'tokens' | 'persisted' | 'passThroughKeys'>): ReloadableConfig {
+export function resolveReloadable(options: Pick<ConfigInput, 'tokens' | 'persisted' | 'passThroughKeys'>): ReloadableConfig {
   const tokenSource = options.tokens ?? envTokens();
-  const tokens = options.passThroughKeys === true || tokenSource === undefined ? new Map<string, GatewayScope>() : tokenTable(tokenSource);
+  const tokens = options.passThroughKeys === true || tokenSource === undefined ? new Map<string, TokenEntry>() : tokenTable(tokenSource);
   return { tokens, persisted: options.persisted };
 }
 
 /** Resolves `options` into the gateway's configuration, refusing what would serve nobody safely. */
-export function resolveGatewayConfig(options: GatewayOptions): GatewayConfig {
+export function resolveGatewayConfig(options: ConfigInput): GatewayConfig {
   const upstream = options.upstream ?? 'rest';
   if (upstream !== 'auto' && upstream !== 'rest' && upstream !== 'graphql') throw new ValidationError('upstream', "must be 'auto', 'rest' or 'graphql'");
   const passThrough = options.passThroughKeys === true;

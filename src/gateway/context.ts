@@ -4,6 +4,7 @@ import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import type { RunpodClient } from '../client.js';
 import type { SecretScope } from '../transport/redact.js';
 import type { RequestIds } from './answers.js';
+import type { CallerLimitSettings } from './fairness.js';
 import type { GraphQLParams, Refusal } from './protocol.js';
 import type { Scrub } from './scrub.js';
 import type { GatewayScope } from './tokens.js';
@@ -16,6 +17,10 @@ export interface Caller {
   /** How it authenticated: a gateway token, its own RunPod key, or no credential (anonymous, or a public caller). */
   readonly kind: 'token' | 'pass-through' | 'anonymous' | 'public';
   readonly scope: GatewayScope;
+  /** What logs and metrics call it: its token's name, or `pass-through`, `anonymous`, `public`. Never a secret. */
+  readonly name: string;
+  /** Its own limits, where its token sets them. */
+  readonly limits?: CallerLimitSettings | undefined;
   /** What its rate and in-flight slots are kept under (undefined: the anonymous caller). Secret: never logged. */
   readonly credential: string | undefined;
   readonly client: () => RunpodClient;

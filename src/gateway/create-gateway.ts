@@ -2,13 +2,13 @@
 // (pipeline.ts) over one resolved configuration (config.ts). This file assembles them; each stage
 // owns its concern in `stages/`.
 import { createRunpodClient, type RunpodClient } from '../client.js';
-import { ValidationError } from '../errors.js';
+import { AuthenticationError, ValidationError } from '../errors.js';
 import { createLog, DEFAULT_LOG_LEVEL } from '../transport/logger.js';
 import type { RunpodClientOptions } from '../transport/options.js';
 import { redactText, registerSecret } from '../transport/redact.js';
 import type { TransportChangeEvent } from '../transport/transport-choice.js';
 import { RequestIds, thrownAnswer, type GatewayAnswer } from './answers.js';
-import { resolveGatewayConfig, type GatewaySettings } from './config.js';
+import { resolveGatewayConfig, resolveReloadable, type GatewaySettings } from './config.js';
 import type { Caller, GatewayContext } from './context.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch } from './fairness.js';
@@ -29,12 +29,22 @@ import { createDocumentPreparer, documentStage } from './stages/document.js';
 import { createExecuteBudget } from './budget.js';
 import { executeStage } from './stages/execute.js';
 import { hostStage } from './stages/host.js';
-import { probesStage } from './stages/probes.js';
+import { probesStage, type OperatorRoutes } from './stages/probes.js';
 import { responseCacheStage } from './stages/response-cache.js';
 import { scopeStage } from './stages/scope.js';
 import { variablesStage } from './stages/variables.js';
+import type { GatewayToken } from './tokens.js';
+import { createUpstreamHealth } from './upstream-health.js';
 
-export type { GatewayOptions, GatewayUpstream } from './options.js';
+export type { GatewayCondition, GatewayOptions, GatewayUpstream } from './options.js';
+
+/** What a reload replaces (see {@link Gateway.reload}); what it leaves out stays. */
+export interface GatewayReload {
+  /** The callers' tokens, as the `tokens` option takes them. */
+  tokens?: string | readonly GatewayToken[] | undefined;
+  /** The persisted documents, as the `persisted` option takes them. */
+  persisted?: Readonly<Record<string, string>> | undefined;
+}
 
 /** A GraphQL-over-HTTP gateway as a fetch handler: serve it with any fetch runtime, or with `listen` from `runpod-gql/gateway/node`. */
 export interface Gateway {
@@ -47,6 +57,21 @@ export interface Gateway {
   readonly ready: Promise<void>;
   /** True when no token is configured and anonymous callers are served. */
   readonly anonymous: boolean;
+  /**
+   * Replaces the tokens and persisted documents between two requests; a document already running
+   * keeps what it started with. Checks everything first: a wrong reload rejects with a
+   * ValidationError naming the option, and the gateway keeps its settings.
+   */
+  reload?(update: GatewayReload): Promise<void>;
+  /**
+   * Stops being ready (`/readyz` 503 at once) and resolves once no request is being answered; the
+   * listener then stops (see `runpod-gql/gateway/node`). Requests that still arrive are served.
+   */
+  drain?(): Promise<void>;
+  /** Requests being answered now (past the probes). */
+  readonly inFlight?: number;
+  /** What `/readyz` answers: undefined when ready; else not ready (503) or degraded (200), with the reason. */
+  readiness?(): { readonly ready: boolean; readonly reason: string } | undefined;
 }
 
 /** What the server knows of a request beyond the request itself. */
@@ -67,7 +92,7 @@ function envCatalogKey(): string | undefined {
  * ValidationError when it would serve nobody safely: no token and no `allowAnonymous`, no upstream
  * key outside pass-through mode, or a wrong option.
  */
-export function createGateway(options: GatewayOptions = {}): Gateway {
+export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
   const config = resolveGatewayConfig(options);
   const { limits, passThrough } = config;
   // Notes to the operator (a refused page origin, the upstream switching) go to the client's logger.
@@ -89,8 +114,24 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     graphqlTransport: config.upstream,
     onTransportChange: options.client?.onTransportChange ?? transportNote(log),
   };
-  const gateway: Gateway = { fetch: handle, ready: persisted?.hashed ?? Promise.resolve(), anonymous: config.anonymous };
-  const hosts = createHostPolicy(options.allowedHosts);
+  let active = 0;
+  let draining = false;
+  const drained: Array<() => void> = [];
+  const gateway: Required<Gateway> = {
+    fetch: handle,
+    ready: persisted?.hashed ?? Promise.resolve(),
+    anonymous: config.anonymous,
+    reload,
+    drain() {
+      draining = true;
+      return active === 0 ? Promise.resolve() : new Promise((resolve) => drained.push(resolve));
+    },
+    get inFlight() {
+      return active;
+    },
+    readiness: () => readiness(),
+  };
+  const hosts = createHostPolicy(options.allowedHosts, options.publicScheme);
   attachHostPolicy(gateway, hosts);
   attachQueryLimit(gateway, limits.maxBodyBytes);
   // Tokens are scrubbed from every error as API keys are, for as long as the gateway lives.
@@ -99,6 +140,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   let serverClient: RunpodClient | undefined;
   /** The gateway's own secrets (its key and tokens): every answer is scrubbed of these. */
   let ownScrub: Scrub = noScrub;
+  let upstreamKey: string | undefined;
   const keyless = options.keyless !== false;
   /** Pass-through mode: the client keyless catalog reads are made with, when the operator gave a key. */
   let catalogClient: RunpodClient | undefined;
@@ -116,14 +158,44 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     serverClient = createRunpodClient(clientOptions);
     const probe = clientOptions.apiKey ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.RUNPOD_API_KEY;
     if (!probe) throw new ValidationError('apiKey', 'the gateway needs the upstream key: set RUNPOD_API_KEY, or use pass-through keys');
+    upstreamKey = probe;
     ownScrub = scrubberOf([probe, ...config.tokens.keys()]);
   }
+  const health = passThrough ? undefined : createUpstreamHealth(log, async () => {
+    // The cheapest read that needs the key: RunPod answers it 401 while it refuses the key.
+    try {
+      const result = await serverClient!.graphql.execute('{ myself { pods { id } } }');
+      return !result.errors?.some((e) => e.originalError instanceof AuthenticationError);
+    } catch (err) {
+      return err instanceof AuthenticationError ? false : undefined;
+    }
+  });
+  const conditions = options.conditions ?? [];
+  /** Undefined when ready, else the reason `/readyz` answers 503 with; or a degraded note, 200. */
+  const readiness = (): { ready: boolean; reason: string } | undefined => {
+    if (draining) return { ready: false, reason: 'draining' };
+    if (!isReady) return { ready: false, reason: 'starting' };
+    const refused = health?.readiness();
+    if (refused) return { ready: false, reason: refused };
+    let degraded: { ready: boolean; reason: string } | undefined;
+    for (const condition of conditions) {
+      let state;
+      try {
+        state = condition();
+      } catch {
+        continue;
+      }
+      if (state && !state.ready) return state;
+      degraded ??= state;
+    }
+    return degraded;
+  };
   const passThroughClients = createPassThroughPool(clientOptions);
   const cache = options.cache === false ? undefined : createResponseCache(options.cache ?? {}, options.onCache);
   /** The keyless caller (the auth stage's third way): the catalog only, with the gateway's or the catalog key. */
   const upstreamOfPublic = passThrough ? catalogClient : serverClient;
   const publicCaller = (context: GatewayContext, unauthenticated: Refusal): Caller | undefined =>
-    keyless && upstreamOfPublic ? { kind: 'public', scope: 'catalog', credential: undefined, client: () => upstreamOfPublic, address: context.address, scrub: ownScrub, unauthenticated } : undefined;
+    keyless && upstreamOfPublic ? { kind: 'public', name: 'public', scope: 'catalog', credential: undefined, client: () => upstreamOfPublic, address: context.address, scrub: ownScrub, unauthenticated } : undefined;
   const refusedKeys = passThrough && limits.refusedKeys !== false ? new TokenBuckets(limits.refusedKeys.requests, limits.refusedKeys.intervalMs) : undefined;
   const fairness = createFairness(limits, options.rateStore, refusedKeys);
   const observers = options.observers ?? [];
@@ -132,19 +204,28 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 
   // The pipeline, in its one order (see pipeline.ts and the README's "A request, in order").
   const stages: readonly Stage[] = [
-    probesStage(() => (isReady ? undefined : 'starting')),
+    probesStage(readiness, options.routes),
     hostStage(hosts, cors),
-    authStage({ settings, serverClient, ownScrub, passThroughClients, checkAddress: (address) => fairness.checkAddress(address), publicCaller }),
+    authStage({ settings, serverClient, ownScrub: () => ownScrub, passThroughClients, checkAddress: (address) => fairness.checkAddress(address), publicCaller }),
     callerLimitsStage(fairness),
     documentStage(settings, preparer, () => (isReady ? undefined : gateway.ready)),
     scopeStage(),
     variablesStage(),
     responseCacheStage({ cache, limits: fairness, scrubberFor: (context) => scrubberFor(context, ownScrub), passThrough: () => settings.current.passThrough, waitMs: () => settings.current.limits.deadlineMs }),
-    executeStage({ settings, start: fairness.start, noSource, onUpstream: (context, status) => notify(observers, (o) => o.onUpstream?.(context, status)), budget: createExecuteBudget(limits, options.client?.rateLimits) }),
+    executeStage({
+      settings,
+      start: fairness.start,
+      noSource,
+      budget: createExecuteBudget(limits, options.client?.rateLimits),
+      onUpstream(context, status) {
+        if (context.caller?.kind !== 'pass-through') health?.observe(status);
+        notify(observers, (o) => o.onUpstream?.(context, status));
+      },
+    }),
   ];
 
   async function handle(request: Request, info?: GatewayRequestInfo): Promise<Response> {
-    const ids = new RequestIds();
+    const ids = new RequestIds(options.trustRequestId === true ? request.headers.get('x-request-id') : undefined);
     let url: URL;
     try {
       url = new URL(request.url);
@@ -164,7 +245,14 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       upstream: { calls: 0, statuses: [] },
     };
     notify(observers, (o) => o.onRequest?.(context));
-    const outcome = await runStages(stages, context, (err) => refusal(context, err));
+    const probe = url.pathname === '/healthz' || url.pathname === '/readyz' || (options.routes !== undefined && Object.hasOwn(options.routes, url.pathname));
+    if (!probe) active++;
+    let outcome: Outcome;
+    try {
+      outcome = await runStages(stages, context, (err) => refusal(context, err));
+    } finally {
+      if (!probe && --active === 0 && draining) for (const resolve of drained.splice(0)) resolve();
+    }
     let response: Response;
     let answered: GatewayAnswer | undefined;
     if (outcome instanceof Response) response = outcome;
@@ -184,6 +272,23 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     }
     context.ids.addFrom(undefined, err);
     return thrownAnswer(err, passThrough);
+  }
+
+  async function reload(update: GatewayReload): Promise<void> {
+    const before = settings.current;
+    const next = resolveReloadable({
+      tokens: update.tokens ?? (before.tokens.size === 0 ? '' : [...before.tokens].map(([token, entry]) => ({ ...entry, token }))),
+      persisted: update.persisted ?? before.persisted,
+      passThroughKeys: passThrough,
+    });
+    if (!passThrough && !before.anonymous && next.tokens.size === 0) throw new ValidationError('tokens', 'the reload lists no token: the gateway keeps its tokens (an anonymous gateway needs a restart with --allow-anonymous)');
+    if (before.anonymous && next.tokens.size > 0) throw new ValidationError('tokens', 'an anonymous gateway cannot take tokens by a reload: restart it with them');
+    const index = next.persisted === undefined ? undefined : next.persisted === before.persisted ? settings.persisted : loadPersisted(next.persisted, preparer.problem);
+    await (index as { hashed?: Promise<void> } | undefined)?.hashed;
+    for (const token of next.tokens.keys()) registerSecret(token, gateway);
+    if (!passThrough) ownScrub = scrubberOf([upstreamKey, ...next.tokens.keys()]);
+    settings.current = { ...before, ...next };
+    settings.persisted = index;
   }
 
   return gateway;

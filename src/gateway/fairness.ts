@@ -8,7 +8,16 @@ import { parseRateLimitHeaders } from '../transport/rate-limit-headers.js';
 import { parseRetryAfterMs } from '../transport/retry-after.js';
 import type { ResolvedLimits } from './limits.js';
 import { Refusal } from './protocol.js';
-import { createCallerRate } from './rate.js';
+import { createCallerRate, type CallerRate } from './rate.js';
+
+type RateWindow = false | { readonly requests: number; readonly intervalMs: number };
+
+/** A caller's own limits, where its token sets them (else the gateway's). */
+export interface CallerLimitSettings {
+  readonly maxInFlight?: number | undefined;
+  readonly queueWaitMs?: number | undefined;
+  readonly rate?: RateWindow | undefined;
+}
 
 const monotonicNow = (): number => performance.now();
 
@@ -52,6 +61,8 @@ export interface TurnCaller {
   readonly address: string;
   /** Called when RunPod refused the caller's key (401): the pool forgets its client. */
   readonly onRefusedKey?: (() => void) | undefined;
+  /** The caller's own rate, where its token sets one. */
+  readonly rate?: RateWindow | undefined;
   /** Called when RunPod accepted the caller's key (an answer below 400, and no 401). */
   readonly onAcceptedKey?: (() => void) | undefined;
 }
@@ -67,8 +78,18 @@ const PAUSED = 'paused';
 const OVERDRAWN = 'overdrawn';
 
 export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | undefined, refusedKeys: { take(address: string): number; waitFor(address: string): number } | undefined) {
-  const rate = createCallerRate(limits.rate, rateStore);
+  /** One rate per window (a token may have its own): each keeps its callers' buckets. */
+  const rates = new Map<string, CallerRate>();
+  const rateOf = (window: RateWindow = limits.rate): CallerRate => {
+    const key = window === false ? 'off' : `${window.requests}/${window.intervalMs}`;
+    let found = rates.get(key);
+    if (!found) rates.set(key, (found = createCallerRate(window, rateStore)));
+    return found;
+  };
   const inFlight = new Map<string, number>();
+  /** Each caller's documents waiting for one of its slots, first come first served. */
+  const queues = new Map<string, Array<(granted: boolean) => void>>();
+  let running = 0;
   const upstreams = new WeakMap<object, Upstream>();
   const upstreamOf = (client: object): Upstream => {
     let state = upstreams.get(client);
@@ -93,7 +114,12 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
 
   return {
     /** Takes a turn of the caller's rate (429 past it), before the body is read. */
-    takeRate: (credential: string | undefined) => rate.take(credential),
+    takeRate: (credential: string | undefined, own?: CallerLimitSettings) => rateOf(own?.rate).take(credential),
+
+    /** Documents running upstream now, across callers (the in-flight gauge, and what a drain waits for). */
+    get running(): number {
+      return running;
+    },
 
     /** Refuses (429) an address that has had too many keys refused by RunPod, before any client is built. */
     checkAddress(address: string): void {
@@ -105,24 +131,54 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
     },
 
     /**
-     * Admits one more document of `credential`'s (429 when it already has `maxInFlight` running);
-     * the answer frees the slot, once.
+     * Admits one more document of `credential`'s. Past its in-flight limit it waits in line, up to
+     * `queueWaitMs` (and `maxQueued` waiting), for a slot its caller frees; then 429. The answer
+     * frees the slot, once, handing it to the next in line.
      */
-    admit(credential: string | undefined): () => void {
+    admit(credential: string | undefined, own?: CallerLimitSettings, signal?: AbortSignal): (() => void) | Promise<() => void> {
       const name = credential ?? '';
-      const running = inFlight.get(name) ?? 0;
-      if (running >= limits.maxInFlight) {
-        throw new Refusal(429, `this caller already has ${limits.maxInFlight} documents running, the gateway's limit`, 'TOO_MANY_IN_FLIGHT', { 'retry-after': '1' });
-      }
-      inFlight.set(name, running + 1);
-      let freed = false;
-      return () => {
-        if (freed) return;
-        freed = true;
-        const left = (inFlight.get(name) ?? 1) - 1;
-        if (left > 0) inFlight.set(name, left);
-        else inFlight.delete(name);
+      const max = own?.maxInFlight ?? limits.maxInFlight;
+      const wait = own?.queueWaitMs ?? limits.queueWaitMs;
+      const refuse = () => new Refusal(429, `this caller already has ${max} documents running, the gateway's limit`, 'TOO_MANY_IN_FLIGHT', { 'retry-after': '1' });
+      const slot = (): (() => void) => {
+        running++;
+        let freed = false;
+        return () => {
+          if (freed) return;
+          freed = true;
+          running--;
+          // The slot goes to the next document in line, if any; else it is given back.
+          const next = queues.get(name)?.shift();
+          if (queues.get(name)?.length === 0) queues.delete(name);
+          if (next) return next(true);
+          const left = (inFlight.get(name) ?? 1) - 1;
+          if (left > 0) inFlight.set(name, left);
+          else inFlight.delete(name);
+        };
       };
+      const held = inFlight.get(name) ?? 0;
+      if (held < max) {
+        inFlight.set(name, held + 1);
+        return slot();
+      }
+      const line = queues.get(name) ?? [];
+      if (wait <= 0 || line.length >= limits.maxQueued || signal?.aborted) throw refuse();
+      queues.set(name, line);
+      return new Promise((resolve, reject) => {
+        const done = (granted: boolean) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', hangUp);
+          if (granted) return resolve(slot());
+          const at = line.indexOf(done);
+          if (at >= 0) line.splice(at, 1);
+          if (line.length === 0 && queues.get(name) === line) queues.delete(name);
+          reject(refuse());
+        };
+        const timer = setTimeout(() => done(false), wait);
+        const hangUp = () => done(false);
+        signal?.addEventListener('abort', hangUp, { once: true });
+        line.push(done);
+      });
     },
 
     /**
@@ -133,6 +189,7 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
     start(caller: TurnCaller, operation: 'query' | 'mutation', requestSignal: AbortSignal | undefined, onAnswer?: (status: number) => void): Turn {
       const state = upstreamOf(caller.upstream);
       if (state.pausedUntil - monotonicNow() > limits.pacingWaitMs) throw paused(remainingSeconds(state));
+      const rate = rateOf(caller.rate);
       const controller = new AbortController();
       const hangUp = () => controller.abort(requestSignal?.reason);
       if (requestSignal?.aborted) hangUp();

@@ -9,8 +9,14 @@ import { Refusal } from './protocol.js';
 export interface HostPolicy {
   /** A 403 Refusal for a request whose URL (`url`, parsed) or `Host` names a host the gateway does not answer. */
   refuse(request: Request, url: URL): Refusal | undefined;
-  /** True for an origin the gateway was told is its own (the address `listen` bound): never read from the request. */
-  isOwnOrigin(origin: string): boolean;
+  /**
+   * True for an origin that is the gateway's own: the address `listen` bound, or, for a request
+   * whose Host passed the check, that very Host with the scheme the operator declared for it
+   * (`publicScheme` for `allowedHosts` names, http for loopback names): a page served through a
+   * proxy in front of the gateway (nginx, `vite preview`) on the same origin. The scheme is never
+   * taken from the request.
+   */
+  isOwnOrigin(origin: string, request?: Request): boolean;
   /** The address the listener bound (`http://HOST:PORT`): its host is answered, and its origins are the gateway's own. */
   bind(url: string): void;
 }
@@ -21,7 +27,8 @@ const WILDCARD = new Set(['0.0.0.0', '[::]']);
  * The policy for `allowed` (extra host names, for a proxy in front; `'*'`: any): loopback names,
  * the listen host, and these.
  */
-export function createHostPolicy(allowed: '*' | readonly string[] | undefined): HostPolicy {
+export function createHostPolicy(allowed: '*' | readonly string[] | undefined, publicScheme: 'https' | 'http' = 'https'): HostPolicy {
+  if (publicScheme !== 'https' && publicScheme !== 'http') throw new ValidationError('publicScheme', "must be 'https' or 'http'");
   const names = new Set<string>();
   if (allowed !== undefined && allowed !== '*') {
     if (!Array.isArray(allowed)) throw new ValidationError('allowedHosts', "must be a list of host names, or '*'");
@@ -30,7 +37,11 @@ export function createHostPolicy(allowed: '*' | readonly string[] | undefined): 
       try {
         parsed = typeof name === 'string' && !/[@/\\?#:\s]/.test(name.replace(/^\[.*\]$/, '')) ? new URL(`http://${name}`).hostname : undefined;
       } catch {}
-      if (!parsed || parsed !== name.toLowerCase()) throw new ValidationError('allowedHosts', 'each must be a host name without scheme or port, such as gateway.example.com');
+      if (!parsed || parsed !== name.toLowerCase()) {
+        const scheme = typeof name === 'string' ? /^(https?):\/\/([^/:?#]+)/i.exec(name) : null;
+        if (scheme) throw new ValidationError('allowedHosts', `takes a host name, not a URL: write ${scheme[2]!.toLowerCase()}${scheme[1]!.toLowerCase() === 'http' ? ', and declare the scheme pages use with publicScheme: http' : ' (pages on it are https by default)'}`);
+        throw new ValidationError('allowedHosts', 'each must be a host name without scheme or port, such as gateway.example.com');
+      }
       names.add(parsed);
     }
   }
@@ -43,7 +54,20 @@ export function createHostPolicy(allowed: '*' | readonly string[] | undefined): 
       if (shown === undefined) return undefined;
       return new Refusal(403, `Host ${JSON.stringify(shown)} is not allowed: the gateway answers loopback names and its listen host only (see --allowed-host)`, 'HOST_NOT_ALLOWED');
     },
-    isOwnOrigin: (origin) => own.has(origin),
+    isOwnOrigin(origin, request) {
+      if (own.has(origin)) return true;
+      const host = request?.headers.get('host')?.toLowerCase();
+      if (!host) return false;
+      let hostname: string;
+      try {
+        hostname = new URL(`http://${host}`).hostname;
+      } catch {
+        return false;
+      }
+      // The Host passed the check already: it names a loopback name, the listen host or an allowed one.
+      if (isLoopbackName(hostname)) return origin === `http://${host}` || origin === `https://${host}`;
+      return (names.has(hostname) || allowed === '*') && origin === `${publicScheme}://${host}`;
+    },
     bind(url) {
       const { hostname, port, protocol } = new URL(url);
       if (!WILDCARD.has(hostname)) names.add(hostname);

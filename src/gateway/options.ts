@@ -5,6 +5,7 @@ import type { RunpodClientOptions } from '../transport/options.js';
 import type { PacingStore } from '../transport/pacing.js';
 import type { GatewayLimits } from './limits.js';
 import type { GatewayObserver } from './pipeline.js';
+import type { OperatorRoutes } from './stages/probes.js';
 import type { GatewayToken } from './tokens.js';
 
 /** Which API the gateway's upstream client uses (the client's `graphqlTransport`). */
@@ -52,6 +53,17 @@ export interface GatewayOptions {
    * against DNS rebinding. @default none
    */
   allowedHosts?: '*' | readonly string[] | undefined;
+  /**
+   * The scheme pages reach the `allowedHosts` names with (a proxy in front terminates TLS): a page
+   * on `https://NAME` calling `https://NAME/graphql` through the proxy is same-origin. Loopback
+   * names are same-origin over http and https. @default 'https'
+   */
+  publicScheme?: 'https' | 'http' | undefined;
+  /**
+   * Take each request's id from its `X-Request-Id` (a proxy in front sets it) instead of making
+   * one: only when every request comes through that proxy. @default false
+   */
+  trustRequestId?: boolean | undefined;
   /** Document id → text. With it, only these documents run, asked for by id or by SHA-256 hash. */
   persisted?: Readonly<Record<string, string>> | undefined;
   /**
@@ -71,6 +83,17 @@ export interface GatewayOptions {
    * arrives, of each upstream answer, and once its response is written. @default none
    */
   observers?: readonly GatewayObserver[] | undefined;
+  /**
+   * What else `/readyz` reflects (a shared store away, …): each answers undefined while all is
+   * well, else `{ ready, reason }`. Not ready: 503 with the reason; ready but degraded: 200 that
+   * names it. @default none
+   */
+  conditions?: readonly GatewayCondition[] | undefined;
+  /**
+   * The operator's own paths (a metrics endpoint), answered to GET as the probes are: whatever the
+   * Host, with no token. Serve nothing secret there. @default none
+   */
+  routes?: OperatorRoutes | undefined;
   /**
    * Answer a request without a credential when its document reads catalog fields only (what RunPod
    * answers without a key: GPU types, prices, data centres), with the gateway's own key, or in
@@ -92,3 +115,6 @@ export interface GatewayOptions {
   /** Told how each read the cache stage saw was answered (`hit`, `miss`, `coalesced`), for metrics. */
   onCache?: ((event: CacheEvent) => void) | undefined;
 }
+
+/** One condition `/readyz` reflects: undefined while all is well. */
+export type GatewayCondition = () => { readonly ready: boolean; readonly reason: string } | undefined;

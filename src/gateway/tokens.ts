@@ -15,7 +15,18 @@ const isScope = (value: unknown): value is GatewayScope => SCOPES.includes(value
 export interface GatewayToken {
   readonly scope: GatewayScope;
   readonly token: string;
+  /** What logs and metrics call this caller (never the token). @default the scope */
+  readonly name?: string | undefined;
+  /** This token's documents running at once, in this gateway (else `limits.maxInFlight`). */
+  readonly maxInFlight?: number | undefined;
+  /** How long this token's documents past its in-flight limit wait for a slot (else `limits.queueWaitMs`). */
+  readonly queueWaitMs?: number | undefined;
+  /** This token's upstream calls per `intervalMs` (else `limits.rate`); `false`: no limit. */
+  readonly rate?: false | { readonly requests: number; readonly intervalMs: number } | undefined;
 }
+
+/** What the gateway knows of a token once checked: everything but the token itself. */
+export type TokenEntry = Omit<GatewayToken, 'token'> & { readonly name: string };
 
 /** Shortest token accepted: a guessable token would open the account. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -47,18 +58,43 @@ function checkToken(entry: GatewayToken, field: string): GatewayToken {
   return entry;
 }
 
-/** The table the gateway looks callers up in; checks each entry as {@link parseGatewayTokens} does. */
-export function tokenTable(tokens: string | readonly GatewayToken[]): Map<string, GatewayScope> {
-  const list = typeof tokens === 'string' ? parseGatewayTokens(tokens) : tokens;
-  const table = new Map<string, GatewayScope>();
+const NAME_TEXT = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * The table the gateway looks callers up in; checks each entry as {@link parseGatewayTokens} does.
+ * A token listed twice is refused, naming both entries (`read:T,write:T` pasted by mistake would
+ * otherwise let a page's token run mutations). `where` names the entries as the operator wrote them.
+ */
+export function tokenTable(tokens: string | readonly GatewayToken[], where: (index: number) => string = (index) => `tokens[${index}]`): Map<string, TokenEntry> {
+  const fromText = typeof tokens === 'string';
+  const list = fromText ? parseGatewayTokens(tokens) : tokens;
+  const name = fromText ? (index: number) => `RUNPOD_GATEWAY_TOKENS entry ${index + 1}` : where;
+  const table = new Map<string, TokenEntry>();
+  const at = new Map<string, number>();
   list.forEach((entry, index) => {
-    if (!isScope(entry?.scope)) throw new ValidationError(`tokens[${index}].scope`, "must be 'catalog', 'read' or 'write'");
-    checkToken(entry, `tokens[${index}]`);
-    // A token listed twice keeps its widest scope.
-    const before = table.get(entry.token);
-    if (before === undefined || SCOPES.indexOf(entry.scope) > SCOPES.indexOf(before)) table.set(entry.token, entry.scope);
+    if (!isScope(entry?.scope)) throw new ValidationError(`${name(index)}.scope`, "must be 'catalog', 'read' or 'write'");
+    checkToken(entry, name(index));
+    if (entry.name !== undefined && (typeof entry.name !== 'string' || !NAME_TEXT.test(entry.name))) throw new ValidationError(`${name(index)}.name`, 'must be 1 to 64 letters, digits, . _ or -');
+    checkTokenLimits(entry, name(index));
+    const before = at.get(entry.token);
+    if (before !== undefined) {
+      const first = list[before]!;
+      throw new ValidationError(name(index), `holds the same token as ${name(before)} (${first.scope} and ${entry.scope}): each token has one scope; give each entry its own token`);
+    }
+    at.set(entry.token, index);
+    const { token: _token, ...rest } = entry;
+    table.set(entry.token, { ...rest, name: entry.name ?? entry.scope });
   });
   return table;
+}
+
+const positiveInteger = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) > 0;
+
+function checkTokenLimits(entry: GatewayToken, field: string): void {
+  if (entry.maxInFlight !== undefined && !positiveInteger(entry.maxInFlight)) throw new ValidationError(`${field}.maxInFlight`, 'must be an integer above 0');
+  if (entry.queueWaitMs !== undefined && !(Number.isSafeInteger(entry.queueWaitMs) && entry.queueWaitMs >= 0)) throw new ValidationError(`${field}.queueWaitMs`, 'must be an integer ≥ 0');
+  const rate = entry.rate;
+  if (rate !== undefined && rate !== false && !(positiveInteger(rate?.requests) && positiveInteger(rate?.intervalMs))) throw new ValidationError(`${field}.rate`, 'must be false or { requests, intervalMs } with integers above 0');
 }
 
 /** The credential in `Authorization: Bearer …`, or undefined. */

@@ -30,6 +30,13 @@ export interface RedisPacingStoreOptions {
   readonly pollMs?: number | undefined;
   /** Told once when Redis fails and pacing turns local (again after each recovery). @default console.warn */
   readonly onWarning?: ((message: string) => void) | undefined;
+  /** Told once when Redis answers again after an outage (pacing is shared again). @default none */
+  readonly onRecovered?: (() => void) | undefined;
+  /**
+   * While Redis is away, each process paces alone: with `processes` N, each takes 1/N of every
+   * bucket's rate and concurrency, so N processes together stay within the limit. @default 1
+   */
+  readonly processes?: number | undefined;
 }
 
 /** A {@link PacingStore} on Redis, shared by every client that uses the same Redis and API key. */
@@ -38,6 +45,8 @@ export interface RedisPacingStore extends PacingStore {
   readonly mode: 'redis' | 'local';
   /** Frees this process's slots in Redis, stops renewing them and closes the client it made. */
   close(): Promise<void>;
+  /** Asks Redis once (PING, within the command timeout): false, and pacing turns local with its warning, when it does not answer. */
+  check(): Promise<boolean>;
 }
 
 const PRELUDE = `
@@ -148,6 +157,10 @@ const SCRIPTS = { take: script(TAKE), release: script(RELEASE), renew: script(RE
 const REDIS = Symbol('redis slot');
 const LOCAL = Symbol('local slot');
 
+/** The smallest script: whether Redis answers at all (run as the others are, within the command timeout). */
+const PING_LUA = "return redis.call('PING')";
+const PING_SHA = createHash('sha1').update(PING_LUA).digest('hex');
+
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!(typeof value === 'number' && Number.isFinite(value) && value > 0)) throw new TypeError(`createRedisPacingStore: ${name} must be a finite number of milliseconds above 0`);
@@ -171,13 +184,25 @@ export function createRedisPacingStore(options: RedisPacingStoreOptions): RedisP
   const retryMs = positive('retryMs', options.retryMs, 1000);
   const pollMs = Math.ceil(positive('pollMs', options.pollMs, 25));
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
+  const processes = options.processes ?? 1;
+  if (!Number.isSafeInteger(processes) || processes < 1) throw new TypeError('processes must be an integer ≥ 1');
+  /** This process's share of a limit while Redis is away. */
+  const localShare = (limit: PacingLimit): PacingLimit =>
+    processes === 1
+      ? limit
+      : {
+          ...limit,
+          requests: Number.isFinite(limit.requests) ? Math.max(1, Math.floor(limit.requests / processes)) : limit.requests,
+          concurrency: Number.isFinite(limit.concurrency) ? Math.max(1, Math.floor(limit.concurrency / processes)) : limit.concurrency,
+        };
   const owned = typeof options.redis === 'string';
+  const connectTimeoutMs = Math.max(commandTimeoutMs, 2000);
   const client: Redis =
     typeof options.redis === 'string'
       ? new Redis(options.redis, {
           // Bounded: a command waits at most this long, queued or sent.
           commandTimeout: commandTimeoutMs,
-          connectTimeout: Math.max(commandTimeoutMs, 2000),
+          connectTimeout: connectTimeoutMs,
           maxRetriesPerRequest: 1,
           // Reconnects in the background, at most a second apart, for as long as the store lives.
           retryStrategy: (times: number) => Math.min(times * 100, 1000),
@@ -233,7 +258,11 @@ export function createRedisPacingStore(options: RedisPacingStoreOptions): RedisP
       // Slots taken before the outage are written back as held (their releases may have been lost),
       // before any new turn is asked: one connection keeps commands in order.
       await Promise.all([...buckets].map((b) => b.renew(true)));
-      if (!closed) mode = 'redis';
+      if (buckets.size === 0) await run({ sha: PING_SHA, lua: PING_LUA }, [], []);
+      if (!closed) {
+        mode = 'redis';
+        options.onRecovered?.();
+      }
     } catch {
       scheduleProbe();
     }
@@ -272,7 +301,7 @@ export function createRedisPacingStore(options: RedisPacingStoreOptions): RedisP
     }
 
     private localBucket(): PacingBucket {
-      return (this.local ??= memoryPacingStore.bucket('', '', this.limit));
+      return (this.local ??= memoryPacingStore.bucket('', '', localShare(this.limit)));
     }
 
     private takeLocally(count: number): PacingGrant {
@@ -351,6 +380,24 @@ export function createRedisPacingStore(options: RedisPacingStoreOptions): RedisP
       const bucket = new RedisBucket(scope, key, limit);
       buckets.add(bucket);
       return bucket;
+    },
+    async check() {
+      if (mode === 'local') return false;
+      // Given the connect's time, not one command's: a first command on a loaded machine would
+      // otherwise spend its timeout on the connect, and report an outage that is not one.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        await Promise.race([
+          client.ping(),
+          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer within ${connectTimeoutMs} ms`)), connectTimeoutMs))),
+        ]);
+        return true;
+      } catch (err) {
+        degrade(err);
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async close() {
       if (closed) return;

@@ -53,7 +53,7 @@ const until = async (check: () => boolean) => {
 describe('documents in flight, per caller', () => {
   it('past maxInFlight, 429 TOO_MANY_IN_FLIGHT with Retry-After and nothing sent; another caller is still served', async () => {
     const held = heldUpstream();
-    const { ask, calls } = gatewayOver(held.upstream, { limits: { maxInFlight: 2 } });
+    const { ask, calls } = gatewayOver(held.upstream, { limits: { maxInFlight: 2, queueWaitMs: 0 } });
     const running = [ask(READ_TOKEN), ask(READ_TOKEN)];
     await until(() => held.waiting.length === 2);
     const refused = await ask(READ_TOKEN);
@@ -72,14 +72,68 @@ describe('documents in flight, per caller', () => {
     expect((await again).status).toBe(200);
   });
 
-  it('defaults to 4', async () => {
+  it('defaults to 4 running; the fifth waits in line for a slot and runs once one is freed', async () => {
     const held = heldUpstream();
-    const { ask } = gatewayOver(held.upstream);
+    const { ask, calls } = gatewayOver(held.upstream);
     const running = Array.from({ length: 4 }, () => ask(READ_TOKEN));
     await until(() => held.waiting.length === 4);
-    expect((await ask(READ_TOKEN)).status).toBe(429);
+    const fifth = ask(READ_TOKEN);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(calls).toHaveLength(4);
     held.release();
-    await Promise.all(running);
+    await until(() => held.waiting.length === 1);
+    held.release();
+    expect((await Promise.all([...running, fifth])).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+  });
+
+  it('friction 9: 16 documents at once from one token, with the defaults, all succeed (they queue, none meets 429)', async () => {
+    let concurrent = 0;
+    let most = 0;
+    const { ask } = gatewayOver(async () => {
+      most = Math.max(most, ++concurrent);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      concurrent--;
+      return Response.json({ data: { myself: { id: 'u1' } } });
+    });
+    const statuses = (await Promise.all(Array.from({ length: 16 }, () => ask(READ_TOKEN)))).map((r) => r.status);
+    expect(statuses).toEqual(Array(16).fill(200));
+    expect(most).toBeLessThanOrEqual(4);
+  });
+
+  it('the wait is bounded: past queueWaitMs, or past maxQueued waiting, 429 TOO_MANY_IN_FLIGHT', async () => {
+    const held = heldUpstream();
+    const { ask } = gatewayOver(held.upstream, { limits: { maxInFlight: 1, queueWaitMs: 100, maxQueued: 1 } });
+    const running = ask(READ_TOKEN);
+    await until(() => held.waiting.length === 1);
+    const waiting = ask(READ_TOKEN);
+    const beyond = await ask(READ_TOKEN);
+    expect(beyond.status).toBe(429);
+    const late = await waiting;
+    expect(late.status).toBe(429);
+    expect(late.body.errors?.[0]?.extensions?.code).toBe('TOO_MANY_IN_FLIGHT');
+    held.release();
+    expect((await running).status).toBe(200);
+  });
+
+  it('per token: a CI token with its own in-flight limit and rate, the page token keeps the defaults', async () => {
+    const held = heldUpstream();
+    const { ask } = gatewayOver(held.upstream, {
+      tokens: [
+        { scope: 'read', token: READ_TOKEN, name: 'page', maxInFlight: 1, queueWaitMs: 0 },
+        { scope: 'write', token: WRITE_TOKEN, name: 'ci', maxInFlight: 6, rate: { requests: 6, intervalMs: 60_000 } },
+      ],
+    });
+    const ci = Array.from({ length: 6 }, () => ask(WRITE_TOKEN));
+    await until(() => held.waiting.length === 6);
+    const page = ask(READ_TOKEN);
+    await until(() => held.waiting.length === 7);
+    expect((await ask(READ_TOKEN)).body.errors?.[0]?.extensions?.code).toBe('TOO_MANY_IN_FLIGHT');
+    held.release();
+    expect((await Promise.all([...ci, page])).map((r) => r.status)).toEqual(Array(7).fill(200));
+    // The CI token's own rate (6 a minute) is spent; the page token's (the default 300) is not.
+    const spent = await ask(WRITE_TOKEN);
+    expect(spent.status).toBe(429);
+    expect(spent.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
   });
 });
 

@@ -11,8 +11,12 @@ export interface GatewayProcess {
   readonly graphqlUrl: string;
   /** What it printed on stderr so far (warnings, such as Redis turning local). */
   stderr(): string;
+  /** What it printed on stdout so far (its line, then the access log). */
+  stdout(): string;
   /** Stops it by its PID (SIGTERM) and waits for the exit. */
   stop(): Promise<number | null>;
+  /** Its exit code, once it exits (after a signal the test sent itself). */
+  exited(): Promise<number | null>;
 }
 
 /** `runpod-gql gateway ARGS` from the built package; resolves once it prints its line, rejects with its stderr if it exits first. */
@@ -35,6 +39,8 @@ export function startGatewayProcess(args: string[], env: Record<string, string>)
         line,
         graphqlUrl: url,
         stderr: () => stderr,
+        stdout: () => stdout,
+        exited: () => exited,
         stop: () => {
           if (child.exitCode === null) child.kill('SIGTERM');
           return exited;

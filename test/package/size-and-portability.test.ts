@@ -199,7 +199,7 @@ const NODE_BUILTINS = /from\s+['"](node:[^'"]+|fs|path|http|https|net|os|child_p
 
 describe('portable core', () => {
   it('imports nothing Node-only outside src/cli, src/emulator, the build-time src/codegen, the Redis pacing store and the gateway\'s listener', () => {
-    const nodeOnly = [...['cli', 'emulator', 'codegen'].map((dir) => join('src', dir)), join('src', 'pacing', 'redis.ts'), join('src', 'pacing', 'redis-response-cache.ts'), join('src', 'gateway', 'node.ts')];
+    const nodeOnly = [...['cli', 'emulator', 'codegen'].map((dir) => join('src', dir)), join('src', 'pacing', 'redis.ts'), join('src', 'pacing', 'redis-response-cache.ts'), join('src', 'gateway', 'node.ts'), join('src', 'gateway', 'service')];
     const core = sourceFiles(join(root, 'src')).filter((f) => !nodeOnly.some((dir) => f.includes(dir)));
     expect(core.length).toBeGreaterThan(20);
     const offenders = core.filter((f) => NODE_BUILTINS.test(readFileSync(f, 'utf8')) || /\bBuffer\.|\bprocess\.(?!env)/.test(readFileSync(f, 'utf8')));
@@ -233,12 +233,17 @@ describe('portable core', () => {
     expect(NODE_BUILTINS.test(own)).toBe(true);
   });
 
-  it('runpod-gql/gateway bundles for the browser and Workers as-is; only src/gateway/node.ts imports Node', async () => {
+  it('runpod-gql/gateway bundles for the browser and Workers as-is; only src/gateway/node.ts and its service/ modules import Node or prom-client', async () => {
     const result = await build({ entryPoints: [join(root, 'dist/gateway/index.js')], bundle: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
     expect(result.errors).toEqual([]);
-    expect(Object.keys(result.metafile.inputs).filter((p) => p.startsWith('node:') || p.includes('@hono/node-server') || p.includes('ioredis'))).toEqual([]);
-    const offenders = sourceFiles(join(root, 'src', 'gateway')).filter((f) => NODE_BUILTINS.test(readFileSync(f, 'utf8')) || readFileSync(f, 'utf8').includes('@hono/node-server'));
-    expect(offenders.map((f) => f.slice(root.length))).toEqual(['src/gateway/node.ts']);
+    expect(Object.keys(result.metafile.inputs).filter((p) => p.startsWith('node:') || p.includes('@hono/node-server') || p.includes('ioredis') || p.includes('prom-client'))).toEqual([]);
+    const offenders = sourceFiles(join(root, 'src', 'gateway')).filter((f) => NODE_BUILTINS.test(readFileSync(f, 'utf8')) || /@hono\/node-server|from 'prom-client'/.test(readFileSync(f, 'utf8')));
+    expect(offenders.map((f) => f.slice(root.length)).sort()).toEqual(['src/gateway/node.ts', 'src/gateway/service/config-file.ts', 'src/gateway/service/metrics.ts']);
+    // No client entry bundles prom-client.
+    for (const [, file] of BUDGETS) {
+      const entry = await build({ entryPoints: [join(root, file)], bundle: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
+      expect(Object.keys(entry.metafile.inputs).filter((p) => p.includes('prom-client'))).toEqual([]);
+    }
   });
 
   it('only the Node listener (src/emulator/serve-fetch.ts, behind runpod-gql/emulator/node) among the emulator\'s files imports Node', () => {

@@ -14,8 +14,8 @@ export interface AuthStageOptions {
   readonly settings: GatewaySettings;
   /** The server's client (undefined in pass-through mode). */
   readonly serverClient: RunpodClient | undefined;
-  /** The gateway's own secrets' scrubber (its key and tokens). */
-  readonly ownScrub: Scrub;
+  /** The gateway's own secrets' scrubber (its key and tokens: a reload changes them). */
+  readonly ownScrub: () => Scrub;
   readonly passThroughClients: ReturnType<typeof createPassThroughPool>;
   /** Refuses (429) an address RunPod has refused too many keys from (pass-through mode). */
   readonly checkAddress: (address: string) => void;
@@ -54,17 +54,17 @@ export function authStage(options: AuthStageOptions): Stage {
       checkPassThroughKey(key);
       const entry = passThroughClients.get(key);
       // The caller's own key, scrubbed from its own answer only (it never enters shared state).
-      return { kind: 'pass-through', scope: 'write', credential: key, client: () => entry.client, address, scrub: entry.scrub, onRefusedKey: () => passThroughClients.drop(key), onAcceptedKey: () => passThroughClients.accept(key) };
+      return { kind: 'pass-through', name: 'pass-through', scope: 'write', credential: key, client: () => entry.client, address, scrub: entry.scrub, onRefusedKey: () => passThroughClients.drop(key), onAcceptedKey: () => passThroughClients.accept(key) };
     }
-    if (config.anonymous) return { kind: 'anonymous', scope: 'write', credential: undefined, client: serverClient, address, scrub: options.ownScrub };
+    if (config.anonymous) return { kind: 'anonymous', name: 'anonymous', scope: 'write', credential: undefined, client: serverClient, address, scrub: options.ownScrub() };
     if (!bearer) {
       const refused = new Refusal(401, 'a gateway token is required: Authorization: Bearer <token>', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer' });
       const open = options.publicCaller?.(context, refused);
       if (open) return open;
       throw refused;
     }
-    const scope = config.tokens.get(bearer);
-    if (!scope) throw new Refusal(401, 'the gateway token is not known', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer error="invalid_token"' });
-    return { kind: 'token', scope, credential: bearer, client: serverClient, address, scrub: options.ownScrub };
+    const entry = config.tokens.get(bearer);
+    if (!entry) throw new Refusal(401, 'the gateway token is not known', 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer error="invalid_token"' });
+    return { kind: 'token', name: entry.name, scope: entry.scope, limits: entry, credential: bearer, client: serverClient, address, scrub: options.ownScrub() };
   }
 }

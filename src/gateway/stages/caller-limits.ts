@@ -1,14 +1,15 @@
 // Stage "caller limits": the caller's rate (one turn now, before the body is read; the rest of its
 // document's upstream calls are charged as their answers arrive) and its documents in flight. The
 // slot is held until the rest of the pipeline has answered.
+import type { CallerLimitSettings } from '../fairness.js';
 import type { Stage } from '../pipeline.js';
 import { Refusal } from '../protocol.js';
 
 export interface CallerLimits {
   /** Takes a turn of the caller's rate: throws (or rejects with) a 429 Refusal past it. */
-  takeRate(credential: string | undefined): void | Promise<void>;
-  /** Admits one more document of the caller's, or throws a 429 Refusal; the answer frees it. */
-  admit(credential: string | undefined): (() => void) | Promise<() => void>;
+  takeRate(credential: string | undefined, own?: CallerLimitSettings): void | Promise<void>;
+  /** Admits one more document of the caller's (after a bounded wait in line), or throws a 429 Refusal; the answer frees it. */
+  admit(credential: string | undefined, own?: CallerLimitSettings, signal?: AbortSignal): (() => void) | Promise<() => void>;
 }
 
 export function callerLimitsStage(limits: CallerLimits): Stage {
@@ -17,11 +18,11 @@ export function callerLimitsStage(limits: CallerLimits): Stage {
     async run(context, next) {
       // A public (keyless) caller takes these only when its read goes upstream (the response cache stage).
       if (context.caller!.kind === 'public') return next();
-      const credential = context.caller!.credential;
+      const { credential, limits: own } = context.caller!;
       try {
-        const taken = limits.takeRate(credential);
+        const taken = limits.takeRate(credential, own);
         if (taken) await taken;
-        const admitted = limits.admit(credential);
+        const admitted = limits.admit(credential, own, context.request.signal);
         const free = typeof admitted === 'function' ? admitted : await admitted;
         try {
           return await next();

@@ -48,7 +48,7 @@ export function executeStage(options: ExecuteStageOptions): Stage {
         options.onUpstream(context, status);
       };
       // In flight from here: RunPod's pause, the deadline, the caller's rate debt (fairness.ts).
-      const turnCaller: TurnCaller = { credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey, onAcceptedKey: caller.onAcceptedKey };
+      const turnCaller: TurnCaller = { credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey, onAcceptedKey: caller.onAcceptedKey, rate: caller.limits?.rate };
       const turn = options.start(turnCaller, operation!.operation as 'query' | 'mutation', request.signal, onAnswer);
       const fetchOptions = options.budget ? { ...turn.fetchOptions, ...budgetEntry(options.budget.forDocument(turnCaller)) } : turn.fetchOptions;
       let result: ExecutionResult;

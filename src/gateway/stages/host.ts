@@ -16,7 +16,7 @@ export function hostStage(hosts: HostPolicy, cors: CorsPolicy): Stage {
       if (wrongHost) throw wrongHost;
       if (url.pathname !== '/graphql') return plain(404, 'not found: the gateway serves /graphql, /healthz and /readyz');
       const origin = request.headers.get('origin');
-      const allowed = cors.allowed(origin, hosts.isOwnOrigin);
+      const allowed = cors.allowed(origin, (o) => hosts.isOwnOrigin(o, request));
       if (origin !== null && allowed === undefined) cors.refused(origin);
       if (request.method === 'OPTIONS') return cors.preflight(request, allowed);
       context.origin = allowed;
