@@ -73,12 +73,18 @@ describe('a keyless client, and no credential, in a page', () => {
     asBrowserPage('https://app.example.test/board');
     vi.stubEnv('RUNPOD_API_KEY', '');
     const { fetch, calls } = recordingFetch(() => json({ data: {} }));
-    const err = await captureError<ValidationError>(createRunpodClient({ graphqlUrl: '/graphql', fetch }).graphql.request('{ gpuTypes { id } }'));
-    vi.unstubAllEnvs();
+    // RunPod's own GraphQL needs a key: in a page the error says to use a gateway token.
+    const err = await captureError<ValidationError>(createRunpodClient({ fetch }).graphql.request('{ gpuTypes { id } }'));
     expect(err.field).toBe('apiKey');
     expect(err.message).toContain('gatewayToken');
     expect(err.message).toContain('apiKey: null');
     expect(err.message).not.toContain('RUNPOD_API_KEY');
     expect(calls).toEqual([]);
+    // A gateway (any graphqlUrl that is not RunPod's) is sent to with no credential: an anonymous
+    // gateway needs no `apiKey: null` (issue 44, friction 18).
+    await createRunpodClient({ graphqlUrl: '/graphql', fetch }).graphql.request('{ gpuTypes { id } }');
+    vi.unstubAllEnvs();
+    expect(calls).toHaveLength(1);
+    expect(JSON.stringify(calls[0])).not.toMatch(/authorization|api_key/i);
   });
 });

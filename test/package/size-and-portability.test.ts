@@ -65,7 +65,8 @@ const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   // side (every persisted shape codegen writes, a refused page's error naming each header, a key-less
   // call to a URL of the user's own) on robust's per-call secret scopes; the error classes reach the
   // redactor (and a call's scope) through the hook transport/redact.ts installs.
-  ['runpod-gql', 'dist/index.js', 118 * 1024],
+  // With every branch of the round merged: full 121,131 B (118.5 KB).
+  ['runpod-gql', 'dist/index.js', 118.5 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 29.5 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 23.5 * 1024],
 ];
