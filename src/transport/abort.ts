@@ -22,46 +22,122 @@ export class TimerExpired extends Error {
   override readonly name = 'TimerExpired';
 }
 
-export interface LinkedAbort {
-  readonly signal: AbortSignal;
-  /** True once the timer (not the caller) aborted the signal. */
-  readonly timedOut: () => boolean;
-  readonly dispose: () => void;
-  /** Clears the timer but keeps following the caller's signal (until `dispose`). */
-  readonly stopTimer: () => void;
+/** One of the waits that follow a signal through {@link follow}: told once, when the signal fires. */
+export interface AbortFollower {
+  abortedBy(signal: AbortSignal): void;
 }
 
 /**
- * An AbortController that fires when the caller's signal (or `other`) fires or after `timeoutMs`,
- * whichever comes first. `dispose` clears the timer and the listener, so nothing outlives the attempt.
+ * The one listener the package keeps on a signal, for every wait that follows it. A document or a
+ * fan-out may hold hundreds of calls on one signal (queued for their turn, in flight, backing
+ * off); a listener each would pass Node's limit of 10 per signal, and its warning would speak of a
+ * leak where there is none. Added when the first wait follows, removed when the last one leaves, so
+ * a signal with no wait left carries nothing of ours (an `AbortSignal.any` or `timeout` signal with
+ * a listener is kept alive until it fires).
+ */
+class Followers implements EventListenerObject {
+  readonly waits = new Set<AbortFollower>();
+  constructor(readonly signal: AbortSignal) {}
+
+  handleEvent(): void {
+    const { waits, signal } = this;
+    signal.removeEventListener('abort', this);
+    // Each leaves before it is told, so what it does in turn (unfollow, follow again) finds it gone.
+    for (const wait of waits) {
+      waits.delete(wait);
+      wait.abortedBy(signal);
+    }
+  }
+}
+
+// Weak: the entry (and the listener's object, which names the signal) goes with the signal.
+const followers = new WeakMap<AbortSignal, Followers>();
+
+/** `follower.abortedBy` runs when `signal` fires, until {@link unfollow}. The caller checks `signal.aborted` first. */
+export function follow(signal: AbortSignal, follower: AbortFollower): void {
+  let entry = followers.get(signal);
+  if (entry === undefined) followers.set(signal, (entry = new Followers(signal)));
+  if (entry.waits.size === 0) signal.addEventListener('abort', entry);
+  entry.waits.add(follower);
+}
+
+/** Stops following `signal`; its listener goes once nothing follows it. Safe to call twice. */
+export function unfollow(signal: AbortSignal, follower: AbortFollower): void {
+  const entry = followers.get(signal);
+  if (entry !== undefined && entry.waits.delete(follower) && entry.waits.size === 0) signal.removeEventListener('abort', entry);
+}
+
+export interface LinkedAbort {
+  readonly signal: AbortSignal;
+  /** True once the timer (not the caller) aborted the signal. */
+  timedOut(): boolean;
+  dispose(): void;
+  /** Clears the timer but keeps following the caller's signal (until `dispose`). */
+  stopTimer(): void;
+}
+
+/**
+ * A signal of its own that fires when `parent` (or `other`) fires or after `timeoutMs`. A class,
+ * with the timer's one closure its only allocation beyond the controller: one is made per attempt.
+ */
+class Link implements LinkedAbort, AbortFollower {
+  private readonly controller = new AbortController();
+  readonly signal = this.controller.signal;
+  private expired = false;
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** A timer past setTimeout's range, re-armed in steps. */
+  private cancel: (() => void) | undefined = undefined;
+
+  constructor(
+    private readonly parent: AbortSignal | undefined,
+    private readonly other: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+  ) {
+    if (parent !== undefined) {
+      if (parent.aborted) this.controller.abort(parent.reason);
+      else follow(parent, this);
+    }
+    // A second signal (a gate's), followed the same way and let go of by `dispose` too.
+    if (other !== undefined && !this.signal.aborted) {
+      if (other.aborted) this.controller.abort(other.reason);
+      else follow(other, this);
+    }
+    if (timeoutMs !== undefined && timeoutMs > 0 && timeoutMs !== Infinity && !this.signal.aborted) {
+      const expire = () => {
+        this.expired = true;
+        this.controller.abort(new TimerExpired(`timed out after ${timeoutMs} ms`));
+      };
+      if (timeoutMs <= MAX_TIMER_MS) this.timer = setTimeout(expire, timeoutMs);
+      else this.cancel = startTimer(expire, timeoutMs);
+    }
+  }
+
+  abortedBy(signal: AbortSignal): void {
+    this.controller.abort(signal.reason);
+  }
+
+  timedOut(): boolean {
+    return this.expired;
+  }
+
+  stopTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.cancel?.();
+  }
+
+  dispose(): void {
+    this.stopTimer();
+    if (this.parent !== undefined) unfollow(this.parent, this);
+    if (this.other !== undefined) unfollow(this.other, this);
+  }
+}
+
+/**
+ * A signal that fires when the caller's signal (or `other`) fires or after `timeoutMs`, whichever
+ * comes first. `dispose` clears the timer and stops following, so nothing outlives the attempt.
  */
 export function linkAbort(parent: AbortSignal | undefined, timeoutMs: number | undefined, other?: AbortSignal): LinkedAbort {
-  const controller = new AbortController();
-  let timedOut = false;
-  let cancelTimer: (() => void) | undefined;
-  const onParentAbort = () => controller.abort(parent?.reason);
-  const onOtherAbort = () => controller.abort(other?.reason);
-  if (parent?.aborted) controller.abort(parent.reason);
-  else parent?.addEventListener('abort', onParentAbort, { once: true });
-  // A second signal (a gate's), followed the same way and let go of by `dispose` too.
-  if (other?.aborted) controller.abort(other.reason);
-  else other?.addEventListener('abort', onOtherAbort, { once: true });
-  if (timeoutMs !== undefined && timeoutMs > 0 && timeoutMs !== Infinity && !controller.signal.aborted) {
-    cancelTimer = startTimer(() => {
-      timedOut = true;
-      controller.abort(new TimerExpired(`timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-  }
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    dispose: () => {
-      cancelTimer?.();
-      parent?.removeEventListener('abort', onParentAbort);
-      other?.removeEventListener('abort', onOtherAbort);
-    },
-    stopTimer: () => cancelTimer?.(),
-  };
+  return new Link(parent, other, timeoutMs);
 }
 
 /** A call's deadline as its signal carries it: when it passes (monotonic clock) and how long it was. */
@@ -102,15 +178,17 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       reject(new AbortError('wait aborted by the caller', { cause: signal.reason }));
       return;
     }
-    const onAbort = () => {
-      cancel();
-      reject(new AbortError('wait aborted by the caller', { cause: signal?.reason }));
+    const follower: AbortFollower = {
+      abortedBy(s) {
+        cancel();
+        reject(new AbortError('wait aborted by the caller', { cause: s.reason }));
+      },
     };
     const cancel = startTimer(() => {
-      signal?.removeEventListener('abort', onAbort);
+      if (signal) unfollow(signal, follower);
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal) follow(signal, follower);
   });
 }
 
@@ -126,15 +204,15 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
     return Promise.reject(reason(signal));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(reason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const follower: AbortFollower = { abortedBy: (s) => reject(reason(s)) };
+    follow(signal, follower);
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        unfollow(signal, follower);
         resolve(value);
       },
       (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        unfollow(signal, follower);
         reject(err);
       },
     );

@@ -126,8 +126,32 @@ export function mayHaveActed(err: unknown): boolean {
 export function neverSent(err: unknown): boolean {
   return typeof err === 'object' && err !== null && unsent.has(err);
 }
-/** The headers of the last answer each request received: a wrong-shaped body's error names its request id. */
-const answerHeaders = new WeakMap<HttpRequest, Headers>();
+/**
+ * The headers of the last answer a request received, kept on the request under a symbol: a
+ * wrong-shaped body's error names its request id. A property costs a fraction of a WeakMap's entry,
+ * which every call would pay (and the collector after it); the request is the core's own object.
+ */
+const ANSWER_HEADERS: unique symbol = Symbol('answer headers');
+type AnswerCarrier = { [ANSWER_HEADERS]?: Headers };
+function keepAnswerHeaders(req: HttpRequest, headers: Headers): void {
+  if (Object.isExtensible(req)) (req as AnswerCarrier)[ANSWER_HEADERS] = headers;
+}
+
+/** A wait of `ms` from now would end past the deadline `signal` carries. */
+function pastDeadline(signal: AbortSignal | undefined, ms: number): boolean {
+  const deadline = deadlineOf(signal);
+  return deadline !== undefined && monotonicNow() + ms >= deadline.at;
+}
+
+/** What `run` makes of a 2xx answer: its text (with status and headers), its body parsed as JSON, or the Response itself. */
+const TEXT = 0;
+const JSON_BODY = 1;
+const RAW = 2;
+type ReadMode = typeof TEXT | typeof JSON_BODY | typeof RAW;
+
+/** True when a call sets any of the options `validateCallOptions` checks (null means the default, as undefined does). */
+const hasCallOptions = (o: CallOptions): boolean =>
+  o.timeoutMs != null || o.deadlineMs != null || o.maxRetries != null || o.headers != null || o.signal != null || o.fetchOptions != null || o.onResponse != null;
 
 /**
  * True for an HTTP error answered to a resend, after an earlier attempt that may have acted but
@@ -232,184 +256,205 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     }
   }
 
-  async function run<T>(req: HttpRequest, read: (res: Response) => Promise<T>, raw = false): Promise<T> {
-    checkBeforeSending(req, req.auth, () => req);
+  /**
+   * One call: its attempts, retries and their backoff, in one async frame. What is made of a 2xx
+   * answer is decided by `mode` inside it (the text, the parsed JSON, or the Response itself), so
+   * `requestJson` adds no frame or promise of its own.
+   */
+  async function run(req: HttpRequest, mode: ReadMode): Promise<unknown> {
+    // Every option is checked only when one is set: most calls carry none.
+    if (hasCallOptions(req)) validateCallOptions(req, () => summarise(req));
+    // Which credential may go where is decided in options.ts; a call it refuses sends nothing.
+    if (req.auth !== 'none' && (!apiKey || resolved.gatewayOrigin !== undefined)) checkBeforeSending(req, req.auth, () => req);
     // The whole call's deadline: the caller's (a create's, across its steps) or one of its own.
     const own = startDeadline(req.signal, req.deadlineMs ?? resolved.deadlineMs);
     const signal = own?.signal ?? req.signal;
-    const state = { fetched: false, handed: false };
-    try {
-      return await attempts(req, read, raw, signal, own, state);
-    } catch (err) {
-      // Thrown before any byte could have left: a create that never went out made nothing.
-      if (!state.fetched && err instanceof RunpodError) unsent.add(err);
-      throw err;
-    } finally {
-      // Unless a raw answer's body took it over (see followCallerSignal).
-      if (!state.handed) own?.dispose();
-    }
-  }
-
-  async function attempts<T>(
-    req: HttpRequest,
-    read: (res: Response) => Promise<T>,
-    raw: boolean,
-    signal: AbortSignal | undefined,
-    own: LinkedAbort | undefined,
-    state: { fetched: boolean; handed: boolean },
-  ): Promise<T> {
     const gate = req.gate;
     const maxRetries = Math.max(0, req.maxRetries ?? resolved.maxRetries);
     const timeoutMs = req.timeoutMs ?? resolved.timeoutMs;
-    const deadline = deadlineOf(signal);
-    // Why the call's signal fired: its deadline passed (a TimeoutError), or the caller aborted.
-    const stopped = () =>
-      deadline && timerFired(signal)
-        ? new TimeoutError(`${req.operation}: the call's ${deadline.ms} ms deadline passed`, { timeoutMs: deadline.ms, request: summarise(req) })
-        : abortedByCaller(req);
-    /** A wait of `ms` from now would end past the deadline. */
-    const pastDeadline = (ms: number) => deadline !== undefined && monotonicNow() + ms >= deadline.at;
     // Retries counted against maxRetries; those allowed by `retryUntil` are not counted.
     let counted = 0;
     let earlierMayHaveActed = false;
-    for (let attempt = 0; ; attempt++) {
-      if (signal?.aborted) throw stopped();
-      let release: PaceRelease;
-      const queuedAt = debug ? monotonicNow() : 0;
-      // A budget's slot (a gateway document's share of the upstream), taken before the pacer's turn.
-      let slot: PaceRelease | undefined;
-      try {
-        const budget = budgetOf(req.fetchOptions);
-        if (budget) slot = await budget.acquire(req.rateLimitKey, signal, gate?.signal);
-        // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
-        // The wait for a turn also ends when the gate's reason arises.
-        // A turn granted at once is taken without a promise (one less await on every call).
-        release = attempt === 0 && req.paceTurn ? req.paceTurn : (pacer.tryTake(req.rateLimitKey) ?? (await pacer.acquire(req.rateLimitKey, signal, gate?.signal)));
-      } catch (err) {
-        slot?.();
-        throw gate?.check() ?? (err instanceof AbortError ? stopped() : err);
-      }
-      const refused = gate?.check();
-      if (refused) {
-        release();
-        slot?.();
-        throw refused;
-      }
-      const sentAt = debug ? monotonicNow() : 0;
-      if (debug && req.rateLimitKey !== undefined && sentAt - queuedAt >= 1) {
-        log.debug(`${req.operation} waited ${Math.round(sentAt - queuedAt)} ms for its turn in pacing bucket ${req.rateLimitKey}`, {
-          operation: req.operation,
-          bucket: req.rateLimitKey,
-          durationMs: Math.round(sentAt - queuedAt),
+    let fetched = false;
+    // A raw answer's body took the call's deadline over (see followCallerSignal).
+    let handed = false;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        if (signal?.aborted) throw stopped(req, signal);
+        let release: PaceRelease;
+        const queuedAt = debug ? monotonicNow() : 0;
+        // A budget's slot (a gateway document's share of the upstream), taken before the pacer's turn.
+        let slot: PaceRelease | undefined;
+        try {
+          const budget = req.fetchOptions === undefined ? undefined : budgetOf(req.fetchOptions);
+          if (budget) slot = await budget.acquire(req.rateLimitKey, signal, gate?.signal);
+          // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
+          // The wait for a turn also ends when the gate's reason arises.
+          // A turn granted at once is taken without a promise (one less await on every call).
+          release = attempt === 0 && req.paceTurn ? req.paceTurn : (pacer.tryTake(req.rateLimitKey) ?? (await pacer.acquire(req.rateLimitKey, signal, gate?.signal)));
+        } catch (err) {
+          slot?.();
+          throw gate?.check() ?? (err instanceof AbortError ? stopped(req, signal) : err);
+        }
+        if (gate) {
+          const refused = gate.check();
+          if (refused) {
+            release();
+            slot?.();
+            throw refused;
+          }
+        }
+        const sentAt = debug ? monotonicNow() : 0;
+        if (debug && req.rateLimitKey !== undefined && sentAt - queuedAt >= 1) {
+          log.debug(`${req.operation} waited ${Math.round(sentAt - queuedAt)} ms for its turn in pacing bucket ${req.rateLimitKey}`, {
+            operation: req.operation,
+            bucket: req.rateLimitKey,
+            durationMs: Math.round(sentAt - queuedAt),
+          });
+        }
+        const link = linkAbort(signal, timeoutMs);
+        let keepLink = false;
+        let delayMs: number;
+        let reason: RetryEvent['reason'];
+        let answered = false;
+        let answerStatus = 0;
+        let headers: Headers | undefined;
+        let quota: RateLimitInfo | undefined;
+        try {
+          fetched = true;
+          let res = await send(req, link.signal);
+          // Read once: each of a Response's getters checks its brand.
+          let status = res.status;
+          // An opaque redirect (what `redirect: 'manual'` gives in a browser) has status 0.
+          if (status < 200 || status > 299 ? res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(status) : false) {
+            res = await (afterAnswer ?? (await loadAfter())).followRedirects(req, res, link.signal);
+            status = res.status;
+          }
+          answerStatus = status;
+          headers = res.headers;
+          // A 410 closes the gate before its body is read: a turn freed meanwhile sends nothing.
+          // Built here, not by the lazily loaded error mapping: the gate must close in this tick, even
+          // on the first 410 a process sees (the error read from the whole answer replaces this one).
+          if (status === 410 && gate) gate.retired(new ApiRetiredError(`${req.operation}: HTTP 410 Gone`, { status: 410, request: summarise(req), requestId: requestIdOf(headers) }), true);
+          if (debug) {
+            const tookMs = monotonicNow() - sentAt;
+            (afterAnswer ?? (await loadAfter())).logAttempt(req, attempt, tookMs, status);
+          }
+          keepAnswerHeaders(req, headers);
+          if (req.onResponse) callHook(req.onResponse, (afterAnswer ?? (await loadAfter())).responseInfo(req, res));
+          // Parsed only where something reads it: onRateLimit, or the pacer once a window is spent.
+          if (resolved.onRateLimit ? headers.has('ratelimit') || headers.has('ratelimit-policy') : req.rateLimitKey !== undefined && SPENT_WINDOW.test(headers.get('ratelimit') ?? '')) {
+            quota = (afterAnswer ?? (await loadAfter())).rateLimitFeedback(req, headers);
+          }
+          if (status >= 200 && status <= 299) {
+            if (mode === RAW) {
+              if (!req.signal) return res;
+              keepLink = handed = true;
+              own?.stopTimer();
+              return (afterAnswer ?? (await loadAfter())).followCallerSignal(res, link, own);
+            }
+            // Read within the attempt's time limit; parsed as the caller asked.
+            const text = await res.text();
+            return mode === TEXT ? { status, headers, text } : parseJson(req, status, headers, text);
+          }
+          if (status === 404 && req.notFoundOnRetryMeansDone && earlierMayHaveActed) {
+            await res.body?.cancel().catch(() => undefined);
+            return mode === RAW ? new Response(null, { status: 204, headers }) : mode === TEXT ? { status: 204, headers, text: '' } : undefined;
+          }
+          // Bounded before anything reads it: a 20 MB error page is kept as its first part. Scrubbed
+          // before that cut and before any later clip (a message, a body's strings): a secret cut in
+          // two there would leave a piece no scrubber recognises.
+          const full = await res.text();
+          answered = true;
+          const scrubbed = scrubOf(req);
+          const text = full.length > MAX_ERROR_BODY_CHARS ? scrubbed(full.slice(0, MAX_ERROR_BODY_CHARS + SCRUB_MARGIN)).slice(0, MAX_ERROR_BODY_CHARS) : scrubbed(full);
+          const after = afterAnswer ?? (await loadAfter());
+          const retryAfterMs = after.parseRetryAfterMs(headers);
+          if (status === 429) pacer.pause(req.rateLimitKey, Math.min(retryAfterMs ?? backoffMs(attempt, () => 0), MAX_RETRY_AFTER_MS));
+          const extra = req.retryWhen?.(status, text) ?? false;
+          const retryable = (req.idempotent ? isRetryableStatus(status) : status === 429) || extra;
+          // 429 (refused before any work) and the call's own extra answers may be retried up to
+          // `retryUntil`; they follow the backoff even when Retry-After says 0.
+          const extended = req.retryUntil !== undefined && (status === 429 || extra);
+          delayMs = extended ? Math.max(retryAfterMs ?? 0, backoffMs(attempt)) : (retryAfterMs ?? backoffMs(attempt));
+          const canRetry = (extended ? monotonicNow() + delayMs < req.retryUntil! : counted < maxRetries) && !pastDeadline(signal, delayMs);
+          // A wait the server asks for past the cap (or the deadline) ends the call now, with its hint.
+          if (!retryable || !canRetry || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS)) {
+            const error = after.errorFromResponse(status, text, headers, { request: summarise(req), retryAfterMs });
+            if (earlierMayHaveActed) afterLostAnswer.add(error);
+            if (error instanceof ApiRetiredError) gate?.retired(error);
+            throw error;
+          }
+          if (!extended) counted++;
+          reason = status;
+          if (status >= 500) earlierMayHaveActed = true;
+        } catch (err) {
+          if (err instanceof RunpodError) throw err;
+          // The server answered with an error status and something failed while reading what it
+          // meant: that is still an HTTP error of that status, never a lost answer to resend.
+          if (answered) throw (afterAnswer ?? (await loadAfter())).unreadableAnswer(req, answerStatus, err, headers);
+          if (debug && !answerStatus) {
+            const tookMs = monotonicNow() - sentAt;
+            const after = afterAnswer ?? (await loadAfter());
+            after.logAttempt(req, attempt, tookMs, after.failureOutcome(err, !!signal?.aborted, link.timedOut()));
+          }
+          if (signal?.aborted) throw stopped(req, signal);
+          delayMs = backoffMs(attempt);
+          const canRetry = counted < maxRetries && !pastDeadline(signal, delayMs);
+          if (link.timedOut()) {
+            if (!req.idempotent || !canRetry) {
+              throw new TimeoutError(`${req.operation} timed out after ${timeoutMs} ms`, { timeoutMs, request: summarise(req) });
+            }
+            reason = 'timeout';
+            earlierMayHaveActed = true;
+          } else {
+            const after = afterAnswer ?? (await loadAfter());
+            const notSent = after.wasNotSent(err);
+            if (!(req.idempotent || notSent) || !canRetry || after.refusingPage(req, err)) throw after.connectionError(req, err, notSent);
+            reason = 'connection';
+            if (!notSent) earlierMayHaveActed = true;
+          }
+          counted++;
+        } finally {
+          release();
+          slot?.();
+          if (keepLink) link.stopTimer();
+          else link.dispose();
+          // Hooks run after the attempt, whatever its outcome: what they throw is theirs, and never
+          // turns an answer into a network failure or a resend.
+          if (quota) callHook(resolved.onRateLimit, quota);
+        }
+        if (log.enabled('info')) (afterAnswer ?? (await loadAfter())).logRetry(req, attempt, maxRetries, delayMs, reason);
+        callHook(resolved.onRetry, { operation: req.operation, retry: attempt + 1, delayMs, reason });
+        await sleep(delayMs, signal).catch(() => {
+          throw stopped(req, signal);
         });
       }
-      const link = linkAbort(signal, timeoutMs);
-      let keepLink = false;
-      let delayMs: number;
-      let reason: RetryEvent['reason'];
-      let answered = false;
-      let answerStatus = 0;
-      let quota: RateLimitInfo | undefined;
-      try {
-        state.fetched = true;
-        let res = await send(req, link.signal);
-        if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status)) res = await (afterAnswer ?? (await loadAfter())).followRedirects(req, res, link.signal);
-        answerStatus = res.status;
-        // A 410 closes the gate before its body is read: a turn freed meanwhile sends nothing.
-        // Built here, not by the lazily loaded error mapping: the gate must close in this tick, even
-        // on the first 410 a process sees (the error read from the whole answer replaces this one).
-        if (answerStatus === 410 && gate) gate.retired(new ApiRetiredError(`${req.operation}: HTTP 410 Gone`, { status: 410, request: summarise(req), requestId: requestIdOf(res.headers) }), true);
-        if (debug) {
-          const tookMs = monotonicNow() - sentAt;
-          (afterAnswer ?? (await loadAfter())).logAttempt(req, attempt, tookMs, res.status);
-        }
-        answerHeaders.set(req, res.headers);
-        if (req.onResponse) callHook(req.onResponse, (afterAnswer ?? (await loadAfter())).responseInfo(req, res));
-        // Parsed only where something reads it: onRateLimit, or the pacer once a window is spent.
-        if (resolved.onRateLimit ? res.headers.has('ratelimit') || res.headers.has('ratelimit-policy') : req.rateLimitKey !== undefined && SPENT_WINDOW.test(res.headers.get('ratelimit') ?? '')) {
-          quota = (afterAnswer ?? (await loadAfter())).rateLimitFeedback(req, res.headers);
-        }
-        if (res.ok) {
-          const value = await read(res);
-          if (raw && req.signal) {
-            keepLink = state.handed = true;
-            own?.stopTimer();
-            return (afterAnswer ?? (await loadAfter())).followCallerSignal(value as Response, link, own) as T;
-          }
-          return value;
-        }
-        if (res.status === 404 && req.notFoundOnRetryMeansDone && earlierMayHaveActed) {
-          await res.body?.cancel().catch(() => undefined);
-          return await read(new Response(null, { status: 204, headers: res.headers }));
-        }
-        // Bounded before anything reads it: a 20 MB error page is kept as its first part. Scrubbed
-        // before that cut and before any later clip (a message, a body's strings): a secret cut in
-        // two there would leave a piece no scrubber recognises.
-        const full = await res.text();
-        answered = true;
-        const scrubbed = scrubOf(req);
-        const text = full.length > MAX_ERROR_BODY_CHARS ? scrubbed(full.slice(0, MAX_ERROR_BODY_CHARS + SCRUB_MARGIN)).slice(0, MAX_ERROR_BODY_CHARS) : scrubbed(full);
-        const after = afterAnswer ?? (await loadAfter());
-        const retryAfterMs = after.parseRetryAfterMs(res.headers);
-        if (res.status === 429) pacer.pause(req.rateLimitKey, Math.min(retryAfterMs ?? backoffMs(attempt, () => 0), MAX_RETRY_AFTER_MS));
-        const extra = req.retryWhen?.(res.status, text) ?? false;
-        const retryable = (req.idempotent ? isRetryableStatus(res.status) : res.status === 429) || extra;
-        // 429 (refused before any work) and the call's own extra answers may be retried up to
-        // `retryUntil`; they follow the backoff even when Retry-After says 0.
-        const extended = req.retryUntil !== undefined && (res.status === 429 || extra);
-        delayMs = extended ? Math.max(retryAfterMs ?? 0, backoffMs(attempt)) : (retryAfterMs ?? backoffMs(attempt));
-        const canRetry = (extended ? monotonicNow() + delayMs < req.retryUntil! : counted < maxRetries) && !pastDeadline(delayMs);
-        // A wait the server asks for past the cap (or the deadline) ends the call now, with its hint.
-        if (!retryable || !canRetry || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS)) {
-          const error = after.errorFromResponse(res.status, text, res.headers, { request: summarise(req), retryAfterMs });
-          if (earlierMayHaveActed) afterLostAnswer.add(error);
-          if (error instanceof ApiRetiredError) gate?.retired(error);
-          throw error;
-        }
-        if (!extended) counted++;
-        reason = res.status;
-        if (res.status >= 500) earlierMayHaveActed = true;
-      } catch (err) {
-        if (err instanceof RunpodError) throw err;
-        // The server answered with an error status and something failed while reading what it
-        // meant: that is still an HTTP error of that status, never a lost answer to resend.
-        if (answered) throw (afterAnswer ?? (await loadAfter())).unreadableAnswer(req, answerStatus, err, answerHeaders.get(req));
-        if (debug && !answerStatus) {
-          const tookMs = monotonicNow() - sentAt;
-          const after = afterAnswer ?? (await loadAfter());
-          after.logAttempt(req, attempt, tookMs, after.failureOutcome(err, !!signal?.aborted, link.timedOut()));
-        }
-        if (signal?.aborted) throw stopped();
-        delayMs = backoffMs(attempt);
-        const canRetry = counted < maxRetries && !pastDeadline(delayMs);
-        if (link.timedOut()) {
-          if (!req.idempotent || !canRetry) {
-            throw new TimeoutError(`${req.operation} timed out after ${timeoutMs} ms`, { timeoutMs, request: summarise(req) });
-          }
-          reason = 'timeout';
-          earlierMayHaveActed = true;
-        } else {
-          const after = afterAnswer ?? (await loadAfter());
-          const notSent = after.wasNotSent(err);
-          if (!(req.idempotent || notSent) || !canRetry || after.refusingPage(req, err)) throw after.connectionError(req, err, notSent);
-          reason = 'connection';
-          if (!notSent) earlierMayHaveActed = true;
-        }
-        counted++;
-      } finally {
-        release();
-        slot?.();
-        if (keepLink) link.stopTimer();
-        else link.dispose();
-        // Hooks run after the attempt, whatever its outcome: what they throw is theirs, and never
-        // turns an answer into a network failure or a resend.
-        if (quota) callHook(resolved.onRateLimit, quota);
-      }
-      if (log.enabled('info')) (afterAnswer ?? (await loadAfter())).logRetry(req, attempt, maxRetries, delayMs, reason);
-      callHook(resolved.onRetry, { operation: req.operation, retry: attempt + 1, delayMs, reason });
-      await sleep(delayMs, signal).catch(() => {
-        throw stopped();
-      });
+    } catch (err) {
+      // Thrown before any byte could have left: a create that never went out made nothing.
+      if (!fetched && err instanceof RunpodError) unsent.add(err);
+      throw err;
+    } finally {
+      if (!handed) own?.dispose();
+    }
+  }
+
+  /** Why the call's signal fired: its deadline passed (a TimeoutError), or the caller aborted. */
+  function stopped(req: HttpRequest, signal: AbortSignal | undefined): RunpodError {
+    const deadline = deadlineOf(signal);
+    return deadline && timerFired(signal)
+      ? new TimeoutError(`${req.operation}: the call's ${deadline.ms} ms deadline passed`, { timeoutMs: deadline.ms, request: summarise(req) })
+      : abortedByCaller(req);
+  }
+
+  /** The body of a 2xx answer as JSON (`undefined` for an empty one), or the error for one that is not JSON. */
+  function parseJson(req: HttpRequest, status: number, headers: Headers, text: string): unknown {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // An empty body (or nothing but white space) is no answer rather than a wrong one.
+      if (text.trim() === '') return undefined;
+      throw notJson(req, { status, headers, text });
     }
   }
 
@@ -435,12 +480,8 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
       status,
       body: snippet,
       request: summarise(req),
-      requestId: requestIdOf(answerHeaders.get(req)),
+      requestId: requestIdOf((req as AnswerCarrier)[ANSWER_HEADERS]),
     });
-  }
-
-  async function readText(res: Response): Promise<HttpResult> {
-    return { status: res.status, headers: res.headers, text: await res.text() };
   }
 
   const core: HttpCore = {
@@ -448,21 +489,13 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     pacer,
     checkBeforeSending,
     scrub,
-    request: (req) => run(req, readText),
-    requestRaw: (req) => run(req, async (res) => res, true),
+    request: (req) => run(req, TEXT) as Promise<HttpResult>,
+    requestRaw: (req) => run(req, RAW) as Promise<Response>,
     notJson,
     wrongShape,
     abortedByCaller,
     log,
-    async requestJson<T>(req: HttpRequest): Promise<T> {
-      const result = await run(req, readText);
-      if (result.text.trim() === '') return undefined as T;
-      try {
-        return JSON.parse(result.text) as T;
-      } catch {
-        throw notJson(req, result);
-      }
-    },
+    requestJson: <T>(req: HttpRequest) => run(req, JSON_BODY) as Promise<T>,
   };
   if (!keyNotIndexed) registerSecret(apiKey, core);
   return core;

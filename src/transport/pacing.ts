@@ -1,5 +1,5 @@
 import { AbortError } from '../errors.js';
-import { MAX_TIMER_MS } from './abort.js';
+import { follow, MAX_TIMER_MS, unfollow, type AbortFollower } from './abort.js';
 
 /** Pacing for one bucket: at most `requests` per `intervalMs`, and at most `concurrency` in flight. */
 export interface RateLimitSetting {
@@ -17,10 +17,11 @@ const aborted = (signal: AbortSignal | undefined) => new AbortError('aborted whi
 /**
  * A call held in a bucket until its turn. A fan-out may queue thousands at once, so a subclass
  * keeps only what its call needs and builds the call's async work in `start`; the pacer keeps its
- * own bookkeeping on the same object, and it listens to the signal itself (`handleEvent`), so a
- * queued call costs one small object and no closures.
+ * own bookkeeping on the same object, and it follows the signal itself (`abortedBy`, through the
+ * one listener the package keeps per signal: see abort.ts's `follow`), so a queued call costs one
+ * small object and no closures, and a thousand calls queued on one signal add one listener to it.
  */
-export abstract class QueuedCall implements EventListenerObject {
+export abstract class QueuedCall implements AbortFollower {
   /** Set by the pacer while the call waits: its bucket's pump, run when the call leaves by abort. */
   waitingFor: (() => void) | undefined = undefined;
 
@@ -39,19 +40,19 @@ export abstract class QueuedCall implements EventListenerObject {
   /** Its signal fired while it waited: it has left the queue and will not start. */
   abstract abandon(error: AbortError): void;
 
-  handleEvent(event: Event): void {
+  abortedBy(signal: AbortSignal): void {
     const pump = this.waitingFor;
     if (!pump) return;
     this.waitingFor = undefined;
     unlisten(this);
-    this.abandon(aborted(event.target as AbortSignal));
+    this.abandon(aborted(signal));
     pump();
   }
 }
 
 function unlisten(call: QueuedCall): void {
-  call.signal?.removeEventListener('abort', call);
-  call.also?.removeEventListener('abort', call);
+  if (call.signal) unfollow(call.signal, call);
+  if (call.also) unfollow(call.also, call);
 }
 
 /** `acquire`'s queued call: the turn resolves a promise. */
@@ -242,7 +243,8 @@ function memoryBucket({ requests, windowMs, concurrency }: PacingLimit): PacingB
   let lastSentAt = -Infinity;
   return {
     take(count) {
-      const now = monotonicNow();
+      // A bucket without a rate reads the clock only while a pause may hold it.
+      const now = sent || pausedUntil > 0 ? monotonicNow() : 0;
       let granted = 0;
       let retryInMs = 0;
       while (granted < count && inFlight < concurrency) {
@@ -264,7 +266,7 @@ function memoryBucket({ requests, windowMs, concurrency }: PacingLimit): PacingB
         }
         granted++;
       }
-      if (granted > 0) lastSentAt = now;
+      if (granted > 0 && sent) lastSentAt = now;
       // Shared answers for the common cases: no object per call.
       if (granted === 1) return GRANT_ONE;
       if (granted === 0 && retryInMs === 0) return GRANT_NONE_NOW;
@@ -282,6 +284,7 @@ function memoryBucket({ requests, windowMs, concurrency }: PacingLimit): PacingB
     pause(ms) {
       pausedUntil = Math.max(pausedUntil, monotonicNow() + ms);
     },
+    // Without a rate (no `sent`), only a pause is remembered.
     idle: () => !inFlight && monotonicNow() > Math.max(pausedUntil, lastSentAt + windowMs),
   };
 }
@@ -346,8 +349,11 @@ function createBucket(state: PacingBucket): Bucket {
     // Abandoned calls stay in place until the queue reaches them.
     while (head < queue.length && !queue[head]!.waitingFor) queue[head++] = undefined;
     if (head < queue.length) return true;
-    queue = [];
-    head = 0;
+    // Not replaced when already empty: every release asks, and most find nobody waiting.
+    if (head !== 0) {
+      queue = [];
+      head = 0;
+    }
     return false;
   }
 
@@ -424,8 +430,8 @@ function createBucket(state: PacingBucket): Bucket {
         return pump();
       }
       call.waitingFor = pump;
-      call.signal?.addEventListener('abort', call, { once: true });
-      call.also?.addEventListener('abort', call, { once: true });
+      if (call.signal) follow(call.signal, call);
+      if (call.also) follow(call.also, call);
       queue.push(call);
       pump();
     },
