@@ -42,6 +42,8 @@ interface RouteCall<T> extends Pick<HttpRequest, 'method' | 'body' | 'idempotent
   bucket: string;
   /** Like `retryUntil`, counted from when the call is sent, not while it waits for its turn. */
   retryForMs?: number | undefined;
+  /** The job the route is about, for an answer that may leave its id out. */
+  jobId?: string | undefined;
   /** What a good answer looks like; anything else is a ServerError. */
   check: (body: unknown) => body is T;
   expected: string;
@@ -63,6 +65,8 @@ export type QueueCalls = ReturnType<typeof createQueueCalls>;
 export function createQueueCalls(kit: QueueKit) {
   /** The default for `run`: a queued run keeps its options, so none are made for a call without. */
   const NO_RUN_OPTIONS: RunOptions = Object.freeze({});
+  /** A call made without options: its request is sent as built, with nothing spread into it. */
+  const NO_OPTIONS: CallOptions = NO_RUN_OPTIONS;
   // In the kit's order (its tuple type checks most of it; the error classes alike in shape, the tests).
   const [AbortError, JobCancelledError, JobFailedError, JobTimedOutError, NotFoundError, ValidationError, QueuedCall, Job, callHook, checkDuration, checkInteger, isArrayOf, isRecord, isString, isTerminalJobStatus, linkAbort, monotonicNow, requireId, requireObject, requireString, sleep, toJsonBody, checkBodySize] = kit;
 
@@ -153,7 +157,7 @@ export function createQueueCalls(kit: QueueKit) {
       private readonly hub: QueueHub,
       private readonly req: RouteCall<T>,
       private readonly options: CallOptions,
-      private readonly toResult: ((answer: T, hub: QueueHub) => R) | undefined,
+      private readonly toResult: ((answer: T, hub: QueueHub, req: RouteCall<T>) => R) | undefined,
       private readonly resolve: (value: R) => void,
       private readonly reject: (error: unknown) => void,
     ) {
@@ -163,7 +167,7 @@ export function createQueueCalls(kit: QueueKit) {
     /** Fixed fields first, so requests of one route share a hidden class. */
     request(paceTurn: PaceRelease | undefined): HttpRequest {
       const { hub, req, options } = this;
-      return {
+      const request: HttpRequest = {
         method: req.method,
         url: `${hub.base}${req.path}`,
         auth: 'bearer',
@@ -173,10 +177,11 @@ export function createQueueCalls(kit: QueueKit) {
         idempotent: req.idempotent,
         retryUntil: req.retryForMs === undefined ? req.retryUntil : monotonicNow() + req.retryForMs,
         retryWhen: req.retryWhen,
-        ...options,
         timeoutMs: options.timeoutMs ?? req.timeoutMs,
         paceTurn,
       };
+      // A call without options (most of them) is sent as built: no copy.
+      return options === NO_OPTIONS ? request : { ...request, ...options, timeoutMs: request.timeoutMs, paceTurn };
     }
 
     start(turn: PaceRelease): void {
@@ -188,7 +193,7 @@ export function createQueueCalls(kit: QueueKit) {
           else if (toResult === undefined) resolve(body as unknown as R);
           else {
             try {
-              resolve(toResult(body, hub));
+              resolve(toResult(body, hub, req));
             } catch (err) {
               reject(err);
             }
@@ -214,7 +219,7 @@ export function createQueueCalls(kit: QueueKit) {
    * The answer, once checked, is passed through `toResult` (a function shared by all calls, where a
    * `.then` would add a promise per call). A throw here is the caller's to turn into a rejection.
    */
-  function send<T, R>(hub: QueueHub, req: RouteCall<T>, options: CallOptions, toResult: ((answer: T, hub: QueueHub) => R) | undefined, resolve: (value: R) => void, reject: (error: unknown) => void): void {
+  function send<T, R>(hub: QueueHub, req: RouteCall<T>, options: CallOptions, toResult: ((answer: T, hub: QueueHub, req: RouteCall<T>) => R) | undefined, resolve: (value: R) => void, reject: (error: unknown) => void): void {
     // Checks the options (timeoutMs included) and the key, naming the request in the error.
     const call = new QueuedRouteCall<T, R>(hub, req, options, toResult, resolve, reject);
     hub.core.checkBeforeSending(options, 'bearer', () => call.request(undefined));
@@ -222,8 +227,8 @@ export function createQueueCalls(kit: QueueKit) {
   }
 
   function call<T>(hub: QueueHub, req: RouteCall<T>, options?: CallOptions): Promise<T>;
-  function call<T, R>(hub: QueueHub, req: RouteCall<T>, options: CallOptions | undefined, toResult: (answer: T, hub: QueueHub) => R): Promise<R>;
-  function call<T, R>(hub: QueueHub, req: RouteCall<T>, options: CallOptions = {}, toResult?: (answer: T, hub: QueueHub) => R): Promise<R> {
+  function call<T, R>(hub: QueueHub, req: RouteCall<T>, options: CallOptions | undefined, toResult: (answer: T, hub: QueueHub, req: RouteCall<T>) => R): Promise<R>;
+  function call<T, R>(hub: QueueHub, req: RouteCall<T>, options: CallOptions = NO_OPTIONS, toResult?: (answer: T, hub: QueueHub, req: RouteCall<T>) => R): Promise<R> {
     return new Promise<R>((resolve, reject) => send(hub, req, options, toResult, resolve, reject));
   }
 
@@ -241,16 +246,18 @@ export function createQueueCalls(kit: QueueKit) {
         idempotent: true,
         timeoutMs: held ? holdMs + HOLD_MARGIN_MS : undefined,
         retryUntil,
+        jobId,
         check: isJobState as (body: unknown) => body is JobState<Output>,
         expected: 'a job state with a status',
       },
       options,
-      (state) => withId(state, jobId),
+      withId as (state: JobState<Output>, hub: QueueHub, req: RouteCall<JobState<Output>>) => JobState<Output>,
     );
   }
 
-  function withId<Output>(state: JobState<Output>, jobId: string): JobState<Output> {
-    return state.id === undefined ? { ...state, id: jobId } : state;
+  /** A state with the id of the job asked about, where the answer left it out (one function for every call: no closure each). */
+  function withId(state: JobState, _hub: QueueHub, req: RouteCall<JobState>): JobState {
+    return state.id === undefined ? { ...state, id: req.jobId! } : state;
   }
 
   /** Throws the typed error for a terminal state other than COMPLETED; returns the completed job. */

@@ -135,7 +135,7 @@ export class Job<Input = unknown, Output = unknown, Chunk = unknown> {
    * JobCancelledError or JobTimedOutError, each carrying the job id.
    */
   wait(options: WaitOptions<Output> = {}): Promise<CompletedJob<Output>> {
-    return later((loaded) => loaded.wait(this.#hub, this.id, options, this.#submitted));
+    return calls ? calls.wait(this.#hub, this.id, options, this.#submitted) : later((loaded) => loaded.wait(this.#hub, this.id, options, this.#submitted));
   }
 
   /** Streams the job's output chunks until it is terminal, up to a deadline. */
@@ -260,7 +260,15 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
         else loadQueueCalls().then((loaded) => loaded.run(hub, input, options, settle, reject), reject);
       }),
     runSync: (input, options) => later((loaded) => loaded.runSync(hub, input, options)),
-    status: async (jobId, options) => job(jobId).status(options),
+    // The hot path of a polling loop: no Job made, no async frame; a bad id still rejects.
+    status: (jobId, options) => {
+      try {
+        requireId('jobId', jobId);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return calls ? calls.status<Output>(hub, jobId, options) : loadQueueCalls().then((loaded) => loaded.status<Output>(hub, jobId, options));
+    },
     cancel: async (jobId, options) => job(jobId).cancel(options),
     retry: async (jobId, options) => job(jobId).retry(options),
     stream: (jobId, options) => job(jobId).stream(options),

@@ -408,13 +408,17 @@ export function validateTransportOptions(options: RunpodClientOptions): void {
   check('onTransportChange', options.onTransportChange, (v) => typeof v === 'function', 'a function');
 }
 
+// Made once: every call with an option set runs these checks.
+const isCountFromZero = isCount(0);
+const isSignal: Check = (v) => typeof (v as AbortSignal | null)?.addEventListener === 'function';
+
 /** The per-call options every method takes (and their client-wide defaults), checked before anything is sent. */
 export function validateCallOptions(options: CallOptions, request?: RequestForError): void {
   checkDuration('timeoutMs', options.timeoutMs, request);
   checkDuration('deadlineMs', options.deadlineMs, request);
-  check('maxRetries', options.maxRetries, isCount(0), 'an integer ≥ 0', request);
+  check('maxRetries', options.maxRetries, isCountFromZero, 'an integer ≥ 0', request);
   checkHeaders(options.headers, request);
-  check('signal', options.signal, (v) => typeof (v as AbortSignal | null)?.addEventListener === 'function', 'an AbortSignal', request);
+  check('signal', options.signal, isSignal, 'an AbortSignal', request);
   check('fetchOptions', options.fetchOptions, isObject, 'an object of fetch options', request);
   check('onResponse', options.onResponse, (v) => typeof v === 'function', 'a function', request);
 }

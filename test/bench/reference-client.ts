@@ -24,7 +24,8 @@ export function referenceClient(headers: Record<string, string>, { timeoutMs = 3
             throw new ReferenceError('answer is not JSON', res.status);
           }
         }
-        if (!(idempotent && RETRYABLE.has(res.status)) || attempt >= maxRetries) throw new ReferenceError(`HTTP ${res.status}`, res.status);
+        // A 429 was refused before any work, so even a create is sent again (as the client does).
+        if (!((idempotent || res.status === 429) && RETRYABLE.has(res.status)) || attempt >= maxRetries) throw new ReferenceError(`HTTP ${res.status}`, res.status);
       } catch (err) {
         if (err instanceof ReferenceError) throw err;
         if (!idempotent || attempt >= maxRetries) throw new ReferenceError(`connection failed: ${(err as Error).message}`);
