@@ -134,16 +134,7 @@ export function createRestPodsApi(rest: RestRequester): RestPodsApi {
     }
   }
 
-  // Not async: a frame that only returned the read's promise would add one more per call.
-  const get = (id: string, options?: CallOptions): Promise<Pod> => {
-    let path: string;
-    try {
-      path = one(id);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return rest.object<Pod>({ method: 'GET', path, route: 'GET /pods/{id}', idempotent: true }, options);
-  };
+  const get = async (id: string, options?: CallOptions) => rest.object<Pod>({ method: 'GET', path: one(id), route: 'GET /pods/{id}', idempotent: true }, options);
   /** The pod as one GET (not retried) finds it now; undefined when it cannot be read. */
   const podNow = (id: string, options?: CallOptions) => get(id, { ...options, maxRetries: 0 }).catch(() => undefined);
 

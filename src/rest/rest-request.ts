@@ -41,20 +41,18 @@ export function createRestRequester(core: HttpCore): RestRequester {
   // X-Team-Id rides on REST v2 only, so it is added here and not with the client-wide headers.
   const { teamId } = core.options;
   const teamHeader = (options: CallOptions) => (teamId === undefined ? {} : { headers: { 'x-team-id': teamId, ...options.headers } });
-  const http = (call: RestCall, options?: CallOptions): HttpRequest => {
-    const req: HttpRequest = {
-      method: call.method,
-      url: call.query === undefined ? `${base}${call.path}` : `${base}${call.path}${toQueryString(call.query, 'comma')}`,
-      auth: 'bearer',
-      body: call.body === undefined ? undefined : toJsonBody('body', call.body),
-      operation: call.route,
-      idempotent: call.idempotent,
-      notFoundOnRetryMeansDone: call.notFoundOnRetryMeansDone,
-      rateLimitKey: 'rest',
-    };
-    // The common call, with no options and no team, is sent as built: no copy.
-    return options === undefined && teamId === undefined ? req : { ...req, ...options, ...teamHeader(options ?? {}) };
-  };
+  const http = (call: RestCall, options: CallOptions = {}): HttpRequest => ({
+    method: call.method,
+    url: `${base}${call.path}${toQueryString(call.query, 'comma')}`,
+    auth: 'bearer',
+    body: call.body === undefined ? undefined : toJsonBody('body', call.body),
+    operation: call.route,
+    idempotent: call.idempotent,
+    notFoundOnRetryMeansDone: call.notFoundOnRetryMeansDone,
+    rateLimitKey: 'rest',
+    ...options,
+    ...teamHeader(options),
+  });
   const isResource = (value: unknown) => isRecord(value) && typeof value.id === 'string';
   const object = async <T>(call: RestCall, options?: CallOptions, shape: 'resource' | 'object' = 'resource'): Promise<T> => {
     const req = http(call, options);

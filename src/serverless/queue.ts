@@ -260,15 +260,7 @@ export function createEndpointClient<Input = unknown, Output = unknown, Chunk = 
         else loadQueueCalls().then((loaded) => loaded.run(hub, input, options, settle, reject), reject);
       }),
     runSync: (input, options) => later((loaded) => loaded.runSync(hub, input, options)),
-    // The hot path of a polling loop: no Job made, no async frame; a bad id still rejects.
-    status: (jobId, options) => {
-      try {
-        requireId('jobId', jobId);
-      } catch (err) {
-        return Promise.reject(err);
-      }
-      return calls ? calls.status<Output>(hub, jobId, options) : loadQueueCalls().then((loaded) => loaded.status<Output>(hub, jobId, options));
-    },
+    status: async (jobId, options) => job(jobId).status(options),
     cancel: async (jobId, options) => job(jobId).cancel(options),
     retry: async (jobId, options) => job(jobId).retry(options),
     stream: (jobId, options) => job(jobId).stream(options),

@@ -41,7 +41,6 @@ class Followers implements EventListenerObject {
 
   handleEvent(): void {
     const { waits, signal } = this;
-    signal.removeEventListener('abort', this);
     // Each leaves before it is told, so what it does in turn (unfollow, follow again) finds it gone.
     for (const wait of waits) {
       waits.delete(wait);
@@ -57,7 +56,7 @@ const followers = new WeakMap<AbortSignal, Followers>();
 export function follow(signal: AbortSignal, follower: AbortFollower): void {
   let entry = followers.get(signal);
   if (entry === undefined) followers.set(signal, (entry = new Followers(signal)));
-  if (entry.waits.size === 0) signal.addEventListener('abort', entry);
+  if (entry.waits.size === 0) signal.addEventListener('abort', entry, { once: true });
   entry.waits.add(follower);
 }
 
@@ -78,37 +77,31 @@ export interface LinkedAbort {
 
 /**
  * A signal of its own that fires when `parent` (or `other`) fires or after `timeoutMs`. A class,
- * with the timer's one closure its only allocation beyond the controller: one is made per attempt.
+ * with no closure per signal followed: one is made per attempt.
  */
 class Link implements LinkedAbort, AbortFollower {
   private readonly controller = new AbortController();
   readonly signal = this.controller.signal;
   private expired = false;
-  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  /** A timer past setTimeout's range, re-armed in steps. */
-  private cancel: (() => void) | undefined = undefined;
+  private cancel: (() => void) | undefined;
 
   constructor(
     private readonly parent: AbortSignal | undefined,
     private readonly other: AbortSignal | undefined,
     timeoutMs: number | undefined,
   ) {
-    if (parent !== undefined) {
-      if (parent.aborted) this.controller.abort(parent.reason);
-      else follow(parent, this);
-    }
-    // A second signal (a gate's), followed the same way and let go of by `dispose` too.
-    if (other !== undefined && !this.signal.aborted) {
-      if (other.aborted) this.controller.abort(other.reason);
-      else follow(other, this);
+    // A second signal (a gate's) is followed the same way, and let go of by `dispose` too.
+    for (const s of [parent, other]) {
+      if (s && !this.signal.aborted) {
+        if (s.aborted) this.abortedBy(s);
+        else follow(s, this);
+      }
     }
     if (timeoutMs !== undefined && timeoutMs > 0 && timeoutMs !== Infinity && !this.signal.aborted) {
-      const expire = () => {
+      this.cancel = startTimer(() => {
         this.expired = true;
         this.controller.abort(new TimerExpired(`timed out after ${timeoutMs} ms`));
-      };
-      if (timeoutMs <= MAX_TIMER_MS) this.timer = setTimeout(expire, timeoutMs);
-      else this.cancel = startTimer(expire, timeoutMs);
+      }, timeoutMs);
     }
   }
 
@@ -121,14 +114,13 @@ class Link implements LinkedAbort, AbortFollower {
   }
 
   stopTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
     this.cancel?.();
   }
 
   dispose(): void {
     this.stopTimer();
-    if (this.parent !== undefined) unfollow(this.parent, this);
-    if (this.other !== undefined) unfollow(this.other, this);
+    if (this.parent) unfollow(this.parent, this);
+    if (this.other) unfollow(this.other, this);
   }
 }
 

@@ -129,13 +129,12 @@ export function neverSent(err: unknown): boolean {
 /**
  * The headers of the last answer a request received, kept on the request under a symbol: a
  * wrong-shaped body's error names its request id. A property costs a fraction of a WeakMap's entry,
- * which every call would pay (and the collector after it); the request is the core's own object.
+ * which every call would pay (and the collector after it). Every request is an object its surface
+ * built for the call, never frozen.
  */
 const ANSWER_HEADERS: unique symbol = Symbol('answer headers');
 type AnswerCarrier = { [ANSWER_HEADERS]?: Headers };
-function keepAnswerHeaders(req: HttpRequest, headers: Headers): void {
-  if (Object.isExtensible(req)) (req as AnswerCarrier)[ANSWER_HEADERS] = headers;
-}
+
 
 /** A wait of `ms` from now would end past the deadline `signal` carries. */
 function pastDeadline(signal: AbortSignal | undefined, ms: number): boolean {
@@ -149,9 +148,6 @@ const JSON_BODY = 1;
 const RAW = 2;
 type ReadMode = typeof TEXT | typeof JSON_BODY | typeof RAW;
 
-/** True when a call sets any of the options `validateCallOptions` checks (null means the default, as undefined does). */
-const hasCallOptions = (o: CallOptions): boolean =>
-  o.timeoutMs != null || o.deadlineMs != null || o.maxRetries != null || o.headers != null || o.signal != null || o.fetchOptions != null || o.onResponse != null;
 
 /**
  * True for an HTTP error answered to a resend, after an earlier attempt that may have acted but
@@ -262,10 +258,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
    * `requestJson` adds no frame or promise of its own.
    */
   async function run(req: HttpRequest, mode: ReadMode): Promise<unknown> {
-    // Every option is checked only when one is set: most calls carry none.
-    if (hasCallOptions(req)) validateCallOptions(req, () => summarise(req));
-    // Which credential may go where is decided in options.ts; a call it refuses sends nothing.
-    if (req.auth !== 'none' && (!apiKey || resolved.gatewayOrigin !== undefined)) checkBeforeSending(req, req.auth, () => req);
+    checkBeforeSending(req, req.auth, () => req);
     // The whole call's deadline: the caller's (a create's, across its steps) or one of its own.
     const own = startDeadline(req.signal, req.deadlineMs ?? resolved.deadlineMs);
     const signal = own?.signal ?? req.signal;
@@ -286,7 +279,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
         // A budget's slot (a gateway document's share of the upstream), taken before the pacer's turn.
         let slot: PaceRelease | undefined;
         try {
-          const budget = req.fetchOptions === undefined ? undefined : budgetOf(req.fetchOptions);
+          const budget = budgetOf(req.fetchOptions);
           if (budget) slot = await budget.acquire(req.rateLimitKey, signal, gate?.signal);
           // Taken before the attempt's timer starts: waiting for a turn is not part of the attempt.
           // The wait for a turn also ends when the gate's reason arises.
@@ -296,13 +289,11 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
           slot?.();
           throw gate?.check() ?? (err instanceof AbortError ? stopped(req, signal) : err);
         }
-        if (gate) {
-          const refused = gate.check();
-          if (refused) {
-            release();
-            slot?.();
-            throw refused;
-          }
+        const refused = gate?.check();
+        if (refused) {
+          release();
+          slot?.();
+          throw refused;
         }
         const sentAt = debug ? monotonicNow() : 0;
         if (debug && req.rateLimitKey !== undefined && sentAt - queuedAt >= 1) {
@@ -325,8 +316,7 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
           let res = await send(req, link.signal);
           // Read once: each of a Response's getters checks its brand.
           let status = res.status;
-          // An opaque redirect (what `redirect: 'manual'` gives in a browser) has status 0.
-          if (status < 200 || status > 299 ? res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(status) : false) {
+          if (res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(status)) {
             res = await (afterAnswer ?? (await loadAfter())).followRedirects(req, res, link.signal);
             status = res.status;
           }
@@ -340,13 +330,18 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
             const tookMs = monotonicNow() - sentAt;
             (afterAnswer ?? (await loadAfter())).logAttempt(req, attempt, tookMs, status);
           }
-          keepAnswerHeaders(req, headers);
+          (req as AnswerCarrier)[ANSWER_HEADERS] = headers;
           if (req.onResponse) callHook(req.onResponse, (afterAnswer ?? (await loadAfter())).responseInfo(req, res));
           // Parsed only where something reads it: onRateLimit, or the pacer once a window is spent.
           if (resolved.onRateLimit ? headers.has('ratelimit') || headers.has('ratelimit-policy') : req.rateLimitKey !== undefined && SPENT_WINDOW.test(headers.get('ratelimit') ?? '')) {
             quota = (afterAnswer ?? (await loadAfter())).rateLimitFeedback(req, headers);
           }
-          if (status >= 200 && status <= 299) {
+          // The earlier attempt did the work: read as the 204 it would have had.
+          if (status === 404 && req.notFoundOnRetryMeansDone && earlierMayHaveActed) {
+            await res.body?.cancel().catch(() => undefined);
+            res = new Response(null, { status: (status = 204), headers });
+          }
+          if (res.ok) {
             if (mode === RAW) {
               if (!req.signal) return res;
               keepLink = handed = true;
@@ -356,10 +351,6 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
             // Read within the attempt's time limit; parsed as the caller asked.
             const text = await res.text();
             return mode === TEXT ? { status, headers, text } : parseJson(req, status, headers, text);
-          }
-          if (status === 404 && req.notFoundOnRetryMeansDone && earlierMayHaveActed) {
-            await res.body?.cancel().catch(() => undefined);
-            return mode === RAW ? new Response(null, { status: 204, headers }) : mode === TEXT ? { status: 204, headers, text: '' } : undefined;
           }
           // Bounded before anything reads it: a 20 MB error page is kept as its first part. Scrubbed
           // before that cut and before any later clip (a message, a body's strings): a secret cut in
@@ -452,10 +443,10 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     try {
       return JSON.parse(text);
     } catch {
-      // An empty body (or nothing but white space) is no answer rather than a wrong one.
-      if (text.trim() === '') return undefined;
-      throw notJson(req, { status, headers, text });
+      // An empty body (or nothing but white space) is no answer (undefined) rather than a wrong one.
+      if (text.trim()) throw notJson(req, { status, headers, text });
     }
+    return undefined;
   }
 
   function notJson(req: HttpRequest, { status, headers, text }: HttpResult): ServerError {

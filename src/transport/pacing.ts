@@ -243,8 +243,7 @@ function memoryBucket({ requests, windowMs, concurrency }: PacingLimit): PacingB
   let lastSentAt = -Infinity;
   return {
     take(count) {
-      // A bucket without a rate reads the clock only while a pause may hold it.
-      const now = sent || pausedUntil > 0 ? monotonicNow() : 0;
+      const now = monotonicNow();
       let granted = 0;
       let retryInMs = 0;
       while (granted < count && inFlight < concurrency) {
@@ -266,7 +265,7 @@ function memoryBucket({ requests, windowMs, concurrency }: PacingLimit): PacingB
         }
         granted++;
       }
-      if (granted > 0 && sent) lastSentAt = now;
+      if (granted > 0) lastSentAt = now;
       // Shared answers for the common cases: no object per call.
       if (granted === 1) return GRANT_ONE;
       if (granted === 0 && retryInMs === 0) return GRANT_NONE_NOW;
@@ -284,7 +283,6 @@ function memoryBucket({ requests, windowMs, concurrency }: PacingLimit): PacingB
     pause(ms) {
       pausedUntil = Math.max(pausedUntil, monotonicNow() + ms);
     },
-    // Without a rate (no `sent`), only a pause is remembered.
     idle: () => !inFlight && monotonicNow() > Math.max(pausedUntil, lastSentAt + windowMs),
   };
 }
