@@ -206,8 +206,10 @@ export class ServerlessQueue {
   private readonly finished = new Set<EmulatedJob>();
   private readonly maxRetainedResults: number;
   /**
-   * This hour's charges by endpoint, worker and GPU type: a job's charge adds to its row, so the
-   * bill grows per worker and hour, not per job. Cleared when the hour turns.
+   * This hour's charges by account, endpoint and GPU type: a job's charge adds to its row, so the
+   * bill grows by one row per endpoint and hour of use, not per job. Not per worker either: a pool
+   * whose workers go idle and come back (every job on a fresh worker, once the clock moves past
+   * `idleTimeout` between jobs) made one row per job. Cleared when the hour turns.
    */
   private chargeRows = { hour: Number.NaN, rows: new Map<string, EndpointCharge>() };
 
@@ -274,6 +276,28 @@ export class ServerlessQueue {
   /** How many jobs are kept (for tests of eviction). */
   get size(): number {
     return this.jobs.size;
+  }
+
+  /** What the queue holds now, structure by structure (for tests of its bounds: `emulator.inspect.retained()`). */
+  retained(): { jobs: number; jobInputs: number; finished: number; waitingQueues: number; jobListeners: number; timers: number; workerPools: number; workers: number; workerTimers: number } {
+    let jobListeners = 0;
+    let jobInputs = 0;
+    for (const job of this.jobs.values()) {
+      jobListeners += job.listeners.size;
+      if (job.input !== undefined) jobInputs++;
+    }
+    const pools = this.workers.retained();
+    return {
+      jobs: this.jobs.size,
+      jobInputs,
+      finished: this.finished.size,
+      waitingQueues: this.waitingJobs.size,
+      jobListeners,
+      timers: this.timers.size + (this.sweepHandle === undefined ? 0 : 1),
+      workerPools: pools.pools,
+      workers: pools.workers,
+      workerTimers: pools.timers,
+    };
   }
 
   /**
@@ -462,6 +486,9 @@ export class ServerlessQueue {
     delete job.progress;
     if (fields.output !== undefined) job.output = fields.output;
     if (fields.error !== undefined) job.error = fields.error;
+    // Only a FAILED or TIMED_OUT job can run again (retry): any other lets its input go now, not
+    // when its result expires (a soak of large inputs kept 10,000 of them for 30 minutes).
+    if (status === 'COMPLETED' || status === 'CANCELLED') job.input = undefined;
     const ranMs = job.startedAt === undefined ? 0 : job.finishedAt - job.startedAt;
     if (bill && ranMs > 0) this.charge(bill.account, bill.endpoint, job.workerId ?? workerIdOf(bill.endpoint), ranMs, job.finishedAt);
     this.finished.add(job);
@@ -476,13 +503,13 @@ export class ServerlessQueue {
     if (job.webhook) this.sendWebhook(job.webhook, JSON.stringify(this.view(job)), 1);
   }
 
-  /** Adds a job's run to the bill: to this hour's row of its endpoint, worker and GPU type. */
+  /** Adds a job's run to the bill: to this hour's row of its endpoint and GPU type (`podId`: the first worker billed in it). */
   private charge(account: Account, endpoint: EmulatedEndpoint, podId: string, ranMs: number, at: number): void {
     const hour = Math.floor(at / HOUR_MS);
     if (hour !== this.chargeRows.hour) this.chargeRows = { hour, rows: new Map() };
     const gpuTypeId = endpoint.gpuTypeIds[0] ?? 'NVIDIA RTX A4000';
     const amount = (ranMs / 1000) * SERVERLESS_PRICE_PER_SECOND * Math.max(1, endpoint.gpuCount);
-    const key = `${account.id}\u0000${endpoint.id}\u0000${podId}\u0000${gpuTypeId}`;
+    const key = `${account.id}\u0000${endpoint.id}\u0000${gpuTypeId}`;
     const row = this.chargeRows.rows.get(key);
     if (row && row.at <= at) {
       row.amount += amount;

@@ -85,6 +85,11 @@ export class ServerlessLimiter {
     };
   }
 
+  /** Buckets kept: one per account, endpoint and route group used (for `emulator.inspect.retained()`). */
+  get size(): number {
+    return this.buckets.size;
+  }
+
   /** True when a queue of `queued` jobs refuses more work. */
   isQueueFull(queued: number, workersMax: number): boolean {
     if (!this.queueFull) return false;
