@@ -680,6 +680,36 @@ async function emulatorMemory(): Promise<void> {
   results.emulatorMemory = { ...out, bytesPerRetainedJob: perJob, expiredOverStart: after, mixed: { ...mixed, expiredOverStart: mixedAfter, bytesLeftPerJob: leftPerJob } };
 }
 
+/**
+ * Issue 43: the client against the emulator, in one process, 100,000 calls of a service's mix
+ * (test/emulator/soak-mix.ts: 40,000 jobs, GraphQL and REST reads, 404s, pods, faults): the heap
+ * at 10 % of the calls, at the end and once every result has expired, and what the emulator keeps.
+ */
+async function soakSection(): Promise<void> {
+  type Retained = Record<string, number>;
+  type Out = { rounds: number; calls: number; jobs: number; notFound: number; atTenth: number; atEnd: number; expired: number; retainedAtTenth: Retained; retainedAtEnd: Retained; retainedAfter: Retained };
+  const mb = (bytes: number) => `${fmt(bytes / 2 ** 20, 1)} MB`;
+  const out = await worker<Out>('soak.ts', { rounds: quick ? 2_000 : 10_000 }, ['--expose-gc']);
+  const ratio = out.expired / out.atTenth;
+  const left = out.retainedAfter;
+  // What a job, a request or a fault leaves: none of it may stay once results have expired.
+  const perCall = ['jobs', 'jobInputs', 'finished', 'waitingQueues', 'jobListeners', 'timers', 'workerTimers', 'sleeps', 'holds', 'faultRules', 'pods', 'podLogLines', 'logListeners'];
+  const stayed = perCall.filter((k) => (left[k] ?? 0) > 0);
+  row(
+    `soak: client + emulator, ${out.calls.toLocaleString('en')} calls (${out.jobs.toLocaleString('en')} jobs): heap at 10 %, at the end, once every result expired`,
+    `${mb(out.atTenth)} → ${mb(out.atEnd)} (${out.retainedAtEnd.finished!.toLocaleString('en')} results kept) → ${mb(out.expired)}: ${fmt(ratio, 3)}× the 10 % mark`,
+    '≤ 1.10× (issue 43: 205 MB against 53.8 MB)',
+    ratio <= 1.1,
+  );
+  row(
+    '  what the emulator keeps once every result expired',
+    `${stayed.length === 0 ? 'no job, input, hold, sleep, timer, fault rule, pod or log line' : stayed.map((k) => `${left[k]} ${k}`).join(', ')}; ${left.workers} idle workers in ${left.workerPools} pools; bill: ${left.endpointCharges} serverless row${left.endpointCharges === 1 ? '' : 's'}, ${left.billingSegments} pod segments`,
+    'nothing per call; the bill by the hour',
+    stayed.length === 0 && left.endpointCharges! <= 3 * 2,
+  );
+  results.soak = { ...out, expiredOverTenth: ratio };
+}
+
 // ---- 6. the gateway --------------------------------------------------------------------------------
 
 /** Issue 28: a request through the gateway against the same read made directly over REST v2 (CPU, in process). */
@@ -791,7 +821,7 @@ async function redaction(): Promise<void> {
 
 // `--only=per-call,fan-out-processes` runs some sections (for trying a change); the default runs all.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-limits': fanOutLimits, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, gateway: gatewayRoundTrip, 'gateway-processes': gatewayProcesses, 'in-process-graphql': inProcessGraphQL, redaction, 'upstream-calls': upstreamCalls };
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-limits': fanOutLimits, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, soak: soakSection, gateway: gatewayRoundTrip, 'gateway-processes': gatewayProcesses, 'in-process-graphql': inProcessGraphQL, redaction, 'upstream-calls': upstreamCalls };
 const started = performance.now();
 const sectionSeconds: Record<string, number> = {};
 for (const [name, section] of Object.entries(sections)) {
