@@ -462,7 +462,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       // `/health` reads the same pool.
       workers: (account, endpoint) => queue.workers.workers(account, endpoint),
       endpointChanged: (account, endpoint) => queue.workers.refresh(account, endpoint),
-      endpointDeleted: (account, endpointId) => queue.endpointDeleted(account, endpointId),
+      endpointDeleted: (account, endpointId) => {
+        queue.endpointDeleted(account, endpointId);
+        limiter.forget(`${account.id}/${endpointId}`);
+      },
       queueBase: (origin) => `${origin}/queue/v2`,
       loadBalancedBase: (origin, endpointId) => `${origin}/lb/${encodeURIComponent(endpointId)}`,
       exec,

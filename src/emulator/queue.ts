@@ -252,9 +252,9 @@ export class ServerlessQueue {
     return [...waiting].filter((job) => this.expire(job) && job.status === 'IN_QUEUE');
   }
 
-  /** The endpoint is gone: its unfinished jobs go with its workers. */
+  /** The endpoint is gone: its jobs go with its workers, finished ones too (no route reaches them any more). */
   endpointDeleted(account: Account, endpointId: string): void {
-    for (const job of [...this.jobs.values()]) if (job.accountId === account.id && job.endpointId === endpointId && !TERMINAL.has(job.status)) this.remove(job);
+    for (const job of [...this.jobs.values()]) if (job.accountId === account.id && job.endpointId === endpointId) this.remove(job);
     this.workers.drop(account, endpointId);
   }
 

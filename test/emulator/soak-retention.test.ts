@@ -90,6 +90,28 @@ describe('soak retention: after a mixed run through the client and every result\
     }
   });
 
+  it('an endpoint created, used and deleted leaves no rate bucket, worker pool or job behind: 30 of them through the client', async () => {
+    const emulator = createEmulator({ clock: 'manual' });
+    const rp = soakClient(emulator.clientOptions());
+    try {
+      const start = emulator.inspect.retained();
+      for (let i = 0; i < 30; i++) {
+        const endpoint = await rp.rest.endpoints.create({ name: `churn-${i}`, type: 'QUEUE', image: 'me/echo:1', scaling: { type: 'QUEUE_DELAY', queueDelay: 4 }, workers: { min: 0, max: 1 } } as never);
+        const ep = rp.endpoint(endpoint.id);
+        await emulator.clock.run(ep.runSync({ i }));
+        await ep.health();
+        await rp.rest.endpoints.delete(endpoint.id);
+      }
+      const after = emulator.inspect.retained();
+      // Main kept each deleted endpoint's rate buckets (runsync, status): 60 here.
+      expect(after.rateBuckets).toBe(start.rateBuckets);
+      expect(after.workerPools).toBe(start.workerPools);
+      expect(after.jobs).toBe(0);
+    } finally {
+      emulator.dispose();
+    }
+  });
+
   it('used-up fault rules leave the injector (their hits() still count): 1,000 faults of one use each keep nothing', () => {
     const faults = new FaultInjector();
     const handles = Array.from({ length: 1_000 }, () => faults.inject({ match: 'GET /v2/pods', fault: { type: 'status', status: 500 } }));
