@@ -9,19 +9,10 @@
 import { writeHeapSnapshot } from 'node:v8';
 import { createEmulator } from '../../src/emulator/index.js';
 import { soakClient, soakMix } from '../emulator/soak-mix.js';
+import { heapAfterCollections } from './gc-heap.js';
 
 const { rounds, snapshot = false, signal = false } = JSON.parse(process.argv[2] ?? '{}') as { rounds: number; snapshot?: boolean; signal?: boolean };
-const gc = (globalThis as { gc?: () => void }).gc!;
-// Full collections with turns of the event loop between them: what a FinalizationRegistry frees
-// (the listeners undici ties to each Request's signal) is freed only in a later task.
-const heap = async () => {
-  for (let i = 0; i < 3; i++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  gc();
-  return process.memoryUsage().heapUsed;
-};
+const heap = heapAfterCollections;
 
 const MINUTE = 60_000;
 // The platform's limits and retention (maxRetainedResults 10,000), but for REST v2's per-minute
