@@ -195,7 +195,6 @@ export class ServerlessQueue {
   /** Every timer and webhook in flight, so that `dispose()` can end them. */
   private readonly timers = new Set<AbortController>();
   private sweeping = false;
-  private sweepHandle: ReturnType<typeof setTimeout> | undefined;
   private readonly clock: EmulatorClock;
   private readonly queueDelayMs: number;
   private readonly streamHoldMs: number;
@@ -268,8 +267,6 @@ export class ServerlessQueue {
     for (const job of [...this.jobs.values()]) if (!TERMINAL.has(job.status)) this.remove(job);
     for (const timer of [...this.timers]) timer.abort();
     this.timers.clear();
-    if (this.sweepHandle !== undefined) clearTimeout(this.sweepHandle);
-    this.sweepHandle = undefined;
     this.sweeping = false;
   }
 
@@ -293,7 +290,7 @@ export class ServerlessQueue {
       finished: this.finished.size,
       waitingQueues: this.waitingJobs.size,
       jobListeners,
-      timers: this.timers.size + (this.sweepHandle === undefined ? 0 : 1),
+      timers: this.timers.size,
       workerPools: pools.pools,
       workers: pools.workers,
       workerTimers: pools.timers,
@@ -425,20 +422,15 @@ export class ServerlessQueue {
     this.sweeping = true;
     const sweep = () => {
       this.sweeping = false;
-      this.sweepHandle = undefined;
       for (const job of [...this.jobs.values()]) this.expire(job);
       if (this.jobs.size > 0) this.startSweeper();
     };
-    if (this.clock.mode !== 'real') {
-      // Passive: the sweep only frees memory (every read applies the expiry itself), so a clock
-      // that moves itself must not hop from sweep to sweep past a result's expiry while the client
-      // idles between two polls. Time moved by hand still sweeps in order.
-      this.after(SWEEP_MS, sweep, () => (this.sweeping = false), { passive: true });
-      return;
-    }
-    // On the real clock the sweep must not keep a process alive: a CLI that ran one job exits when done.
-    this.sweepHandle = setTimeout(sweep, SWEEP_MS);
-    (this.sweepHandle as { unref?: () => void }).unref?.();
+    // Passive: the sweep only frees memory (every read applies the expiry itself), so a clock that
+    // moves itself must not hop from sweep to sweep past a result's expiry while the client idles
+    // between two polls; time moved by hand still sweeps in order. On the real clock it is 10 s of
+    // emulator time (a wall-clock 10 s kept results 1,000 s past their expiry at `timeScale: 100`),
+    // and it keeps no process alive: a CLI that ran one job exits when done.
+    this.after(SWEEP_MS, sweep, () => (this.sweeping = false), { passive: true });
   }
 
   /** A job of this account's endpoint, or 404 once it has expired. */

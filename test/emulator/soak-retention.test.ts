@@ -112,6 +112,21 @@ describe('soak retention: after a mixed run through the client and every result\
     }
   });
 
+  it('on the real clock the sweep of expired results runs on emulator time: at timeScale 10,000 a result is freed within moments of its expiry, not 10 wall-clock seconds later', async () => {
+    // 30 minutes of emulator time are 180 ms here; the sweep every 10 s of emulator time is 1 ms.
+    const emulator = createEmulator({ clock: 'real', timeScale: 10_000 });
+    try {
+      const res = await emulator.fetch(new Request(`${IN_PROCESS_BASE}/queue/v2/echo/run`, { method: 'POST', headers: auth, body: JSON.stringify({ input: 1 }) }));
+      expect(res.status).toBe(200);
+      // Waiting longer than needed is harmless (a late timer only frees later): 31 emulator minutes, twice over.
+      for (let waited = 0; waited < 2_000 && emulator.inspect.retained().jobs > 0; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      // Main swept every 10 wall-clock seconds: the job was still kept after 2 s (200 emulator minutes).
+      expect(emulator.inspect.retained()).toMatchObject({ jobs: 0, timers: 0 });
+    } finally {
+      emulator.dispose();
+    }
+  });
+
   it('used-up fault rules leave the injector (their hits() still count): 1,000 faults of one use each keep nothing', () => {
     const faults = new FaultInjector();
     const handles = Array.from({ length: 1_000 }, () => faults.inject({ match: 'GET /v2/pods', fault: { type: 'status', status: 500 } }));
