@@ -1,6 +1,7 @@
 // The GPU catalog (GpuType, LowestPrice), CPU types and data centres, and their root fields: what a
 // public price page reads, so every field is of scope `catalog`.
 import { call, derived, holding, informational, decisive, path, readPath, standIn, WrongRestShape, type Derivations, type FieldEntry, type FieldMap } from './types.js';
+import { STOCK_STATUS } from './stock-status.js';
 
 const NO_RESERVED_PRICES = 'REST v2 lists on-demand prices only (no savings-plan terms)';
 const DISCONTINUED_SPOT = 'spot (interruptible) pods are discontinued';
@@ -135,8 +136,7 @@ export const catalogTypes: FieldMap = {
   },
 };
 
-/** GraphQL's `stockStatus` spelling of REST v2's availability levels. */
-export const STOCK_STATUS: Readonly<Record<string, string>> = { NONE: 'None', LOW: 'Low', MEDIUM: 'Medium', HIGH: 'High' };
+export { STOCK_STATUS };
 
 function level(parent: Readonly<Record<string, unknown>>): string {
   const value = readPath(parent, 'availability');
@@ -172,6 +172,6 @@ export const catalogDerivations: Derivations = {
     if (typeof available !== 'boolean') throw new WrongRestShape('available', 'true or false');
     return available ? 'AVAILABLE' : 'UNAVAILABLE';
   },
-  'GpuAvailability.stockStatus': (stock) => STOCK_STATUS[level(stock)],
+  'GpuAvailability.stockStatus': (stock) => STOCK_STATUS[level(stock) as keyof typeof STOCK_STATUS],
   'GpuAvailability.available': (stock) => level(stock) !== 'NONE',
 };
