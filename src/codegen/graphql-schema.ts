@@ -198,7 +198,7 @@ export const BUILT_IN_SCALARS = ['String', 'Int', 'Boolean', 'Float', 'ID'] as c
  * field without `:ref` is a nullable String (half of them). A ref is a named type's code in base 36
  * (0-4 the built-in scalars in BUILT_IN_SCALARS' order, then each line's type in order), wrapped as
  * in SDL: `[` `]` for a list, `!` for non-null. About 0.8 KB smaller gzipped than the SDL text, and
- * the bundle leaves out graphql-js's SDL building (buildASTSchema, extendSchema, the SDL rules).
+ * the bundle leaves out graphql-js's SDL schema building (buildASTSchema, extendSchema).
  */
 export function encodeSchema(sdl: string): string {
   const document = parse(sdl);
