@@ -598,7 +598,8 @@ async function bundle(entry: string): Promise<{ gzipBytes: number; graphqlInputs
   return { gzipBytes: gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length, graphqlInputs };
 }
 
-const BUDGETS_KB: Record<string, number | undefined> = { 'runpod-gql': 54, 'runpod-gql/graphql': 1 };
+// Issue 46's goals: the full client with the whole schema and the executor ≤ 100 KB, ./graphql ≤ 1 KB.
+const BUDGETS_KB: Record<string, number | undefined> = { 'runpod-gql': 100, 'runpod-gql/graphql': 1 };
 
 async function bundlesAndStartup(): Promise<void> {
   const sizes: Record<string, { gzipBytes: number; graphqlInputs: number }> = {};
