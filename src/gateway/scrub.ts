@@ -1,7 +1,8 @@
 // The one place the gateway builds a scrubber from its secrets: the upstream key, the tokens, in
 // pass-through mode the caller's own key, and each document's own secret inputs (a registry
 // password, a secret's value, env values). Answers are scrubbed with these and with what the process
-// owns (its key, its tokens), never with strings another caller brought.
+// owns (its key, its tokens), never with strings another caller brought. A document's upstream
+// details (its errors, its request ids) are also scrubbed of the env values it READ (ValuesRead).
 import {
   getNamedType,
   isInputObjectType,
@@ -17,6 +18,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { createScrubber, SecretScope, withScope } from '../transport/redact.js';
+import type { GatewayAnswer, RequestIds } from './answers.js';
 
 /** Removes every spelling the redactor knows of a set of secrets from a text. */
 export type Scrub = (text: string) => string;
@@ -137,4 +139,80 @@ function argumentsMayHoldSecrets(schema: GraphQLSchema, document: DocumentNode, 
 /** `scrub` with a scope's secrets too, in the same pass: what the scope files later counts. */
 export function withDocument(scrub: Scrub, scope: SecretScope): Scrub {
   return scrub === noScrub ? (text) => scope.scrub(text) : withScope(scrub, scope);
+}
+
+/**
+ * Most characters of env values one document files from what it read: past them the rest is not
+ * filed, and RunPod's words after an HTTP status are withheld from its errors instead.
+ */
+export const MAX_VALUES_READ_CHARS = 65_536;
+/** Most upstream answers one document keeps to look through (its page and call caps come first). */
+const MAX_ANSWERS_KEPT = 2_048;
+/** A name under which an upstream answer holds env values (`env`, `defaultEnv`) or a secret (`aiKey`, `password`). */
+const READ_SECRET = /env$|pass(word|phrase)|secret|token|api_?key|ai_?key|private_?key|access_?key|credential/i;
+/** RunPod's own words after the status in an error's message (`… (HTTP 422): <detail>`, `… failed with HTTP 500: <detail>`). */
+const UPSTREAM_WORDS = /(HTTP \d{3}\)?)[\s\S]*$/;
+
+/**
+ * What one document read upstream that can hold env values: each REST v2 answer its calls parsed
+ * (told under ANSWERS_READ), and its result's data (RunPod's GraphQL). A pod's env comes back with
+ * the pod whether the document asked for it or not, and an upstream's later 4xx/5xx text or
+ * `x-request-id` may quote it: the answer's errors, extensions and upstream request ids are
+ * scrubbed of those values (bounded, like the inputs), its data is not (a `write` token reads env).
+ * Only references are kept while the document runs; they are looked through once, at its end.
+ */
+export class ValuesRead {
+  private readonly answers: unknown[] = [];
+  private past = false;
+
+  /** Told each JSON answer a call of the document parsed. */
+  readonly observe = (value: unknown): void => {
+    if (this.answers.length < MAX_ANSWERS_KEPT) this.answers.push(value);
+    else this.past = true;
+  };
+
+  /** `answer` (and `ids`' upstream ids) with its upstream details scrubbed of the env values read. */
+  scrub(answer: GatewayAnswer, ids: RequestIds): GatewayAnswer {
+    // Made once a value is found: most documents read none.
+    let scope: SecretScope | undefined;
+    let chars = 0;
+    let past = this.past;
+    const file = (value: string) => {
+      if (value.length < MIN_DOCUMENT_SECRET_CHARS || past) return;
+      if ((chars += value.length) > MAX_VALUES_READ_CHARS || !(scope ??= new SecretScope({ minChars: MIN_DOCUMENT_SECRET_CHARS })).add(value)) past = true;
+    };
+    // `under`: inside a field named for env values or a secret. An env entry's `key` is a name, not a value.
+    const walk = (value: unknown, under: boolean, depth: number): void => {
+      if (past || depth > 32) return;
+      if (typeof value === 'string') {
+        if (!under) return;
+        file(value);
+        // GraphQL's `KEY=value` strings: the value alone is echoed too.
+        const eq = value.indexOf('=');
+        if (eq > 0) file(value.slice(eq + 1));
+        return;
+      }
+      if (typeof value !== 'object' || value === null) return;
+      if (Array.isArray(value)) {
+        for (const item of value) walk(item, under, depth + 1);
+        return;
+      }
+      for (const key in value) walk((value as Record<string, unknown>)[key], under ? key !== 'key' : READ_SECRET.test(key), depth + 1);
+    };
+    // In process over REST v2 the data is built from the answers; over RunPod's GraphQL it is what was read.
+    if (this.answers.length) for (const read of this.answers) walk(read, false, 0);
+    else walk(answer.body.data, false, 0);
+    if (!scope && !past) return answer;
+    const scrub = scope ? (text: string) => scope!.scrub(text) : (text: string) => text;
+    ids.scrubUpstream(scrub);
+    const { errors, extensions } = answer.body;
+    const note = '$1 (RunPod\'s details are withheld: the document read more env values than its answer is scrubbed of)';
+    const scrubbed = errors && (JSON.parse(scrub(JSON.stringify(errors))) as typeof errors);
+    const body = {
+      ...answer.body,
+      ...(scrubbed && { errors: past ? scrubbed.map((e) => ({ ...e, message: e.message.replace(UPSTREAM_WORDS, note) })) : scrubbed }),
+      ...(extensions && { extensions: JSON.parse(scrub(JSON.stringify(extensions))) as typeof extensions }),
+    };
+    return { ...answer, body };
+  }
 }

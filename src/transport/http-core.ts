@@ -7,7 +7,7 @@ import { credentialProblem, globalFetch, resolveOptions, validateCallOptions, ty
 import { budgetOf } from './call-budget.js';
 import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
-import { createScrubber, redactUrl, scopeOf, withScope, withSummaryScope } from './redact.js';
+import { ANSWERS_READ, createScrubber, redactUrl, scopeOf, withScope, withSummaryScope } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from './retry.js';
 import { monotonicNow } from './clock.js';
 import { createLog, type Log } from './logger.js';
@@ -459,11 +459,15 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     async requestJson<T>(req: HttpRequest): Promise<T> {
       const result = await run(req, readText);
       if (result.text.trim() === '') return undefined as T;
+      let value: T;
       try {
-        return JSON.parse(result.text) as T;
+        value = JSON.parse(result.text) as T;
       } catch {
         throw notJson(req, result);
       }
+      // A gateway document keeps what it read, to scrub its answer's upstream details of the env values in it.
+      (req as { [ANSWERS_READ]?: (value: unknown) => void })[ANSWERS_READ]?.(value);
+      return value;
     },
   };
   return core;

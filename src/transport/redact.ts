@@ -567,6 +567,12 @@ export class SecretScope {
 /** Where a call's options carry its {@link SecretScope} (a symbol, in no public type). */
 export const SECRETS: unique symbol = Symbol('runpod-gql.secrets');
 
+/**
+ * Where a call's options carry the observer of its JSON answers: a gateway document's, which keeps
+ * them to find the env values it read (a symbol, in no public type; see src/gateway/scrub.ts).
+ */
+export const ANSWERS_READ: unique symbol = Symbol('runpod-gql.answers-read');
+
 /** The scope a call's options carry, if any. */
 export function scopeOf(options: object | undefined): SecretScope | undefined {
   const scope = (options as { [SECRETS]?: unknown } | undefined)?.[SECRETS];
