@@ -166,6 +166,15 @@ function decode(text: string, kinds = EVERY_ESCAPE): { cps: Int32Array; starts: 
   return { cps, starts, escaped, count };
 }
 
+/**
+ * `text`'s characters as the scrubber reads them: escapes decoded (only `kinds`; see `patternsOf`),
+ * case-folded, `+` and `-` as a space. For a matcher of few short texts (the gateway's request ids).
+ */
+export function foldedUnits(text: string, kinds = EVERY_ESCAPE): Int32Array {
+  const decoded = decode(text, kinds);
+  return decoded.cps.subarray(0, decoded.count);
+}
+
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
 /**

@@ -60,11 +60,11 @@ describe("secret inputs across callers: never in the sender's answer, never in a
 });
 
 describe('values read: an env value a document read never reaches its answer through upstream details', () => {
-  it('property: any env value of a pod, echoed in any spelling by a later 4xx/5xx and its x-request-id, for a write and a read token', async () => {
+  it('property: any env value of a pod, echoed in any spelling by a later 4xx/5xx and its x-request-id (or by the id of a later 200 alone), for a write and a read token', async () => {
     await fc.assert(
       fc.asyncProperty(
         valueArb,
-        fc.constantFrom(400, 404, 422, 500, 503),
+        fc.constantFrom(200, 400, 404, 422, 500, 503),
         fc.nat(),
         fc.constantFrom('{ a: pod(input: { podId: "p1" }) { id name } b: pod(input: { podId: "p2" }) { id } }', '{ myself { pods { id } } b: pod(input: { podId: "p2" }) { id } }'),
         counted('values-read-in-upstream-details', async (value, status, spelling, query) => {
@@ -74,6 +74,8 @@ describe('values read: an env value a document read never reaches its answer thr
             const url = new URL(String(input));
             if (url.pathname.endsWith('/pods/p1')) return Response.json(pod);
             if (url.pathname.endsWith('/pods')) return Response.json({ pods: [pod], pagination: { nextCursor: null, hasNextPage: false } });
+            // 200: no error at all, the echo in the request id alone.
+            if (status === 200) return Response.json({ ...pod, id: 'p2', env: {} }, { headers: { 'x-request-id': `r-${echo}`.slice(0, 150) } });
             return Response.json({ title: 'failed', status, detail: `MODEL=${echo}` }, { status, headers: { 'content-type': 'application/problem+json', 'x-request-id': `r-${echo}`.slice(0, 150) } });
           };
           const gateway = createGateway({

@@ -83,6 +83,26 @@ describe('env values a document read are scrubbed from its upstream details and 
     }
   }
 
+  for (const [spelling, echo] of [...ECHOES, ['as user:value base64', (v: string) => btoa(`me:${v}`)] as [string, (v: string) => string], ['clipped to 32 characters', (v: string) => `${v}${v}`.slice(3, 35)] as [string, (v: string) => string]]) {
+    it(`no error at all, an x-request-id echoing it ${spelling}: that id is withheld, the others kept`, async () => {
+      const value = spelling.startsWith('clipped') ? `${VALUE}-and-more-of-it-0123456789` : VALUE;
+      const fetch = async (input: RequestInfo | URL): Promise<Response> => {
+        const url = new URL(String(input));
+        const pod = { ...POD, id: url.pathname.split('/').pop(), env: { MODEL: value } };
+        return Response.json(pod, { headers: { 'x-request-id': url.pathname.endsWith('/p1') ? 'req-p1-0001' : `req-${echo(value)}` } });
+      };
+      const gateway = gatewayOver(fetch);
+      for (const token of [W, R]) {
+        const text = await (await ask(gateway, token, TWO_PODS)).text();
+        const body = JSON.parse(text);
+        expect(body.errors).toBeUndefined();
+        expect(body.data.b.id).toBe('p2');
+        expect(new Set(body.extensions.requestIds.upstream)).toEqual(new Set(['req-p1-0001', '[REDACTED]']));
+        for (const leak of leaks(value)) expect(text).not.toContain(leak);
+      }
+    });
+  }
+
   it("a write token still reads its pods' env whole, and the answer without errors is untouched", async () => {
     const gateway = gatewayOver(upstream(500, (v) => v));
     const body = await (await ask(gateway, W, '{ myself { pods { id env } } }')).json();
