@@ -149,7 +149,7 @@ export const MAX_VALUES_READ_CHARS = 65_536;
 /** Most upstream answers one document keeps to look through (its page and call caps come first). */
 const MAX_ANSWERS_KEPT = 2_048;
 /** A name under which an upstream answer holds env values (`env`, `defaultEnv`) or a secret (`aiKey`, `password`). */
-const READ_SECRET = /env$|pass(word|phrase)|secret|token|api_?key|ai_?key|private_?key|access_?key|credential/i;
+const READ_SECRET = new RegExp(`env$|ai_?key|${SECRET_INPUT.source}`, 'i');
 /** RunPod's own words after the status in an error's message (`… (HTTP 422): <detail>`, `… failed with HTTP 500: <detail>`). */
 const UPSTREAM_WORDS = /(HTTP \d{3}\)?)[\s\S]*$/;
 

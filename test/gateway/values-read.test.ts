@@ -5,6 +5,7 @@
 // `write` token asked for (its pods' env) is answered whole.
 import { describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/index.js';
+import { idsHolding, MAX_VALUES_READ_CHARS } from '../../src/gateway/scrub.js';
 import { spellingsOf } from '../fuzz/harness.js';
 
 const KEY = 'rpa_values_read_upstream_KEY_0123456789';
@@ -143,5 +144,29 @@ describe("over RunPod's GraphQL, the env values in the result's data are scrubbe
       expect(JSON.stringify(body.errors)).not.toContain(leak);
       expect(JSON.stringify(body.extensions)).not.toContain(leak);
     }
+  });
+});
+
+describe('the request-id matcher (no error in the answer)', () => {
+  it('withholds an id holding a value whole or by 32 characters of a spelling, and no id that only shares a few characters', () => {
+    const long = 'hf_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH';
+    const ids = ['3f1c2b9a-1111-2222-3333-444455556666', 'req-abcdefghij0123456789', `x-${hex(long).slice(6, 40)}`, `r_${btoa(`me:${VALUE}`)}`, `id%20${encodeURIComponent(VALUE.toUpperCase())}`];
+    const held = idsHolding(ids, ['abcdefgh-unrelated-value', long, VALUE]);
+    expect([...held].sort()).toEqual([ids[2], ids[3], ids[4]].sort());
+    expect(idsHolding(ids, ['3f1c2b9a-not-this'])).toEqual(new Set());
+  });
+});
+
+describe('past the bound on values read', () => {
+  it("RunPod's words after the status are withheld from the errors, whatever the token", async () => {
+    const many = Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`V${i}`, `${i}-${'x'.repeat(600)}`]));
+    const fetch = async (input: RequestInfo | URL): Promise<Response> => {
+      if (String(input).endsWith('/pods/p1')) return Response.json({ ...POD, env: { ...many, MODEL: VALUE } });
+      return Response.json({ title: 'failed', status: 500, detail: `MODEL=${VALUE}` }, { status: 500, headers: { 'content-type': 'application/problem+json' } });
+    };
+    expect(Object.values(many).join('').length).toBeGreaterThan(MAX_VALUES_READ_CHARS);
+    const body = await (await ask(gatewayOver(fetch), W, TWO_PODS)).json();
+    expect(body.errors[0].message).toMatch(/HTTP 500 \(RunPod's details are withheld/);
+    expect(JSON.stringify(body)).not.toContain(VALUE);
   });
 });
