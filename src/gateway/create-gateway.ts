@@ -199,6 +199,8 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
   const refusedKeys = passThrough && limits.refusedKeys !== false ? new TokenBuckets(limits.refusedKeys.requests, limits.refusedKeys.intervalMs) : undefined;
   const fairness = createFairness(limits, options.rateStore, refusedKeys);
   const observers = options.observers ?? [];
+  // No closure per request for observers that are not there (the access log and metrics are off by default in process).
+  const observed = observers.length > 0;
   let isReady = false;
   void gateway.ready.then(() => (isReady = true), () => {});
 
@@ -219,7 +221,7 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
       budget: createExecuteBudget(limits, options.client?.rateLimits),
       onUpstream(context, status) {
         if (context.caller?.kind !== 'pass-through') health?.observe(status);
-        notify(observers, (o) => o.onUpstream?.(context, status));
+        if (observed) notify(observers, (o) => o.onUpstream?.(context, status));
       },
     }),
   ];
@@ -244,7 +246,7 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
       media: negotiate(request.headers.get('accept')) ?? 'application/json',
       upstream: { calls: 0, statuses: [] },
     };
-    notify(observers, (o) => o.onRequest?.(context));
+    if (observed) notify(observers, (o) => o.onRequest?.(context));
     const probe = url.pathname === '/healthz' || url.pathname === '/readyz' || (options.routes !== undefined && Object.hasOwn(options.routes, url.pathname));
     if (!probe) active++;
     let outcome: Outcome;
@@ -260,7 +262,7 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
       answered = outcome;
       response = writeAnswer(context, outcome, scrubberFor(context, ownScrub));
     }
-    notify(observers, (o) => o.onResponse?.(context, response, answered));
+    if (observed) notify(observers, (o) => o.onResponse?.(context, response, answered));
     return response;
   }
 

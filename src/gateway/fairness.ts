@@ -73,6 +73,22 @@ interface Upstream {
   readonly queries: Set<AbortController>;
 }
 
+/** Each `r=` parameter of a `RateLimit` header (the requests left in one window), as its parser reads them. */
+const REMAINING = /;\s*r\s*=([^;,]*)/g;
+
+/**
+ * True when `header` announces a window with no request left (`r=0`, in any spelling its parser
+ * reads as 0): only then can its windows pause anything, and only then is it parsed.
+ */
+export function spentWindow(header: string | null): boolean {
+  if (header === null || !header.includes('r')) return false;
+  for (const match of header.matchAll(REMAINING)) {
+    const value = match[1]!.trim();
+    if (value !== '' && Number(value) === 0) return true;
+  }
+  return false;
+}
+
 const DEADLINE = 'deadline';
 const PAUSED = 'paused';
 const OVERDRAWN = 'overdrawn';
@@ -211,7 +227,8 @@ export function createFairness(limits: ResolvedLimits, rateStore: PacingStore | 
         else if (status === 429) pause(state, parseRetryAfterMs(headers) ?? 1000);
         // REST v2 announces a spent window on an answer that still counts: the client then waits
         // for its reset, so the others are answered, this one is read.
-        if (headers.has('ratelimit')) for (const w of parseRateLimitHeaders(headers)) if (w.remaining === 0 && w.resetSeconds !== undefined) pause(state, w.resetSeconds * 1000, status === 429 ? undefined : controller);
+        // Most answers have calls left: their header is not parsed (it was 3 % of a request's CPU).
+        if (spentWindow(headers.get('ratelimit'))) for (const w of parseRateLimitHeaders(headers)) if (w.remaining === 0 && w.resetSeconds !== undefined) pause(state, w.resetSeconds * 1000, status === 429 ? undefined : controller);
       };
       return {
         signal: controller.signal,

@@ -81,7 +81,7 @@ export function responseCacheStage(options: ResponseCacheStageOptions): Stage {
   };
 
   /** A public caller's read that goes upstream: the shared rate's turn and an in-flight slot first. */
-  async function publicRun(context: GatewayContext, next: () => Promise<Outcome>): Promise<Outcome> {
+  async function publicRun(context: GatewayContext, next: () => Outcome | Promise<Outcome>): Promise<Outcome> {
     let free: () => void;
     try {
       const taken = limits.takeRate(undefined);
