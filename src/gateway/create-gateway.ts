@@ -12,6 +12,7 @@ import { resolveGatewayConfig, resolveReloadable, type GatewaySettings } from '.
 import type { Caller, GatewayContext } from './context.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch } from './fairness.js';
+import { hangUpOf } from './hang-up.js';
 import { attachHostPolicy, createHostPolicy } from './host-check.js';
 import { createNoSourceFilter } from './no-source.js';
 import { createPassThroughPool } from './pass-through.js';
@@ -242,6 +243,7 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
       url,
       address: info?.clientAddress ?? '',
       ids,
+      hangUp: hangUpOf(request, info),
       startedAt: performance.now(),
       media: negotiate(request.headers.get('accept')) ?? 'application/json',
       upstream: { calls: 0, statuses: [] },
