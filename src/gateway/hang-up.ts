@@ -19,18 +19,24 @@ export const HANG_UP: unique symbol = Symbol('gateway hang-up');
 
 /** The hang-up of a request's own `signal`, read only when something asks. */
 class SignalHangUp implements HangUp {
+  private read: AbortSignal | undefined;
+
   constructor(private readonly request: Request) {}
 
+  private get signal(): AbortSignal {
+    return (this.read ??= this.request.signal);
+  }
+
   get aborted(): boolean {
-    return this.request.signal.aborted;
+    return this.signal.aborted;
   }
 
   get reason(): unknown {
-    return this.request.signal.reason;
+    return this.signal.reason;
   }
 
   listen(listener: () => void): () => void {
-    const signal = this.request.signal;
+    const signal = this.signal;
     signal.addEventListener('abort', listener, { once: true });
     return () => signal.removeEventListener('abort', listener);
   }
