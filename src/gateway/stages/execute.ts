@@ -10,6 +10,7 @@ import type { GatewayContext } from '../context.js';
 import { ValuesRead } from '../scrub.js';
 import { budgetEntry, type ExecuteBudget } from '../budget.js';
 import type { Turn, TurnCaller } from '../fairness.js';
+import type { HangUp } from '../hang-up.js';
 import type { Stage } from '../pipeline.js';
 
 /** Most upstream statuses one request records: one document makes at most a few dozen calls. */
@@ -18,7 +19,7 @@ const MAX_STATUSES = 64;
 export interface ExecuteStageOptions {
   readonly settings: GatewaySettings;
   /** Starts the document's turn upstream (503 while RunPod's pause is longer than the wait). */
-  readonly start: (caller: TurnCaller, operation: 'query' | 'mutation', signal: AbortSignal | undefined, onAnswer: (status: number) => void) => Turn;
+  readonly start: (caller: TurnCaller, operation: 'query' | 'mutation', hangUp: HangUp | undefined, onAnswer: (status: number) => void) => Turn;
   /** Lossy: nulls for fields REST v2 has no source for (`--null-for-no-source`), or undefined. */
   readonly noSource: ((result: ExecutionResult) => ExecutionResult) | undefined;
   /** Told each upstream answer's status (the observers). */
@@ -44,7 +45,7 @@ export function executeStage(options: ExecuteStageOptions): Stage {
   };
   async function runUpstream(context: GatewayContext, read: ValuesRead) {
     {
-      const { request, ids, operation, params, text } = context;
+      const { hangUp, ids, operation, params, text } = context;
       const caller = context.caller!;
       const passThrough = settings().passThrough;
       const onAnswer = (status: number) => {
@@ -54,7 +55,7 @@ export function executeStage(options: ExecuteStageOptions): Stage {
       };
       // In flight from here: RunPod's pause, the deadline, the caller's rate debt (fairness.ts).
       const turnCaller: TurnCaller = { credential: caller.credential, upstream: caller.client(), address: caller.address, onRefusedKey: caller.onRefusedKey, onAcceptedKey: caller.onAcceptedKey, rate: caller.limits?.rate };
-      const turn = options.start(turnCaller, operation!.operation as 'query' | 'mutation', request.signal, onAnswer);
+      const turn = options.start(turnCaller, operation!.operation as 'query' | 'mutation', hangUp, onAnswer);
       const fetchOptions = options.budget ? { ...turn.fetchOptions, ...budgetEntry(options.budget.forDocument(turnCaller)) } : turn.fetchOptions;
       let result: ExecutionResult;
       try {
