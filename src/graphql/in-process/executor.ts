@@ -179,7 +179,12 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
         const key = steps[0]!;
         return reading((parent, ctx) => checked(isRecord(parent) && Object.hasOwn(parent, key) ? parent[key] : undefined, ctx));
       }
-      return reading((parent, ctx) => checked(readPath(parent, source.path), ctx));
+      return reading((parent, ctx) => {
+        let at: unknown = parent;
+        // readPath's walk (field-map/types.ts), with the steps split once, here, not per read.
+        for (const step of steps) at = at !== null && typeof at === 'object' && Object.hasOwn(at, step) ? (at as Record<string, unknown>)[step] : undefined;
+        return checked(at, ctx);
+      });
     }
     case 'derived': {
       const derive = DERIVATIONS[source.derive];

@@ -192,20 +192,30 @@ export function createPlanner(schema: GraphQLSchema, fields: (type: GraphQLObjec
       const field = fields(root, name);
       roots.push({ key, nodes, resolve: field.resolve, def, pure: !!field.read, sub });
     }
+    const index = new Map(roots.map((r, i) => [r.key, i]));
     return (ctx, coerced) => {
       // Each root resolver's outcome, for the replay (a read of the map is not kept: it is called again).
-      const kept = new Map<string, { value: unknown } | { thrown: unknown }>();
-      const replay: GraphQLFieldResolver<unknown, unknown> = (source, args, context, info) => {
-        const hit = info.path.prev === undefined ? kept.get(String(info.path.key)) : undefined;
-        if (!hit) return fieldResolver(source, args, context, info);
-        if ('thrown' in hit) throw hit.thrown;
-        return hit.value;
+      const outcomes: Array<{ value: unknown } | { thrown: unknown } | undefined> = [];
+      const fallback = (): PlanOutcome => ({
+        replay: (source, args, context, info) => {
+          const at = info.path.prev === undefined ? index.get(String(info.path.key)) : undefined;
+          const hit = at === undefined ? undefined : outcomes[at];
+          if (!hit) return fieldResolver(source, args, context, info);
+          if ('thrown' in hit) throw hit.thrown;
+          return hit.value;
+        },
+      });
+      const answer = (settled: readonly unknown[]): PlanOutcome => {
+        const data: Record<string, unknown> = {};
+        for (let i = 0; i < roots.length; i++) data[roots[i]!.key] = settled[i];
+        return { data };
       };
-      const failed: PlanOutcome = { replay };
       const values: unknown[] = [];
-      let pending = false;
+      let pending: Promise<unknown> | undefined;
+      let many = false;
       try {
-        for (const { key, nodes, resolve, def, pure, sub } of roots) {
+        for (let i = 0; i < roots.length; i++) {
+          const { key, nodes, resolve, def, pure, sub } = roots[i]!;
           if (!resolve || !def) {
             values.push(sub(undefined, ctx));
             continue;
@@ -227,25 +237,26 @@ export function createPlanner(schema: GraphQLSchema, fields: (type: GraphQLObjec
           try {
             value = resolve(rootValue, args, ctx, info);
           } catch (thrown) {
-            if (!pure) kept.set(key, { thrown });
+            if (!pure) outcomes[i] = { thrown };
             throw thrown;
           }
-          if (!pure) kept.set(key, { value });
+          if (!pure) outcomes[i] = { value };
           if (isPromise(value)) {
-            pending = true;
-            values.push(value.then((v) => sub(v, ctx)));
+            // Completed as its promise settles, as graphql-js completes it (warnings keep its order).
+            many = pending !== undefined;
+            values.push((pending = value.then((v) => sub(v, ctx))));
           } else values.push(sub(value, ctx));
         }
       } catch {
         for (const v of values) if (isPromise(v)) v.catch(() => undefined);
-        return failed;
+        return fallback();
       }
-      const answer = (settled: readonly unknown[]): PlanOutcome => {
-        const data: Record<string, unknown> = {};
-        roots.forEach((r, i) => (data[r.key] = settled[i]));
-        return { data };
-      };
-      return pending ? Promise.all(values).then(answer, () => failed) : answer(values);
+      if (!pending) return answer(values);
+      if (!many) {
+        const at = values.indexOf(pending);
+        return pending.then((v) => ((values[at] = v), answer(values)), fallback);
+      }
+      return Promise.all(values).then(answer, fallback);
     };
   }
 
