@@ -55,7 +55,7 @@ type Plan = (ctx: ResolverContext, vars: Vars) => PlanOutcome | Promise<PlanOutc
 interface Prepared {
   readonly operation: OperationDefinitionNode;
   readonly fragments: Record<string, FragmentDefinitionNode>;
-  /** The variables some @skip or @include reads: a plan is compiled per set of their values. */
+  /** The operation's Boolean variables, which @skip and @include read: a plan is compiled per set of their values. */
   readonly conditions: readonly string[];
   readonly plans: Map<string, Plan | null>;
 }
@@ -65,27 +65,14 @@ const MAX_CONDITION_SETS = 16;
 
 const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as { then?: unknown } | null)?.then === 'function';
 
-class Failed extends Error {}
+/** What a plan throws where graphql-js would give an error: the plan gives up, and `execute` gives it. */
 const fail = (): never => {
-  throw new Failed();
+  throw fail;
 };
 
 /** True when a literal holds a variable anywhere. */
 const readsVariable = (value: ValueNode): boolean =>
   value.kind === Kind.VARIABLE || (value.kind === Kind.LIST ? value.values.some(readsVariable) : value.kind === Kind.OBJECT && value.fields.some((f) => readsVariable(f.value)));
-
-/** The variables read by @skip/@include anywhere in the document. */
-function conditionVariables(document: DocumentNode): string[] {
-  const names = new Set<string>();
-  const walk = (set: SelectionSetNode | undefined): void => {
-    for (const selection of set?.selections ?? []) {
-      for (const d of selection.directives ?? []) for (const a of d.arguments ?? []) if (a.value.kind === Kind.VARIABLE) names.add(a.value.name.value);
-      if (selection.kind !== Kind.FRAGMENT_SPREAD) walk(selection.selectionSet);
-    }
-  };
-  for (const def of document.definitions) if (def.kind === Kind.OPERATION_DEFINITION || def.kind === Kind.FRAGMENT_DEFINITION) walk(def.selectionSet);
-  return [...names];
-}
 
 /**
  * Plans over `schema`: `planFor` answers a function that runs the document, or undefined when it
@@ -102,7 +89,13 @@ export function createPlanner(schema: GraphQLSchema, fields: (type: GraphQLObjec
     if (!operation || operation.operation !== 'query' || !queryType) return null;
     const fragments: Record<string, FragmentDefinitionNode> = {};
     for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments[def.name.value] = def;
-    return { operation, fragments, conditions: conditionVariables(document), plans: new Map() };
+    // @skip and @include read Boolean variables only (validation sees to it): a plan is kept per set of their values.
+    const conditions: string[] = [];
+    for (const d of operation.variableDefinitions ?? []) {
+      const t = d.type.kind === Kind.NON_NULL_TYPE ? d.type.type : d.type;
+      if (t.kind === Kind.NAMED_TYPE && t.name.value === 'Boolean') conditions.push(d.variable.name.value);
+    }
+    return { operation, fragments, conditions, plans: new Map() };
   }
 
   /** graphql-js's collectFields: the fields of `sets` on `type`, by response key, fragments followed. */
