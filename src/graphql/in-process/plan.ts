@@ -160,10 +160,14 @@ export function createPlanner(schema: GraphQLSchema, fields: (type: GraphQLObjec
       if (!sub) return undefined;
       planned.push([key, read, sub]);
     }
+    const n = planned.length;
     return (v, ctx) => {
       if (v == null) return null;
       const out: Record<string, unknown> = {};
-      for (const [key, read, sub] of planned) out[key] = sub(read(v, ctx), ctx);
+      for (let i = 0; i < n; i++) {
+        const f = planned[i]!;
+        out[f[0]] = f[2](f[1](v, ctx), ctx);
+      }
       return out;
     };
   }
