@@ -182,6 +182,11 @@ export class RequestIds {
     for (const error of errors ?? []) if (error.originalError instanceof RunpodError) this.add(error.originalError.requestId);
   }
 
+  /** Rewrites each upstream id with `scrub` (src/gateway/scrub.ts: the env values the document read). */
+  scrubUpstream(scrub: (id: string) => string): void {
+    for (let i = 0; i < this.upstream.length; i++) this.upstream[i] = scrub(this.upstream[i]!);
+  }
+
   /** `extensions.requestIds` of the answer. */
   toJSON(): { gateway: string; upstream: string[] } {
     return { gateway: this.gateway, upstream: this.upstream };

@@ -3,10 +3,11 @@
 // caller's hang-up, the deadline, RunPod's pauses. Each upstream answer's id is kept for the
 // answer's `extensions.requestIds`, and its status for the observers.
 import type { ExecutionResult } from 'graphql';
-import { SECRETS } from '../../transport/redact.js';
+import { ANSWERS_READ, SECRETS } from '../../transport/redact.js';
 import { resultAnswer, stoppedAnswer, thrownAnswer, withheldDetails } from '../answers.js';
 import type { GatewaySettings } from '../config.js';
 import type { GatewayContext } from '../context.js';
+import { ValuesRead } from '../scrub.js';
 import { budgetEntry, type ExecuteBudget } from '../budget.js';
 import type { Turn, TurnCaller } from '../fairness.js';
 import type { Stage } from '../pipeline.js';
@@ -33,11 +34,15 @@ export function executeStage(options: ExecuteStageOptions): Stage {
   return {
     name: 'execute',
     async run(context) {
+      // Every call the document makes tells `read` what it parsed: its upstream details and
+      // request ids are scrubbed of the env values in it (scrub.ts).
+      const read = new ValuesRead();
+      const answer = read.scrub(await runUpstream(context, read), context.ids);
       // What a token that may not read env is answered keeps no upstream detail (answers.ts).
-      return withheldDetails(await runUpstream(context), context.caller!.scope);
+      return withheldDetails(answer, context.caller!.scope);
     },
   };
-  async function runUpstream(context: GatewayContext) {
+  async function runUpstream(context: GatewayContext, read: ValuesRead) {
     {
       const { request, ids, operation, params, text } = context;
       const caller = context.caller!;
@@ -60,6 +65,7 @@ export function executeStage(options: ExecuteStageOptions): Stage {
           onResponse: (info) => ids.add(info.requestId),
           // Every call the document makes scrubs its errors of the document's secret inputs.
           ...(context.secrets && { [SECRETS]: context.secrets }),
+          [ANSWERS_READ]: read.observe,
         } as Parameters<ReturnType<typeof caller.client>['graphql']['execute']>[2]);
       } catch (err) {
         const stopped = turn.stopped(err);
