@@ -761,7 +761,7 @@ async function inProcessGraphQL(): Promise<void> {
   const figures = await measureInProcessGraphQL(quick);
   results.inProcessGraphQL = figures;
   ratioRow(row, figures.failures, 'in-process GraphQL: PodDocument over REST v2 vs rp.pods.get (REST path)', () => `${fmtSpread(figures.documentUs, 1)} µs vs ${fmtSpread(figures.directUs, 1)} µs CPU per call (own JS, fetch double)`, '', () => undefined);
-  ratioRow(row, figures.failures, '  ratio', () => fmtSpread(figures.ratio, 3), '≤ 1.10', () => figures.ratio.median <= 1.1);
+  ratioRow(row, figures.failures, '  ratio', () => fmtSpread(figures.ratio, 3), '≤ 1.5 (issue 46)', () => figures.ratio.median <= 1.5);
 }
 
 // ---- 8. redaction with many live keys --------------------------------------------------------------
