@@ -18,7 +18,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { createScrubber, foldedUnits, REDACTED, SECRET_WINDOW, SecretScope, withScope } from '../transport/redact.js';
-import type { GatewayAnswer, RequestIds } from './answers.js';
+import { UPSTREAM_DETAIL, type GatewayAnswer, type RequestIds } from './answers.js';
 
 /** Removes every spelling the redactor knows of a set of secrets from a text. */
 export type Scrub = (text: string) => string;
@@ -150,8 +150,6 @@ export const MAX_VALUES_READ_CHARS = 65_536;
 const MAX_ANSWERS_KEPT = 2_048;
 /** A name under which an upstream answer holds env values (`env`, `defaultEnv`) or a secret (`aiKey`, `password`). */
 const READ_SECRET = new RegExp(`env$|ai_?key|${SECRET_INPUT.source}`, 'i');
-/** RunPod's own words after the status in an error's message (`… (HTTP 422): <detail>`, `… failed with HTTP 500: <detail>`). */
-const UPSTREAM_WORDS = /(HTTP \d{3}\)?)[\s\S]*$/;
 
 /**
  * What one document read upstream that can hold env values: each REST v2 answer its calls parsed
@@ -221,7 +219,7 @@ export class ValuesRead {
     const scrubbed = errors && (JSON.parse(scrub(JSON.stringify(errors))) as typeof errors);
     const body = {
       ...answer.body,
-      ...(scrubbed && { errors: past ? scrubbed.map((e) => ({ ...e, message: e.message.replace(UPSTREAM_WORDS, note) })) : scrubbed }),
+      ...(scrubbed && { errors: past ? scrubbed.map((e) => ({ ...e, message: e.message.replace(UPSTREAM_DETAIL, note) })) : scrubbed }),
       ...(extensions && { extensions: JSON.parse(scrub(JSON.stringify(extensions))) as typeof extensions }),
     };
     return { ...answer, body };
