@@ -689,9 +689,9 @@ async function gatewayRoundTrip(): Promise<void> {
   results.gateway = figures;
   const { failures } = figures;
   ratioRow(row, failures, 'gateway: one pod read through the gateway vs rp.rest.pods.get', () => `${fmtSpread(figures.gatewayUs, 0)} µs vs ${fmtSpread(figures.directUs, 0)} µs CPU per request (in process, both on one emulator)`, '', () => undefined);
-  ratioRow(row, failures, '  ratio', () => fmtSpread(figures.ratio, 3), '≤ 1.25', () => figures.ratio.median <= 1.25);
+  ratioRow(row, failures, '  ratio', () => fmtSpread(figures.ratio, 3), '≤ 2.15 (issue 46)', () => figures.ratio.median <= 2.15);
   const { rated } = figures;
-  ratioRow(row, failures, '  with a per-caller rate on (a limit no round reaches)', () => `${fmtSpread(rated.gatewayUs, 0)} µs vs ${fmtSpread(rated.directUs, 0)} µs: ${fmtSpread(rated.ratio, 3)}`, '≤ 1.25', () => rated.ratio.median <= 1.25);
+  ratioRow(row, failures, '  with a per-caller rate on (a limit no round reaches)', () => `${fmtSpread(rated.gatewayUs, 0)} µs vs ${fmtSpread(rated.directUs, 0)} µs: ${fmtSpread(rated.ratio, 3)}`, '≤ 2.15 (issue 46)', () => rated.ratio.median <= 2.15);
 }
 
 /**
@@ -719,8 +719,8 @@ async function gatewayProcesses(): Promise<void> {
     for (const kind of ['gateway', 'yoga', 'floor'] as const) {
       if (failureCount(failures[kind]) > 0) row(`  ${kind}: failed requests (of ${requests})`, describeFailures(failures[kind]), 'none', false);
     }
-    ratioRow(row, allFailures, '  gateway / graphql-yoga + graphql-armor', () => `${fmt(figures.gatewayOverYoga, 3)} (per round ${fmtSpread(figures.roundRatios.overYoga, 3)})`, '≤ 0.70', () => figures.gatewayOverYoga <= 0.7);
-    ratioRow(row, allFailures, '  gateway / floor (own listener + REST client, no GraphQL)', () => `${fmt(figures.gatewayOverFloor, 3)} (per round ${fmtSpread(figures.roundRatios.overFloor, 3)})`, '≤ 1.25', () => figures.gatewayOverFloor <= 1.25);
+    ratioRow(row, allFailures, '  gateway / graphql-yoga + graphql-armor', () => `${fmt(figures.gatewayOverYoga, 3)} (per round ${fmtSpread(figures.roundRatios.overYoga, 3)})`, '≤ 0.70 (issue 46)', () => figures.gatewayOverYoga <= 0.7);
+    ratioRow(row, allFailures, '  gateway / floor (own listener + REST client, no GraphQL)', () => `${fmt(figures.gatewayOverFloor, 3)} (per round ${fmtSpread(figures.roundRatios.overFloor, 3)})`, '≤ 1.5 (issue 46)', () => figures.gatewayOverFloor <= 1.5);
   } finally {
     emulator.child.kill('SIGTERM');
   }
