@@ -84,7 +84,9 @@ const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   // error-mapping modules about 13 KB, rp.pods' and rp.gpuTypes' REST paths 5 KB, the queue's calls
   // 3 KB, rest/__generated__'s request rules 1.1 KB. 100 KB with the whole schema and the executor
   // would take about 13 KB more out of that code.
-  ['runpod-gql', 'dist/index.js', 113 * 1024],
+  // Merged with main at 67307e3 (2026-12-02): 117,349 B (+1,759 B: the in-process executor's
+  // per-document plans, src/graphql/in-process/plan.ts), hence 115 KB.
+  ['runpod-gql', 'dist/index.js', 115 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 29.5 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 23.5 * 1024],
 ];
@@ -125,14 +127,16 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
     // CORS rules, about 1 KB). Held here at that figure, rounded up, so it grows no further.
     // Merged main into page (2026-12-02): 29,438 B in 8 files, over main's 28 KB; held at that
     // figure rounded up to 0.5 KB.
-    // Issue 46 (2026-12-02): 29,449 B in 8 files, over its goal of 25 KB (25,600 B) by 3.8 KB; the
-    // full client's cuts (the schema's form, the field map's reasons) are all in lazy chunks. Where
-    // it is (test/package/bundle-report.ts): the entry's chunk 17.5 KB (the HTTP core and pacing,
-    // rp.pods' GraphQL path and rules, rp.rest's surfaces and pager, the serverless clients), the
-    // options with validation 4.5 KB, the redactor 4.0 KB, the error classes 1.8 KB, the generated
-    // documents 0.9 KB; the same files as one would be 27,759 B: each shared chunk gzipped on its
-    // own costs 1.7 KB. 25 KB takes a lazy seam in rp.rest's surfaces (about 2 KB) or in the
-    // load-balanced client (about 1 KB) as well as fewer shared chunks.
+    // Issue 46 (2026-12-02): 29,449 B in 8 files (29,498 B merged with main at 67307e3), over its
+    // goal of 25 KB (25,600 B) by 3.9 KB; the full client's cuts (the schema's form, the field map's
+    // reasons) are all in lazy chunks. Where it is (test/package/bundle-report.ts): the entry's chunk
+    // 17.5 KB (the HTTP core and pacing, rp.pods' GraphQL path and rules, rp.rest's surfaces and
+    // pager, the serverless clients), the options with validation 4.5 KB, the redactor 4.0 KB, the
+    // error classes 1.8 KB, the generated documents 0.9 KB; the same files as one would be 27,759 B
+    // (each shared chunk gzipped on its own costs 1.7 KB). Seams at the edges do not reach 25 KB:
+    // every rp.rest surface out of the start-up would take 1,255 B, a load-balanced client loaded
+    // on first use 517 B (each measured by stubbing it out of dist/); the rest is the core that
+    // sends the first request in the same tick (HTTP core, pacing, options, redactor, errors).
     expect(bytes).toBeLessThanOrEqual(29 * 1024);
   });
 
@@ -275,7 +279,8 @@ describe('portable core', () => {
     const result = await build({ entryPoints: [join(root, 'dist/gateway/index.js')], bundle: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
     expect(result.errors).toEqual([]);
     expect(Object.keys(result.metafile.inputs).filter((p) => p.startsWith('node:') || p.includes('@hono/node-server') || p.includes('ioredis') || p.includes('prom-client'))).toEqual([]);
-    const offenders = sourceFiles(join(root, 'src', 'gateway')).filter((f) => NODE_BUILTINS.test(readFileSync(f, 'utf8')) || /@hono\/node-server|from 'prom-client'/.test(readFileSync(f, 'utf8')));
+    // An import, static or dynamic (a comment may name the listener's package: hang-up.ts says how it hears a close).
+    const offenders = sourceFiles(join(root, 'src', 'gateway')).filter((f) => NODE_BUILTINS.test(readFileSync(f, 'utf8')) || /(from\s+|import\(\s*)['"](@hono\/node-server(\/[^'"]*)?|prom-client)['"]/.test(readFileSync(f, 'utf8')));
     expect(offenders.map((f) => f.slice(root.length)).sort()).toEqual(['src/gateway/node.ts', 'src/gateway/service/config-file.ts', 'src/gateway/service/metrics.ts']);
     // No client entry bundles prom-client.
     for (const [, file] of BUDGETS) {
