@@ -1,7 +1,8 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { readFileSync } from 'node:fs';
 import { documentIdOf, persistedText } from './src/codegen/document-hash.js';
-import { buildSchema, GraphQLSchema, Kind, printSchema, stripIgnoredCharacters, type DocumentNode } from 'graphql';
+import { Kind, type DocumentNode } from 'graphql';
+import { encodeSchema, runtimeSchemaSdl } from './src/codegen/graphql-schema.js';
 
 const banner = [
   '/* eslint-disable */',
@@ -12,17 +13,12 @@ const banner = [
 
 /**
  * What the executors build at run time: the types a document can reach from Query and Mutation
- * (173 of the reference's 473; the rest are admin and host inputs no root field takes), without
- * ignored characters. Validation and execution are the same as over the whole file; only
+ * (173 of the reference's 473; the rest are admin and host inputs no root field takes), in the
+ * compact form src/graphql/executable-schema.ts decodes (src/codegen/graphql-schema.ts,
+ * `encodeSchema`). Validation and execution are the same as over the whole file; only
  * introspection lists fewer types. It halves the bytes every bundle with an executor carries.
  */
-function runtimeSdl(sdl: string): string {
-  const whole = buildSchema(sdl);
-  const reachable = new GraphQLSchema({ query: whole.getQueryType(), mutation: whole.getMutationType(), types: [] });
-  return stripIgnoredCharacters(printSchema(reachable));
-}
-
-const schemaSdl = runtimeSdl(readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'));
+const schemaCompact = encodeSchema(runtimeSchemaSdl(readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8')));
 
 /**
  * The one fact stored on each generated document (`__meta__`): its id in persisted-documents.json
@@ -71,8 +67,8 @@ const config: CodegenConfig = {
     },
     // The executors run against this same schema (its reachable part) at run time; shipping it as
     // a module keeps them working from the installed package and in a browser bundle.
-    'src/graphql/__generated__/schema-sdl.ts': {
-      plugins: [{ add: { content: `${banner}export const schemaSdl: string = ${JSON.stringify(schemaSdl)};\n` } }],
+    'src/graphql/__generated__/schema-compact.ts': {
+      plugins: [{ add: { content: `${banner}export const schemaCompact: string = ${JSON.stringify(schemaCompact)};\n` } }],
     },
   },
 };

@@ -9,7 +9,12 @@
 // by coordinate; the provenance test holds that list and the provenance file equal.
 import {
   buildSchema,
+  GraphQLSchema,
+  GraphQLString,
   isEnumType,
+  isListType,
+  isNonNullType,
+  isScalarType,
   isInputObjectType,
   isInterfaceType,
   isObjectType,
@@ -17,6 +22,7 @@ import {
   Kind,
   parse,
   print,
+  printSchema,
   visit,
   type DefinitionNode,
   type DocumentNode,
@@ -26,6 +32,7 @@ import {
   type GraphQLField,
   type GraphQLInputField,
   type GraphQLNamedType,
+  type GraphQLType,
   type InputValueDefinitionNode,
 } from 'graphql';
 
@@ -160,4 +167,84 @@ export function schemaDelta(referenceSdl: string, mergedSdl: string): ReadonlyMa
   }
   for (const t of userTypes(reference)) if (!merged.getType(t.name)) out.set(t.name, 'removed');
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+// ---- the executors' schema, as the package ships it -----------------------------------------------
+
+/**
+ * What the executors build at run time: the types a document can reach from Query and Mutation
+ * (the rest are admin and host inputs no root field takes), printed. Validation and execution are
+ * the same as over the whole file; only introspection lists fewer types.
+ */
+export function runtimeSchemaSdl(sdl: string): string {
+  const whole = buildSchema(sdl);
+  return printSchema(new GraphQLSchema({ query: whole.getQueryType(), mutation: whole.getMutationType(), types: [] }));
+}
+
+/** The named types a code can stand for before the schema's own: graphql-js's specified scalars. */
+export const BUILT_IN_SCALARS = ['String', 'Int', 'Boolean', 'Float', 'ID'] as const;
+
+/**
+ * `sdl` (without descriptions, directives, interfaces, unions or default values, as the executors'
+ * schema is: anything else is an error) in the compact form `decodeSchema` (src/graphql/
+ * executable-schema.ts) builds into the same GraphQLSchema, with graphql-js's constructors and no
+ * SDL parser. One line per named type, in the SDL's order (so the type map's order is the same):
+ *
+ *   o<Name> <field> <field> …    an object type   (i<Name> an input type)
+ *   e<Name> <VALUE> <VALUE> …    an enum
+ *   s<Name>                      a scalar
+ *
+ * A field is `name`, `name(arg,arg:ref)` with arguments, then `:ref` for its type; an argument or
+ * field without `:ref` is a nullable String (half of them). A ref is a named type's code in base 36
+ * (0-4 the built-in scalars in BUILT_IN_SCALARS' order, then each line's type in order), wrapped as
+ * in SDL: `[` `]` for a list, `!` for non-null. About 0.8 KB smaller gzipped than the SDL text, and
+ * the bundle leaves out graphql-js's SDL schema building (buildASTSchema, extendSchema).
+ */
+export function encodeSchema(sdl: string): string {
+  const document = parse(sdl);
+  const schema = buildSchema(sdl);
+  const order: string[] = [];
+  for (const definition of document.definitions) {
+    const name = named(definition);
+    if (definition.kind === Kind.SCHEMA_DEFINITION || name === undefined) throw new Error(`encodeSchema: only named types are encoded, not ${definition.kind}`);
+    order.push(name);
+  }
+  const codes = new Map<string, string>([...BUILT_IN_SCALARS, ...order].map((name, i) => [name, i.toString(36)]));
+  const ref = (type: GraphQLType): string => (isNonNullType(type) ? `${ref(type.ofType)}!` : isListType(type) ? `[${ref(type.ofType)}]` : codes.get(type.name)!);
+  const typed = (name: string, type: GraphQLType) => (type === GraphQLString ? name : `${name}:${ref(type)}`);
+  const unsupported = (what: string) => {
+    throw new Error(`encodeSchema: ${what} is not encoded`);
+  };
+  return order
+    .map((name) => {
+      const type = schema.getType(name)!;
+      if (type.description) unsupported(`${name}'s description`);
+      if (isEnumType(type)) {
+        for (const v of type.getValues()) if (v.description || v.deprecationReason || v.value !== v.name) unsupported(`${name}.${v.name}'s description, deprecation or value`);
+        return `e${name} ${type.getValues().map((v) => v.name).join(' ')}`;
+      }
+      if (isScalarType(type)) {
+        if (type.specifiedByURL) unsupported(`${name}'s @specifiedBy`);
+        return `s${name}`;
+      }
+      if (isInputObjectType(type)) {
+        const fields = Object.values(type.getFields()).map((f) => {
+          if (f.description || f.deprecationReason || f.defaultValue !== undefined) unsupported(`${name}.${f.name}'s description, deprecation or default`);
+          return typed(f.name, f.type);
+        });
+        if (type.isOneOf) unsupported(`${name}'s @oneOf`);
+        return `i${name} ${fields.join(' ')}`;
+      }
+      if (!isObjectType(type) || type.getInterfaces().length > 0) return unsupported(`${name} (an interface, a union, or an object that implements one)`);
+      const fields = Object.values(type.getFields()).map((f) => {
+        if (f.description || f.deprecationReason) unsupported(`${name}.${f.name}'s description or deprecation`);
+        const args = f.args.map((a) => {
+          if (a.description || a.deprecationReason || a.defaultValue !== undefined) unsupported(`${name}.${f.name}(${a.name}:)'s description, deprecation or default`);
+          return typed(a.name, a.type);
+        });
+        return typed(args.length ? `${f.name}(${args.join(',')})` : f.name, f.type);
+      });
+      return `o${name} ${fields.join(' ')}`;
+    })
+    .join('\n');
 }

@@ -5,7 +5,8 @@ import { Lifetime } from './lifetime.js';
 export interface SleepOptions {
   /**
    * Housekeeping nobody waits on (freeing expired results, say): `run()` and the `auto` mode never
-   * jump to it, yet `advance` wakes it in order with the others when time passes it.
+   * jump to it, yet `advance` wakes it in order with the others when time passes it. On the real
+   * clock it does not keep the process alive.
    */
   passive?: boolean | undefined;
 }
@@ -76,9 +77,15 @@ export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11
     return {
       mode,
       now,
-      sleep: (ms, signal) =>
+      sleep: (ms, signal, options) =>
         new Promise((resolve, reject) => {
           if (signal?.aborted) return reject(signal.reason);
+          // Housekeeping must not keep a process alive: a CLI that ran one job exits when done.
+          const arm = (fn: () => void, delay: number) => {
+            const t = setTimeout(fn, delay);
+            if (options?.passive) (t as { unref?: () => void }).unref?.();
+            return t;
+          };
           // A timer runs on the event loop's own clock, whole milliseconds behind: it may fire a
           // millisecond before now() reads its deadline, and whoever slept then compares now()
           // with the deadline (a cold start answered "no workers available" at its end). So the
@@ -86,7 +93,7 @@ export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11
           const until = now() + Math.max(0, ms);
           const wake = () => {
             const left = until - now();
-            if (left > 0) timer = setTimeout(wake, timerDelay(Math.max(1, left / timeScale)));
+            if (left > 0) timer = arm(wake, timerDelay(Math.max(1, left / timeScale)));
             else {
               signal?.removeEventListener('abort', onAbort);
               resolve();
@@ -95,7 +102,7 @@ export function createClock(mode: 'real' | 'manual', start = Date.parse('2026-11
           // The abort listener goes when the sleep ends either way: a long-lived signal shared by many
           // sleeps would otherwise collect one listener per sleep (MaxListenersExceededWarning).
           const onAbort = () => (clearTimeout(timer), reject(signal!.reason));
-          let timer = setTimeout(wake, timerDelay(Math.max(0, ms / timeScale)));
+          let timer = arm(wake, timerDelay(Math.max(0, ms / timeScale)));
           signal?.addEventListener('abort', onAbort, { once: true });
         }),
       advance: async () => {

@@ -218,7 +218,51 @@ export interface Emulator {
      * sleeps not yet ended, and jobs kept (unfinished, or finished with their result not yet expired).
      */
     held(): { requests: number; sleeps: number; jobs: number };
+    /**
+     * What the emulator keeps now, structure by structure, for tests that a long run leaves nothing
+     * behind once its results expire: see {@link EmulatorRetained} and the emulator README's
+     * "Memory is bounded by time and by count".
+     */
+    retained(): EmulatorRetained;
   };
+}
+
+/** What `emulator.inspect.retained()` counts. Each is bounded by time, by count, or by what the caller keeps (pods, endpoints). */
+export interface EmulatorRetained {
+  /** Jobs kept: unfinished, or finished with a result not yet expired (at most `maxRetainedResults` finished). */
+  jobs: number;
+  /** Inputs kept among them: only a job that may still run (unfinished, FAILED or TIMED_OUT, which `/retry` runs again) keeps its input. */
+  jobInputs: number;
+  /** Finished results among them. */
+  finished: number;
+  /** Endpoints with jobs waiting for a worker. */
+  waitingQueues: number;
+  /** Requests held on a job (`/runsync`, `/status-sync`, `/stream`). */
+  jobListeners: number;
+  /** Queue timers: job steps, time-outs, webhook retries, the sweep of expired results. */
+  timers: number;
+  /** Worker pools (one per account and endpoint used), their workers (at most `workers.max` each) and their wake-up timers. */
+  workerPools: number;
+  workers: number;
+  workerTimers: number;
+  /** Clock sleeps not yet ended. */
+  sleeps: number;
+  /** Requests and streams held open (latency faults, long-polls, log streams, load-balanced holds). */
+  holds: number;
+  /** Fault rules not yet used up. */
+  faultRules: number;
+  /** Serverless rate buckets: one per account, endpoint and route group used. */
+  rateBuckets: number;
+  accounts: number;
+  pods: number;
+  /** Log lines of the pods that exist (at most 5,000 a pod). */
+  podLogLines: number;
+  /** Log streams following new lines. */
+  logListeners: number;
+  /** Pod and volume billing segments (closed ones past 10,000 an account are folded by the hour). */
+  billingSegments: number;
+  /** Serverless bill rows: one per account, endpoint, GPU type and hour of use. */
+  endpointCharges: number;
 }
 
 function abortReason(signal: AbortSignal): unknown {
@@ -418,7 +462,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       // `/health` reads the same pool.
       workers: (account, endpoint) => queue.workers.workers(account, endpoint),
       endpointChanged: (account, endpoint) => queue.workers.refresh(account, endpoint),
-      endpointDeleted: (account, endpointId) => queue.endpointDeleted(account, endpointId),
+      endpointDeleted: (account, endpointId) => {
+        queue.endpointDeleted(account, endpointId);
+        limiter.forget(`${account.id}/${endpointId}`);
+      },
       queueBase: (origin) => `${origin}/queue/v2`,
       loadBalancedBase: (origin, endpointId) => `${origin}/lb/${encodeURIComponent(endpointId)}`,
       exec,
@@ -552,6 +599,14 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       },
       freeGpus: (hostId) => platform.freeGpus(hostId),
       held: () => ({ requests: platform.lifetime.heldCount, sleeps: clock.pendingSleeps, jobs: queue.size }),
+      retained: () => ({
+        ...queue.retained(),
+        sleeps: clock.pendingSleeps,
+        holds: platform.lifetime.heldCount,
+        faultRules: faults.size,
+        rateBuckets: limiter.size,
+        ...platform.retained(),
+      }),
     },
   };
 }

@@ -50,7 +50,8 @@ export class FaultInjector {
   /** Adds a rule; returns a function telling how many requests it has hit. */
   inject(rule: FaultRule): { hits: () => number } {
     const active: ActiveRule = { ...rule, remaining: rule.times ?? 1, hits: 0 };
-    this.rules.push(active);
+    // `times: 0` (or less) never applies: nothing to keep.
+    if (active.remaining > 0) this.rules.push(active);
     return { hits: () => active.hits };
   }
 
@@ -78,13 +79,21 @@ export class FaultInjector {
       if (!hit) continue;
       rule.remaining -= 1;
       rule.hits += 1;
+      // A used-up rule leaves the list (its `hits()` still reads it): a test that injects a fault
+      // per call, for days, neither keeps every rule nor scans them all on each request.
+      if (rule.remaining <= 0) this.rules = this.rules.filter((r) => r !== rule);
       return rule.fault;
     }
     return undefined;
   }
 
   get active(): boolean {
-    return this.rules.some((r) => r.remaining > 0);
+    return this.rules.length > 0;
+  }
+
+  /** Rules not yet used up (for `emulator.inspect.retained()`). */
+  get size(): number {
+    return this.rules.length;
   }
 }
 

@@ -1,6 +1,6 @@
 // The `runpod-gql/emulator` entry: a local stand-in for the platform, for demos and for testing
 // apps offline. It runs on any fetch runtime; `listen()` lives in `runpod-gql/emulator/node`.
-export { createEmulator, EMULATOR_API_KEY, IN_PROCESS_BASE, type Emulator, type EmulatorClientOptions, type EmulatorEndpointSpec, type EmulatorOptions, type ListeningEmulator } from './create-emulator.js';
+export { createEmulator, EMULATOR_API_KEY, IN_PROCESS_BASE, type Emulator, type EmulatorClientOptions, type EmulatorEndpointSpec, type EmulatorOptions, type EmulatorRetained, type ListeningEmulator } from './create-emulator.js';
 export { DEFAULT_GPU_TYPES, DEFAULT_HOSTS, type GpuTypeSpec, type HostSpec } from './catalog.js';
 export type { EmulatorClock, SleepOptions } from './clock.js';
 export type { BuildOutcome, EmulatorBuildSpec } from './rest-v2/builds.js';

@@ -35,7 +35,23 @@ export interface BillingSegment {
   gb?: number;
   from: number;
   to?: number;
+  /**
+   * The sum of older closed segments in one hour, of one kind and GPU type (see
+   * {@link MAX_CLOSED_SEGMENTS}): no pod or volume of its own, `from` the hour's start, 1 ms long.
+   */
+  folded?: true;
 }
+
+/**
+ * Closed billing segments an account keeps one by one (one per pod start, stop or resize). Past it,
+ * the oldest half are folded into one segment per hour, kind and GPU type: the totals (`/billing`,
+ * by GPU type) stay exact, and rows by pod, volume or cluster no longer show the folded ones. An
+ * emulator that starts and ends pods for weeks then keeps a bill that grows by the hour, not by the pod.
+ */
+export const MAX_CLOSED_SEGMENTS = 10_000;
+
+/** Lines kept per pod, newest last: the most `GET /v2/pods/{id}/logs?tail=` can ask for. */
+export const MAX_POD_LOG_LINES = 5_000;
 
 export interface EndpointCharge {
   endpointId: string;
@@ -409,7 +425,21 @@ export class Platform {
     const logs = (pod.logs ??= []);
     const last = logs[logs.length - 1];
     logs.push({ ts, seq: last && last.ts === ts ? last.seq + 1 : 0, source, line });
+    // A pod restarted for days keeps its last lines only (V8 trims an array's front in place).
+    if (logs.length > MAX_POD_LOG_LINES) logs.shift();
     for (const listener of this.logListeners) listener();
+  }
+
+  /** What the accounts hold now, for `emulator.inspect.retained()`. */
+  retained(): { accounts: number; pods: number; podLogLines: number; logListeners: number; billingSegments: number; endpointCharges: number } {
+    const out = { accounts: this.accounts.size, pods: 0, podLogLines: 0, logListeners: this.logListeners.size, billingSegments: 0, endpointCharges: 0 };
+    for (const account of this.accounts.values()) {
+      out.pods += account.pods.size;
+      for (const pod of account.pods.values()) out.podLogLines += pod.logs?.length ?? 0;
+      out.billingSegments += account.segments.length;
+      out.endpointCharges += account.endpointCharges.length;
+    }
+    return out;
   }
 
   /** Calls `listener` whenever any pod gets a log line; returns the way to stop. */
@@ -466,7 +496,12 @@ export class Platform {
 
   private closeSegments(account: Account, predicate: (s: BillingSegment) => boolean): void {
     const now = this.clock.now();
-    for (const s of account.segments) if (s.to === undefined && predicate(s)) s.to = now;
+    let closed = 0;
+    for (const s of account.segments) {
+      if (s.to === undefined && predicate(s)) s.to = now;
+      if (s.to !== undefined && !s.folded) closed++;
+    }
+    if (closed > MAX_CLOSED_SEGMENTS) foldSegments(account, closed - MAX_CLOSED_SEGMENTS / 2);
   }
 
   private openRunningSegments(account: Account, pod: EmulatedPod): void {
@@ -627,4 +662,35 @@ export class Platform {
     this.closeSegments(account, (s) => s.networkVolumeId === id);
     account.networkVolumes.delete(id);
   }
+}
+
+/**
+ * Folds the `count` oldest closed segments of `account` (by end) into one segment per hour, kind
+ * and GPU type, added to the folded ones already there: each is 1 ms long at its hour's start, with
+ * the rate that bills the hour's amount in that millisecond, so every bucket (an hour or longer)
+ * sums to what the segments charged.
+ */
+function foldSegments(account: Account, count: number): void {
+  const closed = account.segments.filter((s) => s.to !== undefined && !s.folded).sort((a, b) => a.to! - b.to!);
+  const going = new Set(closed.slice(0, count));
+  const folded = new Map<string, BillingSegment>();
+  for (const s of account.segments) if (s.folded) folded.set(`${s.kind}\u0000${s.gpuTypeId ?? ''}\u0000${s.from}`, s);
+  for (const s of going) {
+    for (let t = s.from; t < s.to!; ) {
+      const hour = Math.floor(t / MS_PER_HOUR) * MS_PER_HOUR;
+      const next = Math.min(hour + MS_PER_HOUR, s.to!);
+      const amount = (s.ratePerHour * (next - t)) / MS_PER_HOUR;
+      const key = `${s.kind}\u0000${s.gpuTypeId ?? ''}\u0000${hour}`;
+      let row = folded.get(key);
+      if (!row) {
+        row = { kind: s.kind, ...(s.gpuTypeId !== undefined && { gpuTypeId: s.gpuTypeId }), ratePerHour: 0, from: hour, to: hour + 1, folded: true };
+        folded.set(key, row);
+      }
+      // USD per hour over 1 ms: the hour's amount.
+      row.ratePerHour += amount * MS_PER_HOUR;
+      if (s.gb !== undefined) row.gb = Math.max(row.gb ?? 0, s.gb);
+      t = next;
+    }
+  }
+  account.segments = [...folded.values(), ...account.segments.filter((s) => !s.folded && !going.has(s))];
 }

@@ -195,7 +195,6 @@ export class ServerlessQueue {
   /** Every timer and webhook in flight, so that `dispose()` can end them. */
   private readonly timers = new Set<AbortController>();
   private sweeping = false;
-  private sweepHandle: ReturnType<typeof setTimeout> | undefined;
   private readonly clock: EmulatorClock;
   private readonly queueDelayMs: number;
   private readonly streamHoldMs: number;
@@ -206,8 +205,10 @@ export class ServerlessQueue {
   private readonly finished = new Set<EmulatedJob>();
   private readonly maxRetainedResults: number;
   /**
-   * This hour's charges by endpoint, worker and GPU type: a job's charge adds to its row, so the
-   * bill grows per worker and hour, not per job. Cleared when the hour turns.
+   * This hour's charges by account, endpoint and GPU type: a job's charge adds to its row, so the
+   * bill grows by one row per endpoint and hour of use, not per job. Not per worker either: a pool
+   * whose workers go idle and come back (every job on a fresh worker, once the clock moves past
+   * `idleTimeout` between jobs) made one row per job. Cleared when the hour turns.
    */
   private chargeRows = { hour: Number.NaN, rows: new Map<string, EndpointCharge>() };
 
@@ -250,9 +251,9 @@ export class ServerlessQueue {
     return [...waiting].filter((job) => this.expire(job) && job.status === 'IN_QUEUE');
   }
 
-  /** The endpoint is gone: its unfinished jobs go with its workers. */
+  /** The endpoint is gone: its jobs go with its workers, finished ones too (no route reaches them any more). */
   endpointDeleted(account: Account, endpointId: string): void {
-    for (const job of [...this.jobs.values()]) if (job.accountId === account.id && job.endpointId === endpointId && !TERMINAL.has(job.status)) this.remove(job);
+    for (const job of [...this.jobs.values()]) if (job.accountId === account.id && job.endpointId === endpointId) this.remove(job);
     this.workers.drop(account, endpointId);
   }
 
@@ -266,14 +267,34 @@ export class ServerlessQueue {
     for (const job of [...this.jobs.values()]) if (!TERMINAL.has(job.status)) this.remove(job);
     for (const timer of [...this.timers]) timer.abort();
     this.timers.clear();
-    if (this.sweepHandle !== undefined) clearTimeout(this.sweepHandle);
-    this.sweepHandle = undefined;
     this.sweeping = false;
   }
 
   /** How many jobs are kept (for tests of eviction). */
   get size(): number {
     return this.jobs.size;
+  }
+
+  /** What the queue holds now, structure by structure (for tests of its bounds: `emulator.inspect.retained()`). */
+  retained(): { jobs: number; jobInputs: number; finished: number; waitingQueues: number; jobListeners: number; timers: number; workerPools: number; workers: number; workerTimers: number } {
+    let jobListeners = 0;
+    let jobInputs = 0;
+    for (const job of this.jobs.values()) {
+      jobListeners += job.listeners.size;
+      if (job.input !== undefined) jobInputs++;
+    }
+    const pools = this.workers.retained();
+    return {
+      jobs: this.jobs.size,
+      jobInputs,
+      finished: this.finished.size,
+      waitingQueues: this.waitingJobs.size,
+      jobListeners,
+      timers: this.timers.size,
+      workerPools: pools.pools,
+      workers: pools.workers,
+      workerTimers: pools.timers,
+    };
   }
 
   /**
@@ -401,20 +422,15 @@ export class ServerlessQueue {
     this.sweeping = true;
     const sweep = () => {
       this.sweeping = false;
-      this.sweepHandle = undefined;
       for (const job of [...this.jobs.values()]) this.expire(job);
       if (this.jobs.size > 0) this.startSweeper();
     };
-    if (this.clock.mode !== 'real') {
-      // Passive: the sweep only frees memory (every read applies the expiry itself), so a clock
-      // that moves itself must not hop from sweep to sweep past a result's expiry while the client
-      // idles between two polls. Time moved by hand still sweeps in order.
-      this.after(SWEEP_MS, sweep, () => (this.sweeping = false), { passive: true });
-      return;
-    }
-    // On the real clock the sweep must not keep a process alive: a CLI that ran one job exits when done.
-    this.sweepHandle = setTimeout(sweep, SWEEP_MS);
-    (this.sweepHandle as { unref?: () => void }).unref?.();
+    // Passive: the sweep only frees memory (every read applies the expiry itself), so a clock that
+    // moves itself must not hop from sweep to sweep past a result's expiry while the client idles
+    // between two polls; time moved by hand still sweeps in order. On the real clock it is 10 s of
+    // emulator time (a wall-clock 10 s kept results 1,000 s past their expiry at `timeScale: 100`),
+    // and it keeps no process alive: a CLI that ran one job exits when done.
+    this.after(SWEEP_MS, sweep, () => (this.sweeping = false), { passive: true });
   }
 
   /** A job of this account's endpoint, or 404 once it has expired. */
@@ -462,6 +478,9 @@ export class ServerlessQueue {
     delete job.progress;
     if (fields.output !== undefined) job.output = fields.output;
     if (fields.error !== undefined) job.error = fields.error;
+    // Only a FAILED or TIMED_OUT job can run again (retry): any other lets its input go now, not
+    // when its result expires (a soak of large inputs kept 10,000 of them for 30 minutes).
+    if (status === 'COMPLETED' || status === 'CANCELLED') job.input = undefined;
     const ranMs = job.startedAt === undefined ? 0 : job.finishedAt - job.startedAt;
     if (bill && ranMs > 0) this.charge(bill.account, bill.endpoint, job.workerId ?? workerIdOf(bill.endpoint), ranMs, job.finishedAt);
     this.finished.add(job);
@@ -476,13 +495,13 @@ export class ServerlessQueue {
     if (job.webhook) this.sendWebhook(job.webhook, JSON.stringify(this.view(job)), 1);
   }
 
-  /** Adds a job's run to the bill: to this hour's row of its endpoint, worker and GPU type. */
+  /** Adds a job's run to the bill: to this hour's row of its endpoint and GPU type (`podId`: the first worker billed in it). */
   private charge(account: Account, endpoint: EmulatedEndpoint, podId: string, ranMs: number, at: number): void {
     const hour = Math.floor(at / HOUR_MS);
     if (hour !== this.chargeRows.hour) this.chargeRows = { hour, rows: new Map() };
     const gpuTypeId = endpoint.gpuTypeIds[0] ?? 'NVIDIA RTX A4000';
     const amount = (ranMs / 1000) * SERVERLESS_PRICE_PER_SECOND * Math.max(1, endpoint.gpuCount);
-    const key = `${account.id}\u0000${endpoint.id}\u0000${podId}\u0000${gpuTypeId}`;
+    const key = `${account.id}\u0000${endpoint.id}\u0000${gpuTypeId}`;
     const row = this.chargeRows.rows.get(key);
     if (row && row.at <= at) {
       row.amount += amount;

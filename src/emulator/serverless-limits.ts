@@ -85,6 +85,16 @@ export class ServerlessLimiter {
     };
   }
 
+  /** The endpoint `scope` (`account/endpoint`) was deleted: its buckets go with it (a test that creates and deletes endpoints for days keeps none). */
+  forget(scope: string): void {
+    for (const route of Object.keys(this.limits)) this.buckets.delete(`${scope}\u0000${route}`);
+  }
+
+  /** Buckets kept: one per account, endpoint and route group used (for `emulator.inspect.retained()`). */
+  get size(): number {
+    return this.buckets.size;
+  }
+
   /** True when a queue of `queued` jobs refuses more work. */
   isQueueFull(queued: number, workersMax: number): boolean {
     if (!this.queueFull) return false;

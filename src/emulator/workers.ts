@@ -313,6 +313,13 @@ export class WorkerPools<J extends QueuedJob> {
     return pool.summary();
   }
 
+  /** Pools, their workers and their timers, for `emulator.inspect.retained()`. */
+  retained(): { pools: number; workers: number; timers: number } {
+    let workers = 0;
+    for (const pool of this.pools.values()) workers += pool.workers.length;
+    return { pools: this.pools.size, workers, timers: this.timers.size };
+  }
+
   /** The endpoint was deleted: its workers go. */
   drop(account: Account, endpointId: string): void {
     const key = this.key(account, endpointId);

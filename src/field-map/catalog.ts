@@ -1,8 +1,8 @@
 // The GPU catalog (GpuType, LowestPrice), CPU types and data centres, and their root fields: what a
 // public price page reads, so every field is of scope `catalog`.
 import { call, derived, holding, informational, decisive, path, readPath, standIn, WrongRestShape, type Derivations, type FieldEntry, type FieldMap } from './types.js';
+import { STOCK_STATUS } from './stock-status.js';
 
-const NOT_IN_REST = 'REST v2 has no such field';
 const NO_RESERVED_PRICES = 'REST v2 lists on-demand prices only (no savings-plan terms)';
 const DISCONTINUED_SPOT = 'spot (interruptible) pods are discontinued';
 
@@ -27,10 +27,10 @@ export const catalogTypes: FieldMap = {
       communityPrice: path('price.community'),
       maxGpuCountSecureCloud: path('maxCount.secure'),
       maxGpuCountCommunityCloud: path('maxCount.community'),
-      maxGpuCount: derived('GpuType.maxGpuCount', ['maxCount.secure', 'maxCount.community'], 'the larger of the two clouds\' ceilings: the most GPUs of this type one pod can have anywhere'),
+      maxGpuCount: derived('GpuType.maxGpuCount', ['maxCount.secure', 'maxCount.community']),
       lowestPrice: holding('LowestPrice', call(['GET /v2/catalog/gpus'])),
       cudaCores: informational('REST v2 has no CUDA core count (a figure of the card\'s data sheet)'),
-      clusterPrice: decisive('REST v2 prices clusters per cluster, not per GPU type'),
+      clusterPrice: decisive(),
       oneWeekPrice: informational(NO_RESERVED_PRICES),
       oneMonthPrice: informational(NO_RESERVED_PRICES),
       threeMonthPrice: informational(NO_RESERVED_PRICES),
@@ -38,10 +38,10 @@ export const catalogTypes: FieldMap = {
       oneYearPrice: informational(NO_RESERVED_PRICES),
       communitySpotPrice: informational(DISCONTINUED_SPOT),
       secureSpotPrice: informational(DISCONTINUED_SPOT),
-      throughput: decisive(NOT_IN_REST),
-      minPodGpuCount: decisive(NOT_IN_REST),
-      nodeGroupGpuSizes: decisive(NOT_IN_REST),
-      nodeGroupDatacenters: decisive(NOT_IN_REST),
+      throughput: decisive(),
+      minPodGpuCount: decisive(),
+      nodeGroupGpuSizes: decisive(),
+      nodeGroupDatacenters: decisive(),
     },
   },
   /**
@@ -57,22 +57,22 @@ export const catalogTypes: FieldMap = {
       uninterruptablePrice: path('uninterruptablePrice'),
       stockStatus: path('stockStatus'),
       maxGpuCount: path('maxGpuCount'),
-      availableGpuCounts: standIn(null, 'REST v2 gives a ceiling (maxCount) and a stock level, not the counts in stock (null, as rp.gpuTypes has always answered it over REST v2)'),
-      minMemory: decisive(NOT_IN_REST),
-      minVcpu: decisive(NOT_IN_REST),
-      rentalPercentage: decisive(NOT_IN_REST),
-      rentedCount: decisive(NOT_IN_REST),
-      totalCount: decisive(NOT_IN_REST),
-      minDownload: decisive(NOT_IN_REST),
-      minDisk: decisive(NOT_IN_REST),
-      minUpload: decisive(NOT_IN_REST),
-      countryCode: decisive(NOT_IN_REST),
-      supportPublicIp: decisive(NOT_IN_REST),
-      compliance: decisive('REST v2 gives compliance per data centre (dataCenters), not per offer'),
-      maxUnreservedGpuCount: decisive(NOT_IN_REST),
+      availableGpuCounts: standIn(null),
+      minMemory: decisive(),
+      minVcpu: decisive(),
+      rentalPercentage: decisive(),
+      rentedCount: decisive(),
+      totalCount: decisive(),
+      minDownload: decisive(),
+      minDisk: decisive(),
+      minUpload: decisive(),
+      countryCode: decisive(),
+      supportPublicIp: decisive(),
+      compliance: decisive(),
+      maxUnreservedGpuCount: decisive(),
       minimumBidPrice: informational('spot pods are discontinued: there is no bid price, and REST v2 has none'),
-      clusterPrice: decisive("REST v2's catalog prices a GPU for pods (price.secure, price.community) and serverless, not for clusters"),
-      gpuTypeDatacenters: decisive('not mapped yet: REST v2 has availability per data centre (GET /v2/catalog/gpus?include=AVAILABILITY, dataCenters[].availability)'),
+      clusterPrice: decisive(),
+      gpuTypeDatacenters: decisive(),
       gpuTypeCudaVersions: holding('GpuTypeCudaVersionAvailability', path('cudaVersions')),
     },
   },
@@ -96,19 +96,19 @@ export const catalogTypes: FieldMap = {
       name: path('name'),
       region: path('region'),
       globalNetwork: path('globalNetwork'),
-      compliance: derived('DataCenter.compliance', ['compliance'], "REST v2 lists the same certifications; the ones GraphQL has no value for (HIPAA, RENEWABLE) are left out"),
-      storageSupport: derived('DataCenter.storageSupport', ['networkVolumeTypes'], 'a data centre supports network storage when it offers a network volume type'),
-      location: decisive('REST v2 gives the region (region) and the name, not a location'),
-      storage: decisive(NOT_IN_REST),
-      s3apiEnabled: decisive(NOT_IN_REST),
-      storageClusters: decisive(NOT_IN_REST),
-      listed: decisive(NOT_IN_REST),
+      compliance: derived('DataCenter.compliance', ['compliance']),
+      storageSupport: derived('DataCenter.storageSupport', ['networkVolumeTypes']),
+      location: decisive(),
+      storage: decisive(),
+      s3apiEnabled: decisive(),
+      storageClusters: decisive(),
+      listed: decisive(),
       // With no filter, the data centre's own list (include=GPU_AVAILABILITY); with a GPU count, a
       // cloud or CUDA versions, the GPU catalog scoped to them, per data centre
       // (src/graphql/in-process/resolvers/catalog.ts). Never a null for "no stock": a type out of
       // stock is listed with stockStatus None.
       gpuAvailability: holding('GpuAvailability', call(['GET /v2/catalog/datacenters', 'GET /v2/catalog/gpus'])),
-      pools: decisive(NOT_IN_REST),
+      pools: decisive(),
     },
   },
   /** One CUDA version of a GPU type's hosts (`cudaVersions` of GET /v2/catalog/gpus?include=AVAILABILITY). */
@@ -117,7 +117,7 @@ export const catalogTypes: FieldMap = {
     scope: 'catalog',
     fields: {
       cudaVersion: path('version'),
-      availability: derived('GpuTypeCudaVersionAvailability.availability', ['available'], 'GraphQL says AVAILABLE or UNAVAILABLE where REST v2 says true or false (a host of that CUDA version has the GPUs asked for free)'),
+      availability: derived('GpuTypeCudaVersionAvailability.availability', ['available']),
     },
   },
   /** One GPU type's stock in one data centre: REST v2's `CatalogResourceAvailability`. */
@@ -129,15 +129,14 @@ export const catalogTypes: FieldMap = {
       gpuTypeId: path('id'),
       displayName: path('name'),
       gpuTypeDisplayName: path('name'),
-      stockStatus: derived('GpuAvailability.stockStatus', ['availability'], "GraphQL's spelling of REST v2's level (HIGH is High, NONE is None), as LowestPrice.stockStatus spells it"),
-      available: derived('GpuAvailability.available', ['availability'], 'in stock at any level but NONE'),
+      stockStatus: derived('GpuAvailability.stockStatus', ['availability']),
+      available: derived('GpuAvailability.available', ['availability']),
       gpuType: holding('GpuType', call(['GET /v2/catalog/gpus'])),
     },
   },
 };
 
-/** GraphQL's `stockStatus` spelling of REST v2's availability levels. */
-export const STOCK_STATUS: Readonly<Record<string, string>> = { NONE: 'None', LOW: 'Low', MEDIUM: 'Medium', HIGH: 'High' };
+export { STOCK_STATUS };
 
 function level(parent: Readonly<Record<string, unknown>>): string {
   const value = readPath(parent, 'availability');
@@ -173,6 +172,6 @@ export const catalogDerivations: Derivations = {
     if (typeof available !== 'boolean') throw new WrongRestShape('available', 'true or false');
     return available ? 'AVAILABLE' : 'UNAVAILABLE';
   },
-  'GpuAvailability.stockStatus': (stock) => STOCK_STATUS[level(stock)],
+  'GpuAvailability.stockStatus': (stock) => STOCK_STATUS[level(stock) as keyof typeof STOCK_STATUS],
   'GpuAvailability.available': (stock) => level(stock) !== 'NONE',
 };

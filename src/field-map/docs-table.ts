@@ -4,28 +4,36 @@
 // they are stale.
 import { FIELD_MAP } from './index.js';
 import { fragmentSelection, type Selection } from './projection.js';
+import { FIELD_REASONS } from './reasons.js';
 import type { FieldEntry } from './types.js';
 
 const code = (text: string) => `\`${text}\``;
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** One entry's source as the docs print it. */
-export function describeSource(entry: FieldEntry): string {
+/** Why `coordinate`'s row holds (reasons.ts); a derived, decisive or stand-in row without one is an error. */
+function reasonOf(coordinate: string): string {
+  const reason = FIELD_REASONS[coordinate];
+  if (reason === undefined) throw new Error(`field map: ${coordinate} has no reason in src/field-map/reasons.ts`);
+  return reason;
+}
+
+/** One entry's source as the docs print it (`coordinate`, `Type.field`, finds its reason). */
+export function describeSource(entry: FieldEntry, coordinate = ''): string {
   const { source } = entry;
   switch (source.kind) {
     case 'path':
       return code(source.path);
     case 'derived':
-      return `derived${source.reads.length ? ` from ${source.reads.map(code).join(', ')}` : ''}: ${source.why}`;
+      return `derived${source.reads.length ? ` from ${source.reads.map(code).join(', ')}` : ''}: ${reasonOf(coordinate)}`;
     case 'call':
       return `its own call: ${source.routes.map(code).join(', ')}`;
     case 'read':
       return `${code(source.path)} of ${code(source.route)} (read once per document)`;
     case 'none':
-      if (source.standIn) return `no source, answered ${code(JSON.stringify(source.standIn.value))}: ${source.why}`;
+      if (source.standIn) return `no source, answered ${code(JSON.stringify(source.standIn.value))}: ${reasonOf(coordinate)}`;
       return source.effect === 'informational'
         ? `no source, *informational* (null and a warning in \`extensions.warnings\`, no error): ${source.why}`
-        : `**no source, decisive** (null and an error): ${source.why}`;
+        : `**no source, decisive** (null and an error): ${reasonOf(coordinate)}`;
   }
 }
 
@@ -35,7 +43,7 @@ export function answeredTable(types: readonly string[] = Object.keys(FIELD_MAP))
   for (const type of types) {
     const map = FIELD_MAP[type];
     if (!map) continue;
-    for (const [field, entry] of Object.entries(map.fields)) rows.push(`| ${code(`${type}.${field}`)} | ${cell(describeSource(entry))} | ${entry.scope ?? map.scope} |`);
+    for (const [field, entry] of Object.entries(map.fields)) rows.push(`| ${code(`${type}.${field}`)} | ${cell(describeSource(entry, `${type}.${field}`))} | ${entry.scope ?? map.scope} |`);
   }
   return rows.join('\n');
 }
@@ -48,7 +56,7 @@ export function lossyTable(type: string, selection: Selection): string {
       const entry = FIELD_MAP[on]?.fields[field];
       if (!entry) continue;
       const kind = entry.source.kind;
-      if (kind === 'derived' || kind === 'none') rows.push(`| ${code(`${prefix}${field}`)} | ${cell(describeSource(entry))} |`);
+      if (kind === 'derived' || kind === 'none') rows.push(`| ${code(`${prefix}${field}`)} | ${cell(describeSource(entry, `${on}.${field}`))} |`);
       if (sub !== true && entry.type) walk(entry.type, sub, `${prefix}${field}.`);
     }
   };

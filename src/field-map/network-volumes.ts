@@ -17,9 +17,9 @@ export const networkVolumeTypes: FieldMap = {
       size: path('size'),
       dataCenterId: path('dataCenter'),
       dataCenter: holding('DataCenter', call(['GET /v2/catalog/datacenters/{id}'])),
-      storageClusterId: decisive('REST v2 network volumes do not name their storage cluster'),
-      storageType: decisive("REST v2's type is STANDARD or HIGH_PERFORMANCE, not the storage system (StorageType)"),
-      flashEnvironmentId: decisive('REST v2 has no Flash environments'),
+      storageClusterId: decisive(),
+      storageType: decisive(),
+      flashEnvironmentId: decisive(),
     },
   },
 };

@@ -53,8 +53,6 @@ export const templateDerivations = {
   templateVolumeMountPath: (rest: unknown) => typedAt(persistent(rest), 'path', 'string', 'mounts.persistent.path'),
 } satisfies Readonly<Record<string, (rest: unknown) => unknown>>;
 
-const notInTemplates = (what: string) => decisive(`REST v2 templates have no ${what}`);
-
 export const templateQueryFields: Readonly<Record<string, FieldEntry>> = {
   podTemplate: holding('PodTemplate', call(['GET /v2/templates/{id}'])),
 };
@@ -78,32 +76,32 @@ export const templateTypes: FieldMap = {
     rest: 'Template',
     scope: 'read',
     fields: {
-      advancedStart: notInTemplates('advanced-start flag'),
+      advancedStart: decisive(),
       containerDiskInGb: path('disk'),
       containerRegistryAuthId: path('registry'),
       dockerArgs: path('args'),
-      earned: notInTemplates('earnings'),
+      earned: decisive(),
       // Template env values are often credentials (HF_TOKEN=…): only a write token reads them.
-      env: holding('EnvironmentVariable', derived('envEntries', ['env'], 'REST v2 keeps env as an object of names to values; GraphQL lists the same pairs as { key, value } (less the create marker the client adds)', 'write')),
+      env: holding('EnvironmentVariable', derived('envEntries', ['env'], 'write')),
       id: path('id'),
       imageName: path('image'),
       isPublic: path('public'),
-      isRunpod: notInTemplates('flag for RunPod-made templates (the public catalog is another route)'),
+      isRunpod: decisive(),
       isServerless: path('serverless'),
-      boundEndpointId: notInTemplates('bound endpoint'),
+      boundEndpointId: decisive(),
       name: path('name'),
-      ports: derived('portsJoined', ['ports'], 'REST v2 lists the ports; GraphQL joins the same entries with commas'),
-      portsConfig: notInTemplates('port configuration beyond `ports`'),
+      ports: derived('portsJoined', ['ports']),
+      portsConfig: decisive(),
       readme: informational('REST v2 templates have no readme'),
       runtimeInMin: informational('REST v2 templates have no run-time figure (a statistic for the template\'s page)'),
       startJupyter: path('startJupyter'),
-      startScript: notInTemplates('start script'),
+      startScript: decisive(),
       startSsh: path('startSsh'),
-      volumeInGb: derived('templateVolumeInGb', ['mounts.persistent.size'], 'the persistent mount is the template volume; with none, GraphQL answers 0'),
-      volumeMountPath: derived('templateVolumeMountPath', ['mounts.persistent.path'], 'the persistent mount is the template volume; with none there is no path'),
-      config: notInTemplates('free-form config'),
+      volumeInGb: derived('templateVolumeInGb', ['mounts.persistent.size']),
+      volumeMountPath: derived('templateVolumeMountPath', ['mounts.persistent.path']),
+      config: decisive(),
       category: path('category'),
-      userId: notInTemplates('owner id'),
+      userId: decisive(),
       presentationOrder: informational('REST v2 templates have no presentation order (the console\'s sort)'),
     },
   },

@@ -2,6 +2,9 @@
 // once it is answered over REST v2. Data, not code: the in-process executor's generic resolver,
 // rp.pods' REST path, the emulator's GraphQL views, the gateway's field scopes and the docs' table
 // of what is answered after the 410 all read it (DESIGN.md, "one field map").
+// Why a row holds (a derivation, a field with no source) is prose for the docs: it is in reasons.ts,
+// keyed by `Type.field`, which no client module imports; only an informational row keeps its `why`,
+// which its warning prints at run time.
 
 /**
  * Who may read a field through the gateway. A token of scope `read` reads `catalog` and `read`
@@ -17,9 +20,10 @@ export type FieldSource =
   | { readonly kind: 'path'; readonly path: string }
   /**
    * A named derivation (in the type's module) from the parent's REST v2 object. `reads` lists the
-   * REST paths it reads (each checked against the contract); `why` says why the derivation holds.
+   * REST paths it reads (each checked against the contract); why the derivation holds is in
+   * reasons.ts (docs only).
    */
-  | { readonly kind: 'derived'; readonly derive: string; readonly reads: readonly string[]; readonly why: string }
+  | { readonly kind: 'derived'; readonly derive: string; readonly reads: readonly string[] }
   /**
    * A resolver of its own: a read of another route (a list, the account's SSH keys) or a
    * mutation. `route` names the REST v2 operation(s) it calls (`GET /v2/templates`).
@@ -36,16 +40,19 @@ export type FieldSource =
    * No REST v2 source. `effect` says what a null does to a caller (see {@link NoSourceKind}):
    * an `informational` field is null with no error, named once per answer in
    * `extensions.warnings`; a `decisive` one is null with one error naming it, and the static pass
-   * (src/graphql/in-process/static-pass.ts) lists it before anything is sent. `why` is what the
-   * docs and the warning print.
+   * (src/graphql/in-process/static-pass.ts) lists it before anything is sent. An informational
+   * field's `why` is what its warning (and the docs) print; a decisive field's error names the
+   * field, and its reason is in reasons.ts, for the docs only (no bundle carries it).
    */
-  | { readonly kind: 'none'; readonly effect: NoSourceKind; readonly why: string; readonly standIn?: undefined }
+  | { readonly kind: 'none'; readonly effect: 'informational'; readonly why: string; readonly standIn?: undefined }
+  | { readonly kind: 'none'; readonly effect: 'decisive'; readonly standIn?: undefined }
   /**
    * No REST v2 source, for a field the package's own operations select (`PodFields`:
    * `Pod.machineId`, `PodRuntimeGpus.id`), so they keep working after the 410: answered as that
-   * value, without an error or a warning, and the docs' table says so.
+   * value, without an error or a warning, and the docs' table says so (with the reason in
+   * reasons.ts).
    */
-  | { readonly kind: 'none'; readonly standIn: StandIn; readonly why: string; readonly effect?: undefined };
+  | { readonly kind: 'none'; readonly standIn: StandIn; readonly effect?: undefined };
 
 /**
  * What a null says to a caller, for a field with no REST v2 source.
@@ -96,18 +103,15 @@ export type FieldMap = Readonly<Record<string, TypeMap>>;
 // ---- constructors, so the tables read as tables ------------------------------------------------
 
 export const path = (p: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'path', path: p }, scope });
-export const derived = (derive: string, reads: readonly string[], why: string, scope?: FieldScope): FieldEntry => ({
-  source: { kind: 'derived', derive, reads, why },
-  scope,
-});
+export const derived = (derive: string, reads: readonly string[], scope?: FieldScope): FieldEntry => ({ source: { kind: 'derived', derive, reads }, scope });
 export const call = (routes: readonly string[], scope?: FieldScope): FieldEntry => ({ source: { kind: 'call', routes }, scope });
 export const read = (route: string, p: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'read', route, path: p }, scope });
-/** No REST v2 source, and a null would mislead a caller's decision: null with an error naming the field. */
-export const decisive = (why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', effect: 'decisive', why }, scope });
+/** No REST v2 source, and a null would mislead a caller's decision: null with an error naming the field (the reason: reasons.ts). */
+export const decisive = (scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', effect: 'decisive' }, scope });
 /** No REST v2 source, and no caller decides anything from the value: null with a warning, no error. */
 export const informational = (why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', effect: 'informational', why }, scope });
-/** A field with no source that the package's own operations select, answered as `value` (documented as lossy in the docs' table). */
-export const standIn = (value: string | number | boolean | null, why: string, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', why, standIn: { value } }, scope });
+/** A field with no source that the package's own operations select, answered as `value` (documented as lossy in the docs' table, with the reason in reasons.ts). */
+export const standIn = (value: string | number | boolean | null, scope?: FieldScope): FieldEntry => ({ source: { kind: 'none', standIn: { value } }, scope });
 /** `entry`, for a field that holds objects of the GraphQL type `type`. */
 export const holding = (type: string, entry: FieldEntry): FieldEntry => ({ ...entry, type });
 

@@ -182,6 +182,11 @@ export class RequestIds {
     for (const error of errors ?? []) if (error.originalError instanceof RunpodError) this.add(error.originalError.requestId);
   }
 
+  /** Rewrites each upstream id with `scrub` (src/gateway/scrub.ts: the env values the document read). */
+  scrubUpstream(scrub: (id: string) => string): void {
+    for (let i = 0; i < this.upstream.length; i++) this.upstream[i] = scrub(this.upstream[i]!);
+  }
+
   /** `extensions.requestIds` of the answer. */
   toJSON(): { gateway: string; upstream: string[] } {
     return { gateway: this.gateway, upstream: this.upstream };
@@ -204,7 +209,7 @@ export function coercionEntry(error: GraphQLError): GatewayErrorEntry {
 
 /**
  * `answer` for a caller that may not read env values (a `read` or `catalog` token): RunPod's own
- * words after an HTTP status (`… failed with HTTP 500: <detail>`) can quote a pod's or a template's
+ * words after an HTTP status (`… failed with HTTP 500: <detail>`, `… (HTTP 422): <detail>`) can quote a pod's or a template's
  * env, so they are withheld; the status, the code and the request id stay.
  */
 export function withheldDetails(answer: GatewayAnswer, scope: string): GatewayAnswer {
@@ -214,4 +219,9 @@ export function withheldDetails(answer: GatewayAnswer, scope: string): GatewayAn
   return { ...answer, body: { ...answer.body, errors: errors.map((e) => (UPSTREAM_DETAIL.test(e.message) ? { ...e, message: e.message.replace(UPSTREAM_DETAIL, note) } : e)) } };
 }
 
-const UPSTREAM_DETAIL = /(failed with HTTP \d{3})\b[\s\S]*$/;
+/**
+ * RunPod's own words after the status in an upstream error's message: the core writes them after
+ * `failed with HTTP 500:` and, for a 422, after `refused by the server (HTTP 422):`
+ * (`src/transport/error-mapping.ts`). One pattern for every stage that withholds them.
+ */
+export const UPSTREAM_DETAIL = /(failed with HTTP \d{3}\b|\(HTTP \d{3}\))[\s\S]*$/;

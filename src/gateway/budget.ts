@@ -136,7 +136,27 @@ export function createFairShare(rateLimits: false | Readonly<Record<string, Rate
   };
 }
 
-const NO_POOL = new Pool(Infinity);
+/**
+ * The pool of a call whose bucket has no cap (or no pacing at all): a slot at once, always, and
+ * nothing kept of who holds it (no caller ever waits here, so no turn is chosen by it).
+ */
+class Unbounded extends Pool {
+  override tryTake(): boolean {
+    return true;
+  }
+
+  override give(): void {}
+
+  override enqueue(_caller: string, lane: Lane, waiter: Waiter): void {
+    lane.granted(waiter);
+  }
+
+  override remove(): boolean {
+    return false;
+  }
+}
+
+const NO_POOL: Pool = new Unbounded(Infinity);
 
 /**
  * One document's calls: how many it has made, how many hold a slot or wait in a pool (at most its

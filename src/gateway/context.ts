@@ -5,6 +5,7 @@ import type { RunpodClient } from '../client.js';
 import type { SecretScope } from '../transport/redact.js';
 import type { RequestIds } from './answers.js';
 import type { CallerLimitSettings } from './fairness.js';
+import type { HangUp } from './hang-up.js';
 import type { GraphQLParams, Refusal } from './protocol.js';
 import type { Scrub } from './scrub.js';
 import type { GatewayScope } from './tokens.js';
@@ -48,6 +49,8 @@ export interface GatewayContext {
   /** The peer's address ('' when the server passed none). */
   readonly address: string;
   readonly ids: RequestIds;
+  /** The caller's hang-up: the request's signal, or its connection's close behind the Node listener. */
+  readonly hangUp: HangUp;
   /** `performance.now()` when the request arrived. */
   readonly startedAt: number;
   /** The media type of the answer (set by the host stage from `Accept`). */

@@ -12,6 +12,7 @@ import { resolveGatewayConfig, resolveReloadable, type GatewaySettings } from '.
 import type { Caller, GatewayContext } from './context.js';
 import { createCorsPolicy, parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createFairness, observingFetch } from './fairness.js';
+import { hangUpOf } from './hang-up.js';
 import { attachHostPolicy, createHostPolicy } from './host-check.js';
 import { createNoSourceFilter } from './no-source.js';
 import { createPassThroughPool } from './pass-through.js';
@@ -199,6 +200,8 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
   const refusedKeys = passThrough && limits.refusedKeys !== false ? new TokenBuckets(limits.refusedKeys.requests, limits.refusedKeys.intervalMs) : undefined;
   const fairness = createFairness(limits, options.rateStore, refusedKeys);
   const observers = options.observers ?? [];
+  // No closure per request for observers that are not there (the access log and metrics are off by default in process).
+  const observed = observers.length > 0;
   let isReady = false;
   void gateway.ready.then(() => (isReady = true), () => {});
 
@@ -219,7 +222,7 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
       budget: createExecuteBudget(limits, options.client?.rateLimits),
       onUpstream(context, status) {
         if (context.caller?.kind !== 'pass-through') health?.observe(status);
-        notify(observers, (o) => o.onUpstream?.(context, status));
+        if (observed) notify(observers, (o) => o.onUpstream?.(context, status));
       },
     }),
   ];
@@ -240,11 +243,12 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
       url,
       address: info?.clientAddress ?? '',
       ids,
+      hangUp: hangUpOf(request, info),
       startedAt: performance.now(),
       media: negotiate(request.headers.get('accept')) ?? 'application/json',
       upstream: { calls: 0, statuses: [] },
     };
-    notify(observers, (o) => o.onRequest?.(context));
+    if (observed) notify(observers, (o) => o.onRequest?.(context));
     const probe = url.pathname === '/healthz' || url.pathname === '/readyz' || (options.routes !== undefined && Object.hasOwn(options.routes, url.pathname));
     if (!probe) active++;
     let outcome: Outcome;
@@ -260,7 +264,7 @@ export function createGateway(options: GatewayOptions = {}): Required<Gateway> {
       answered = outcome;
       response = writeAnswer(context, outcome, scrubberFor(context, ownScrub));
     }
-    notify(observers, (o) => o.onResponse?.(context, response, answered));
+    if (observed) notify(observers, (o) => o.onResponse?.(context, response, answered));
     return response;
   }
 

@@ -9,6 +9,7 @@ import type { PacingStore } from '../transport/pacing.js';
 import { redactText } from '../transport/redact.js';
 import { parseCorsHeaders, parseCorsOrigins } from './cors.js';
 import { createGateway, type Gateway, type GatewayOptions, type GatewayUpstream } from './create-gateway.js';
+import { connectionHangUp, HANG_UP, type Connection } from './hang-up.js';
 import { bindGatewayAddress } from './host-check.js';
 import { accessLog } from './service/access-log.js';
 import { createGatewayMetrics } from './service/metrics.js';
@@ -50,8 +51,18 @@ export async function listen(gateway: Gateway, { port = 0, host = '127.0.0.1' }:
   if (gateway.anonymous && !isLoopback(host)) {
     throw new ValidationError('host', 'a gateway without tokens (--allow-anonymous) listens on loopback only: set RUNPOD_GATEWAY_TOKENS to serve other hosts');
   }
-  // The peer's address, from the socket: refused pass-through keys are counted by it.
-  const { server, url } = await serveFetch((request: Request, env: unknown) => gateway.fetch(request, { clientAddress: (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress }), port, host, listenerHeaderBytes(gateway));
+  // The peer's address, from the socket: refused pass-through keys are counted by it. The
+  // connection's close is the caller's hang-up (hang-up.ts): the request's own signal is never built.
+  const { server, url } = await serveFetch(
+    (request: Request, env: unknown) => {
+      const connection = env as (Connection & { incoming: { socket?: { remoteAddress?: string } } }) | undefined;
+      const info = { clientAddress: connection?.incoming?.socket?.remoteAddress, [HANG_UP]: connection?.outgoing ? connectionHangUp(connection) : undefined };
+      return gateway.fetch(request, info);
+    },
+    port,
+    host,
+    listenerHeaderBytes(gateway),
+  );
   // The address bound is the gateway's own: its host is answered, and its pages are same-origin.
   bindGatewayAddress(gateway, url);
   const http = server as unknown as { closeAllConnections?: () => void; closeIdleConnections?: () => void; close(cb: (err?: Error) => void): void };

@@ -18,10 +18,13 @@ import type { GatewayContext } from './context.js';
  */
 export type Outcome = GatewayAnswer | Response;
 
-/** One named stage. `next` runs the stages after it. */
+/**
+ * One named stage. `next` runs the stages after it: its outcome, or a promise of it when a later
+ * stage waits (a stage awaits it, or returns it as it is).
+ */
 export interface Stage {
   readonly name: string;
-  run(context: GatewayContext, next: () => Promise<Outcome>): Outcome | Promise<Outcome>;
+  run(context: GatewayContext, next: () => Outcome | Promise<Outcome>): Outcome | Promise<Outcome>;
 }
 
 /**
@@ -36,14 +39,22 @@ export interface GatewayObserver {
   onResponse?(context: GatewayContext, response: Response, answer: GatewayAnswer | undefined): void;
 }
 
-/** Runs `stages` in order over `context`; a throw anywhere is handed to `refused`. */
+/**
+ * Runs `stages` in order over `context`; a throw anywhere is handed to `refused`. The stages that
+ * answer at once (host, auth, scope, variables) run in the same tick, without a promise of their
+ * own: a request makes one promise per stage that waits, not one per stage.
+ */
 export function runStages(stages: readonly Stage[], context: GatewayContext, refused: (err: unknown) => Outcome): Promise<Outcome> {
-  const at = async (index: number): Promise<Outcome> => {
+  const at = (index: number): Outcome | Promise<Outcome> => {
     const stage = stages[index];
     if (!stage) throw new Error('the gateway pipeline ended without an answer');
     return stage.run(context, () => at(index + 1));
   };
-  return at(0).catch(refused);
+  try {
+    return Promise.resolve(at(0)).catch(refused);
+  } catch (err) {
+    return Promise.resolve(refused(err));
+  }
 }
 
 /** Tells every observer, never letting one's failure reach the request. */

@@ -39,6 +39,19 @@ export class Refusal {
  */
 export function negotiate(accept: string | null): typeof GRAPHQL_RESPONSE | typeof JSON_TYPE | undefined {
   if (!accept) return JSON_TYPE;
+  // A client sends the same Accept on every request: the last one's answer is kept (it depends on the text alone).
+  if (accept === lastAccept) return lastMedia;
+  const media = negotiated(accept);
+  if (accept.length <= MAX_REMEMBERED_HEADER) [lastAccept, lastMedia] = [accept, media];
+  return media;
+}
+
+/** Longest header text whose reading is remembered for the next request. */
+const MAX_REMEMBERED_HEADER = 512;
+let lastAccept: string | undefined;
+let lastMedia: ReturnType<typeof negotiate>;
+
+function negotiated(accept: string): ReturnType<typeof negotiate> {
   const types = accept.split(',').map((part) => {
     const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
     const q = params.find((p) => p.startsWith('q='));
@@ -136,15 +149,26 @@ export function listenerHeaderBytes(gateway: object): number {
   return (requestLineLimits.get(gateway) ?? 0) + 16_384;
 }
 
-/** POST parameters: a JSON object, in `application/json` (UTF-8, the charset assumed when none is given). */
-export async function paramsFromPost(request: Request, maxBytes: number): Promise<GraphQLParams> {
-  const contentType = request.headers.get('content-type');
+let acceptedContentType: string | null | undefined;
+
+/** Throws the 415 for a Content-Type the gateway does not read: JSON, in UTF-8. */
+function checkContentType(contentType: string | null): void {
   const [type = '', ...params] = (contentType ?? '').split(';').map((s) => s.trim().toLowerCase());
   if (!contentType) throw new Refusal(415, 'a POST needs `Content-Type: application/json`', 'UNSUPPORTED_MEDIA_TYPE');
   if (type !== JSON_TYPE && type !== 'application/graphql+json') throw new Refusal(415, 'the body must be `application/json`', 'UNSUPPORTED_MEDIA_TYPE');
   // RFC 9110 allows the value quoted: `charset="utf-8"`.
   const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/^"(.*)"$/, '$1');
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw new Refusal(415, 'the body must be UTF-8', 'UNSUPPORTED_MEDIA_TYPE');
+}
+
+/** POST parameters: a JSON object, in `application/json` (UTF-8, the charset assumed when none is given). */
+export async function paramsFromPost(request: Request, maxBytes: number): Promise<GraphQLParams> {
+  const contentType = request.headers.get('content-type');
+  // The last accepted Content-Type is remembered: a client sends the same one every time.
+  if (contentType !== acceptedContentType) {
+    checkContentType(contentType);
+    if (contentType!.length <= MAX_REMEMBERED_HEADER) acceptedContentType = contentType;
+  }
   const text = await readBody(request, maxBytes);
   let raw: unknown;
   try {

@@ -1,5 +1,6 @@
 // Loaded on first use only (a dynamic import), so clients that never leave GraphQL do not carry it.
 import { TransportUnsupportedError, ValidationError } from '../errors.js';
+import { STOCK_STATUS } from '../field-map/stock-status.js';
 import type { Compliance } from '../graphql/__generated__/operations.js';
 import type { GraphQLCallOptions } from '../graphql/graphql-client.js';
 import type { RestCatalogApi } from '../rest/catalog.js';
@@ -61,8 +62,6 @@ const COMPLIANCE_VALUES: Record<Compliance, true> = {
 };
 const COMPLIANCE = Object.keys(COMPLIANCE_VALUES) as Compliance[];
 const LEVELS: readonly AvailabilityLevel[] = ['NONE', 'LOW', 'MEDIUM', 'HIGH'];
-/** GraphQL's `stockStatus` spelling of REST v2's availability levels. */
-const STOCK: Record<AvailabilityLevel, string> = { NONE: 'None', LOW: 'Low', MEDIUM: 'Medium', HIGH: 'High' };
 
 // A filter left at a value that constrains nothing (unset, false, a minimum of 0) is not a constraint.
 const isVacuous = (value: unknown) => value === undefined || value === null || value === false || value === 0;
@@ -253,7 +252,7 @@ export async function readOverRest(kit: GpuRestSource, input: GpuTypesListInput,
         gpuTypeId: type.id,
         gpuName: type.name,
         uninterruptablePrice: Math.min(...priced),
-        stockStatus: STOCK[level],
+        stockStatus: STOCK_STATUS[level],
         maxGpuCount: ceilings.length ? Math.max(...ceilings) : null,
         cudaVersions: [...cudas].map(([version, available]) => ({ version, available })),
       },

@@ -2,8 +2,27 @@
 // bounded cache of parsed, validated documents. The emulator's GraphQL handler and the in-process
 // executor over REST v2 both use it, so a document one of them refuses the other refuses too.
 // Loaded lazily by both (it imports graphql-js).
-import { buildSchema, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { schemaSdl } from './__generated__/schema-sdl.js';
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLError,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  GraphQLSchema,
+  GraphQLString,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLNamedType,
+  type GraphQLType,
+} from 'graphql';
+import { schemaCompact } from './__generated__/schema-compact.js';
 
 const CPU_INSTANCE_ID = /^cpu\d[a-z]-\d+-\d+$/;
 
@@ -32,7 +51,46 @@ export function buildExecutableSchema(): GraphQLSchema {
 }
 
 function buildOnce(): GraphQLSchema {
-  return buildSchema(schemaSdl);
+  return decodeSchema(schemaCompact);
+}
+
+/**
+ * The GraphQLSchema of the compact form `encodeSchema` writes (src/codegen/graphql-schema.ts, which
+ * describes it), built with graphql-js's constructors as buildSchema would build its SDL: the same
+ * types, in the same order, and no SDL parser or schema extension code in a bundle.
+ * test/graphql/schema-compact.test.ts holds the two equal.
+ */
+export function decodeSchema(text: string): GraphQLSchema {
+  const types: GraphQLNamedType[] = [GraphQLString, GraphQLInt, GraphQLBoolean, GraphQLFloat, GraphQLID];
+  const ref = (code: string | undefined): GraphQLType =>
+    code === undefined ? GraphQLString : code.endsWith('!') ? new GraphQLNonNull(ref(code.slice(0, -1))) : code[0] === '[' ? new GraphQLList(ref(code.slice(1, -1))) : types[parseInt(code, 36)]!;
+  // `name`, `name:ref`, `name(arg,arg:ref):ref`: the name, the arguments, the type.
+  const member = (text: string) => /^(\w+)(?:\((.*)\))?(?::(.*))?$/.exec(text)!;
+  const fields = (members: string[], withArgs: boolean) => () =>
+    Object.fromEntries(
+      members.map((text) => {
+        const [, name, args, type] = member(text);
+        const config = { type: ref(type) } as { type: GraphQLType; args?: Record<string, { type: GraphQLType }> };
+        if (withArgs && args) config.args = Object.fromEntries(args.split(',').map((arg) => [member(arg)[1], { type: ref(member(arg)[3]) }]));
+        return [name, config];
+      }),
+    );
+  for (const line of text.split('\n')) {
+    const [head, ...members] = line.split(' ');
+    const name = head!.slice(1);
+    const kind = head![0];
+    types.push(
+      kind === 'o'
+        ? new GraphQLObjectType({ name, fields: fields(members, true) as never })
+        : kind === 'i'
+          ? new GraphQLInputObjectType({ name, fields: fields(members, false) as never })
+          : kind === 'e'
+            ? new GraphQLEnumType({ name, values: Object.fromEntries(members.map((value) => [value, {}])) })
+            : new GraphQLScalarType({ name }),
+    );
+  }
+  const root = (name: string) => types.find((t) => t.name === name) as GraphQLObjectType | undefined;
+  return new GraphQLSchema({ query: root('Query'), mutation: root('Mutation'), types: types.slice(5) });
 }
 
 /** Longest query text kept parsed; a longer one is parsed for each request (about 36 bytes of memory per character). */

@@ -7,7 +7,7 @@ import { credentialProblem, globalFetch, resolveOptions, validateCallOptions, ty
 import { budgetOf } from './call-budget.js';
 import { createPacer, pacingScope, type PaceRelease, type Pacer } from './pacing.js';
 import type { RateLimitInfo } from './rate-limit-headers.js';
-import { createScrubber, redactUrl, registerSecret, scopeOf, withScope, withSummaryScope } from './redact.js';
+import { ANSWERS_READ, createScrubber, redactUrl, scopeOf, withScope, withSummaryScope } from './redact.js';
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from './retry.js';
 import { monotonicNow } from './clock.js';
 import { createLog, type Log } from './logger.js';
@@ -173,8 +173,10 @@ export function callHook<T>(hook: ((event: T) => void) | undefined, event: T): v
 export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undefined, keyNotIndexed?: unknown): HttpCore {
   // A shared store knows the account by a digest of the key, never the key.
   const pacer = createPacer(resolved.rateLimits, resolved.pacingStore && resolved.rateLimits !== false ? { store: resolved.pacingStore, scope: pacingScope(apiKey) } : undefined);
-  // The client's key and every secret the process registered, in one pass.
-  const scrub = createScrubber(apiKey, { registered: true });
+  // The client's key and every secret the process registered, in one pass. The key is filed in the
+  // process-wide index for as long as this scrubber lives (so every error scrubs it), unless it is a
+  // key the process must not index (a caller's pass-through key), which stays the scrubber's own.
+  const scrub = createScrubber(apiKey, { registered: true, register: !keyNotIndexed });
   // A call that sends secrets of its caller's (a registry password) carries them in its own scope:
   // what its answers echo is scrubbed of them, and no other call's.
   const scrubOf = (req: HttpRequest) => withScope(scrub, scopeOf(req));
@@ -440,13 +442,17 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
 
   /** The body of a 2xx answer as JSON (`undefined` for an empty one), or the error for one that is not JSON. */
   function parseJson(req: HttpRequest, status: number, headers: Headers, text: string): unknown {
+    let value: unknown;
     try {
-      return JSON.parse(text);
+      value = JSON.parse(text);
     } catch {
       // An empty body (or nothing but white space) is no answer (undefined) rather than a wrong one.
       if (text.trim()) throw notJson(req, { status, headers, text });
+      return undefined;
     }
-    return undefined;
+    // A gateway document keeps what it read, to scrub its answer's upstream details of the env values in it.
+    (req as { [ANSWERS_READ]?: (value: unknown) => void })[ANSWERS_READ]?.(value);
+    return value;
   }
 
   function notJson(req: HttpRequest, { status, headers, text }: HttpResult): ServerError {
@@ -488,7 +494,6 @@ export function createHttpCore(resolved: ResolvedOptions, apiKey: string | undef
     log,
     requestJson: <T>(req: HttpRequest) => run(req, JSON_BODY) as Promise<T>,
   };
-  if (!keyNotIndexed) registerSecret(apiKey, core);
   return core;
 }
 

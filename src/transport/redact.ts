@@ -166,6 +166,15 @@ function decode(text: string, kinds = EVERY_ESCAPE): { cps: Int32Array; starts: 
   return { cps, starts, escaped, count };
 }
 
+/**
+ * `text`'s characters as the scrubber reads them: escapes decoded (only `kinds`; see `patternsOf`),
+ * case-folded, `+` and `-` as a space. For a matcher of few short texts (the gateway's request ids).
+ */
+export function foldedUnits(text: string, kinds = EVERY_ESCAPE): Int32Array {
+  const decoded = decode(text, kinds);
+  return decoded.cps.subarray(0, decoded.count);
+}
+
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
 /**
@@ -322,12 +331,16 @@ const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 type Decoded = ReturnType<typeof decode>;
 
-/** What one secret put in an index: each entry, with the run width and hash it is filed under. */
+/**
+ * What one secret put in an index: its spellings, whose entries are found again from them when it
+ * leaves (the places and hashes are worked out as they were filed; keeping each entry's place
+ * instead cost about a third of the index's memory).
+ */
 interface Filed {
   held: number;
   /** Units of its spellings, counted against the index's bound. */
   readonly cost: number;
-  readonly entries: Array<{ readonly width: number; readonly hash: number; readonly entry: Entry }>;
+  readonly spellings: Units[];
 }
 
 /** The characters one secret costs an index: its length times its spellings (as written, base64 ×3, hex ×2). */
@@ -363,8 +376,7 @@ class SecretIndex {
     for (const { units } of patterns) cost += units.length;
     if (this.units + cost > this.maxUnits) return false;
     this.units += cost;
-    const record: Filed = { held: 1, cost, entries: [] };
-    this.filed.set(secret, record);
+    this.filed.set(secret, { held: 1, cost, spellings: patterns.map((p) => p.units) });
     for (const { units, short } of patterns) {
       const width = Math.min(units.length, STRIDE);
       let slot = this.widths.get(width);
@@ -378,8 +390,6 @@ class SecretIndex {
         if (bucket === undefined) slot.runs.set(hash, entry);
         else if (!Array.isArray(bucket)) slot.runs.set(hash, [bucket, entry]);
         else if (bucket.length < this.maxPerRun) bucket.push(entry);
-        else continue;
-        record.entries.push({ width, hash, entry });
       }
     }
     return true;
@@ -391,13 +401,23 @@ class SecretIndex {
     if (!record || --record.held > 0) return;
     this.filed.delete(secret);
     this.units -= record.cost;
-    for (const { width, hash, entry } of record.entries) {
+    for (const units of record.spellings) {
+      const width = Math.min(units.length, STRIDE);
       const slot = this.widths.get(width);
-      const bucket = slot?.runs.get(hash);
-      if (!slot || bucket === undefined) continue;
-      if (bucket === entry) slot.runs.delete(hash);
-      else if (Array.isArray(bucket)) {
-        const i = bucket.indexOf(entry);
+      if (!slot) continue;
+      const hashes: number[] = [];
+      const starts = strideStarts(units, width, hashes);
+      for (let k = 0; k < starts.length; k++) {
+        const hash = hashes[k]!;
+        const bucket = slot.runs.get(hash);
+        // An entry is its spelling's own units at its place (one a full bucket left out is not there).
+        const mine = (e: Entry) => e.units === units && e.at === starts[k];
+        if (bucket === undefined) continue;
+        if (!Array.isArray(bucket)) {
+          if (mine(bucket)) slot.runs.delete(hash);
+          continue;
+        }
+        const i = bucket.findIndex(mine);
         if (i >= 0) bucket.splice(i, 1);
         if (bucket.length === 1) slot.runs.set(hash, bucket[0]!);
       }
@@ -556,6 +576,12 @@ export class SecretScope {
 /** Where a call's options carry its {@link SecretScope} (a symbol, in no public type). */
 export const SECRETS: unique symbol = Symbol('runpod-gql.secrets');
 
+/**
+ * Where a call's options carry the observer of its JSON answers: a gateway document's, which keeps
+ * them to find the env values it read (a symbol, in no public type; see src/gateway/scrub.ts).
+ */
+export const ANSWERS_READ: unique symbol = Symbol('runpod-gql.answers-read');
+
 /** The scope a call's options carry, if any. */
 export function scopeOf(options: object | undefined): SecretScope | undefined {
   const scope = (options as { [SECRETS]?: unknown } | undefined)?.[SECRETS];
@@ -570,6 +596,13 @@ export interface ScrubberOptions {
    * @default false
    */
   readonly registered?: boolean | undefined;
+  /**
+   * File the secrets in the process-wide index instead of an index of the scrubber's own, for as
+   * long as the scrubber lives (a client's key: one copy of its spellings, not two; implies
+   * `registered`). One the index cannot take (past its bound) is kept in the scrubber's own.
+   * @default false
+   */
+  readonly register?: boolean | undefined;
   /** Also scrub the secrets of these scopes (read when each text is scrubbed: what they file later counts). */
   readonly scopes?: readonly SecretScope[] | undefined;
 }
@@ -587,12 +620,18 @@ const scrubberIndexes = new WeakMap<(text: string) => string, readonly SecretInd
  */
 export function createScrubber(secrets: string | undefined | readonly (string | undefined)[], options: ScrubberOptions = {}): (text: string) => string {
   const index = new SecretIndex();
+  const filed: string[] = [];
   for (const secret of typeof secrets === 'string' || secrets === undefined ? [secrets] : secrets) {
-    if (secret && secret.length <= MAX_KEY_LENGTH) index.add(secret);
+    if (!secret || secret.length > MAX_KEY_LENGTH) continue;
+    if (options.register && registered.add(secret)) filed.push(secret);
+    else index.add(secret);
   }
-  const indexes = [index, ...(options.registered ? [registered] : []), ...(options.scopes ?? []).map((scope) => scopeIndexes.get(scope)!)];
+  const indexes = [index, ...(options.registered || options.register ? [registered] : []), ...(options.scopes ?? []).map((scope) => scopeIndexes.get(scope)!)];
   if (indexes.length === 1 && index.empty) return (text) => text;
   const scrub = (text: string) => scrubWith(text, indexes);
+  // Held by the scrubber, not by its client: a call still in flight when its client is collected
+  // still scrubs the key.
+  for (const secret of filed) release?.register(scrub, secret);
   scrubberIndexes.set(scrub, indexes);
   return scrub;
 }

@@ -6,19 +6,10 @@
 //   mix 'mixed': `jobs` rounds of six calls, as a client mixes them: /run, /status of that job,
 //                /health, GraphQL pods and GPU offers, REST v2's pod list (issue 37's soak).
 import { createEmulator, EMULATOR_API_KEY, IN_PROCESS_BASE } from '../../src/emulator/index.js';
+import { heapAfterCollections } from './gc-heap.js';
 
 const { jobs, mix = 'run' } = JSON.parse(process.argv[2] ?? '{}') as { jobs: number; mix?: 'run' | 'mixed' };
-const gc = (globalThis as { gc?: () => void }).gc!;
-// Full collections with turns of the event loop between them: what a FinalizationRegistry frees
-// (the listeners undici ties to each Request's signal) is freed only in a later task.
-const heap = async () => {
-  for (let i = 0; i < 3; i++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  gc();
-  return process.memoryUsage().heapUsed;
-};
+const heap = heapAfterCollections;
 
 // Large enough to keep every job: the bench measures what a retained result costs. The REST and
 // GraphQL limits are out of the way: the manual clock does not move between the calls.

@@ -17,13 +17,14 @@ if (kind === 'gateway' || kind === 'floor') {
   const { createGateway } = (await import(dist('gateway/index.js'))) as typeof import('../../src/gateway/index.js');
   const { listen } = (await import(dist('gateway/node.js'))) as typeof import('../../src/gateway/node.js');
   const { createRunpodClient } = (await import(dist('index.js'))) as typeof import('../../src/index.js');
-  let handle: (request: Request) => Promise<Response>;
+  let handle: (request: Request, info?: object) => Promise<Response>;
   if (kind === 'gateway') {
     // As `runpod-gql gateway` runs by default, with a per-caller rate no round reaches and an
     // in-flight limit the bench's concurrency fits in (the bench's one client is one caller).
     // The response cache off, so each request runs the document as yoga and the floor do.
     const gateway = createGateway({ tokens: `read:${token}`, cache: false, limits: { rate: { requests: 1_000_000, intervalMs: 60_000 }, ...(maxInFlight ? { maxInFlight } : {}) }, client: { restUrl, graphqlUrl, apiKey, rateLimits: false } });
-    handle = (request) => gateway.fetch(request);
+    // The listener's info (the peer's address, the connection's hang-up) passed on, as `listen(gateway)` passes it.
+    handle = (request, info) => gateway.fetch(request, info);
   } else {
     const rp = createRunpodClient({ restUrl, graphqlUrl, apiKey, rateLimits: false });
     handle = async (request) => {
@@ -34,7 +35,7 @@ if (kind === 'gateway' || kind === 'floor') {
     };
   }
   const served = await listen({
-    fetch: (request) => (request.url.endsWith('/__cpu') ? Promise.resolve(new Response(cpuAnswer())) : handle(request)),
+    fetch: (request, info) => (request.url.endsWith('/__cpu') ? Promise.resolve(new Response(cpuAnswer())) : handle(request, info)),
     ready: Promise.resolve(),
     anonymous: false,
   });

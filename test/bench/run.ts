@@ -598,7 +598,8 @@ async function bundle(entry: string): Promise<{ gzipBytes: number; graphqlInputs
   return { gzipBytes: gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length, graphqlInputs };
 }
 
-const BUDGETS_KB: Record<string, number | undefined> = { 'runpod-gql': 54, 'runpod-gql/graphql': 1 };
+// Issue 46's goals: the full client with the whole schema and the executor ≤ 100 KB, ./graphql ≤ 1 KB.
+const BUDGETS_KB: Record<string, number | undefined> = { 'runpod-gql': 100, 'runpod-gql/graphql': 1 };
 
 async function bundlesAndStartup(): Promise<void> {
   const sizes: Record<string, { gzipBytes: number; graphqlInputs: number }> = {};
@@ -680,6 +681,36 @@ async function emulatorMemory(): Promise<void> {
   results.emulatorMemory = { ...out, bytesPerRetainedJob: perJob, expiredOverStart: after, mixed: { ...mixed, expiredOverStart: mixedAfter, bytesLeftPerJob: leftPerJob } };
 }
 
+/**
+ * Issue 43: the client against the emulator, in one process, 100,000 calls of a service's mix
+ * (test/emulator/soak-mix.ts: 40,000 jobs, GraphQL and REST reads, 404s, pods, faults): the heap
+ * at 10 % of the calls, at the end and once every result has expired, and what the emulator keeps.
+ */
+async function soakSection(): Promise<void> {
+  type Retained = Record<string, number>;
+  type Out = { rounds: number; calls: number; jobs: number; notFound: number; atTenth: number; atEnd: number; expired: number; retainedAtTenth: Retained; retainedAtEnd: Retained; retainedAfter: Retained };
+  const mb = (bytes: number) => `${fmt(bytes / 2 ** 20, 1)} MB`;
+  const out = await worker<Out>('soak.ts', { rounds: quick ? 2_000 : 10_000 }, ['--expose-gc']);
+  const ratio = out.expired / out.atTenth;
+  const left = out.retainedAfter;
+  // What a job, a request or a fault leaves: none of it may stay once results have expired.
+  const perCall = ['jobs', 'jobInputs', 'finished', 'waitingQueues', 'jobListeners', 'timers', 'workerTimers', 'sleeps', 'holds', 'faultRules', 'pods', 'podLogLines', 'logListeners'];
+  const stayed = perCall.filter((k) => (left[k] ?? 0) > 0);
+  row(
+    `soak: client + emulator, ${out.calls.toLocaleString('en')} calls (${out.jobs.toLocaleString('en')} jobs): heap at 10 %, at the end, once every result expired`,
+    `${mb(out.atTenth)} → ${mb(out.atEnd)} (${out.retainedAtEnd.finished!.toLocaleString('en')} results kept) → ${mb(out.expired)}: ${fmt(ratio, 3)}× the 10 % mark`,
+    '≤ 1.10× (issue 43: 205 MB against 53.8 MB)',
+    ratio <= 1.1,
+  );
+  row(
+    '  what the emulator keeps once every result expired',
+    `${stayed.length === 0 ? 'no job, input, hold, sleep, timer, fault rule, pod or log line' : stayed.map((k) => `${left[k]} ${k}`).join(', ')}; ${left.workers} idle workers in ${left.workerPools} pools; bill: ${left.endpointCharges} serverless row${left.endpointCharges === 1 ? '' : 's'}, ${left.billingSegments} pod segments`,
+    'nothing per call; the bill by the hour',
+    stayed.length === 0 && left.endpointCharges! <= 3 * 2,
+  );
+  results.soak = { ...out, expiredOverTenth: ratio };
+}
+
 // ---- 6. the gateway --------------------------------------------------------------------------------
 
 /** Issue 28: a request through the gateway against the same read made directly over REST v2 (CPU, in process). */
@@ -689,9 +720,9 @@ async function gatewayRoundTrip(): Promise<void> {
   results.gateway = figures;
   const { failures } = figures;
   ratioRow(row, failures, 'gateway: one pod read through the gateway vs rp.rest.pods.get', () => `${fmtSpread(figures.gatewayUs, 0)} µs vs ${fmtSpread(figures.directUs, 0)} µs CPU per request (in process, both on one emulator)`, '', () => undefined);
-  ratioRow(row, failures, '  ratio', () => fmtSpread(figures.ratio, 3), '≤ 1.25', () => figures.ratio.median <= 1.25);
+  ratioRow(row, failures, '  ratio', () => fmtSpread(figures.ratio, 3), '≤ 2.15 (issue 46)', () => figures.ratio.median <= 2.15);
   const { rated } = figures;
-  ratioRow(row, failures, '  with a per-caller rate on (a limit no round reaches)', () => `${fmtSpread(rated.gatewayUs, 0)} µs vs ${fmtSpread(rated.directUs, 0)} µs: ${fmtSpread(rated.ratio, 3)}`, '≤ 1.25', () => rated.ratio.median <= 1.25);
+  ratioRow(row, failures, '  with a per-caller rate on (a limit no round reaches)', () => `${fmtSpread(rated.gatewayUs, 0)} µs vs ${fmtSpread(rated.directUs, 0)} µs: ${fmtSpread(rated.ratio, 3)}`, '≤ 2.15 (issue 46)', () => rated.ratio.median <= 2.15);
 }
 
 /**
@@ -719,8 +750,8 @@ async function gatewayProcesses(): Promise<void> {
     for (const kind of ['gateway', 'yoga', 'floor'] as const) {
       if (failureCount(failures[kind]) > 0) row(`  ${kind}: failed requests (of ${requests})`, describeFailures(failures[kind]), 'none', false);
     }
-    ratioRow(row, allFailures, '  gateway / graphql-yoga + graphql-armor', () => `${fmt(figures.gatewayOverYoga, 3)} (per round ${fmtSpread(figures.roundRatios.overYoga, 3)})`, '≤ 0.70', () => figures.gatewayOverYoga <= 0.7);
-    ratioRow(row, allFailures, '  gateway / floor (own listener + REST client, no GraphQL)', () => `${fmt(figures.gatewayOverFloor, 3)} (per round ${fmtSpread(figures.roundRatios.overFloor, 3)})`, '≤ 1.25', () => figures.gatewayOverFloor <= 1.25);
+    ratioRow(row, allFailures, '  gateway / graphql-yoga + graphql-armor', () => `${fmt(figures.gatewayOverYoga, 3)} (per round ${fmtSpread(figures.roundRatios.overYoga, 3)})`, '≤ 0.70 (issue 46)', () => figures.gatewayOverYoga <= 0.7);
+    ratioRow(row, allFailures, '  gateway / floor (own listener + REST client, no GraphQL)', () => `${fmt(figures.gatewayOverFloor, 3)} (per round ${fmtSpread(figures.roundRatios.overFloor, 3)})`, '≤ 1.5 (issue 46)', () => figures.gatewayOverFloor <= 1.5);
   } finally {
     emulator.child.kill('SIGTERM');
   }
@@ -761,7 +792,7 @@ async function inProcessGraphQL(): Promise<void> {
   const figures = await measureInProcessGraphQL(quick);
   results.inProcessGraphQL = figures;
   ratioRow(row, figures.failures, 'in-process GraphQL: PodDocument over REST v2 vs rp.pods.get (REST path)', () => `${fmtSpread(figures.documentUs, 1)} µs vs ${fmtSpread(figures.directUs, 1)} µs CPU per call (own JS, fetch double)`, '', () => undefined);
-  ratioRow(row, figures.failures, '  ratio', () => fmtSpread(figures.ratio, 3), '≤ 1.10', () => figures.ratio.median <= 1.1);
+  ratioRow(row, figures.failures, '  ratio', () => fmtSpread(figures.ratio, 3), '≤ 1.5 (issue 46)', () => figures.ratio.median <= 1.5);
 }
 
 // ---- 8. redaction with many live keys --------------------------------------------------------------
@@ -785,13 +816,46 @@ async function redaction(): Promise<void> {
     '≤ 5 ms',
     manyKeys.clientMs.median <= 5,
   );
+  await firstErrors(keys);
+}
+
+/**
+ * Issue 46 item 7: the first error of a fresh process that has just created 2,000 clients, each
+ * sample its own process running the built client (bundled: no loader's transpiling counted),
+ * interleaved with the same after one client. Wall time (what the caller waits, lazy loading
+ * included), with its CPU beside it.
+ */
+async function firstErrors(keys: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'runpod-gql-bench-'));
+  const file = join(dir, 'redaction.mjs');
+  await build({ entryPoints: [script('redaction.ts')], bundle: true, format: 'esm', platform: 'node', outfile: file, logLevel: 'silent' });
+  type First = { wallMs: number; cpuMs: number; liveKeys: number };
+  const samples = { many: [] as First[], one: [] as First[] };
+  try {
+    for (let i = 0; i < (quick ? 5 : 10); i++) {
+      samples.many.push(await plainWorker<First>(file, { mode: 'first', keys, dist }));
+      samples.one.push(await plainWorker<First>(file, { mode: 'first', keys: 0, dist }));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const figure = (s: First[]) => ({ wallMs: spread(s.map((f) => f.wallMs)), cpuMs: spread(s.map((f) => f.cpuMs)), processes: s.length });
+  const many = figure(samples.many);
+  const one = figure(samples.one);
+  (results.redaction as Record<string, unknown>).firstError = { manyKeys: many, oneKey: one };
+  row(
+    `redaction: the first error of a fresh process after ${keys.toLocaleString('en')} clients (median of ${many.processes} processes)`,
+    `${fmtSpread(many.wallMs, 1)} ms (CPU ${fmtSpread(many.cpuMs, 1)}) vs ${fmtSpread(one.wallMs, 1)} ms (CPU ${fmtSpread(one.cpuMs, 1)}) after 1 client`,
+    '≤ 50 ms',
+    many.wallMs.median <= 50,
+  );
 }
 
 // ---- main -----------------------------------------------------------------------------------------
 
 // `--only=per-call,fan-out-processes` runs some sections (for trying a change); the default runs all.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-limits': fanOutLimits, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, gateway: gatewayRoundTrip, 'gateway-processes': gatewayProcesses, 'in-process-graphql': inProcessGraphQL, redaction, 'upstream-calls': upstreamCalls };
+const sections: Record<string, () => Promise<void>> = { 'per-call': perCall, waiting, 'fan-out': fanOut, 'fan-out-limits': fanOutLimits, 'fan-out-processes': fanOutProcesses, paging, 'bundles-startup': bundlesAndStartup, 'emulator-memory': emulatorMemory, soak: soakSection, gateway: gatewayRoundTrip, 'gateway-processes': gatewayProcesses, 'in-process-graphql': inProcessGraphQL, redaction, 'upstream-calls': upstreamCalls };
 const started = performance.now();
 const sectionSeconds: Record<string, number> = {};
 for (const [name, section] of Object.entries(sections)) {

@@ -65,7 +65,7 @@ describe('emulator memory: bounded by time and by count', () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => createEmulator({ maxRetainedResults: bad })).toThrow(/maxRetainedResults/);
   });
 
-  it('once every result has expired, nothing of 300 jobs stays: no job, no sleep, no hold; the bill keeps a row per worker and hour', async () => {
+  it('once every result has expired, nothing of 300 jobs stays: no job, no sleep, no hold; the bill keeps a row per endpoint and hour', async () => {
     const clock = createEmulatorClock('manual');
     const platform = new Platform({ clock });
     const account = platform.addAccount('rpa_bounds');

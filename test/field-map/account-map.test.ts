@@ -12,6 +12,7 @@ import { DERIVATIONS, FIELD_MAP, fieldScope } from '../../src/field-map/index.js
 import { networkVolumeMutationFields, networkVolumeTypes } from '../../src/field-map/network-volumes.js';
 import { registryAuthMutationFields, registryAuthTypes } from '../../src/field-map/registry-auths.js';
 import { templateMutationFields, templateQueryFields, templateTypes } from '../../src/field-map/templates.js';
+import { FIELD_REASONS } from '../../src/field-map/reasons.js';
 import type { FieldEntry } from '../../src/field-map/types.js';
 import { accountResolvers } from '../../src/graphql/in-process/account-resolvers.js';
 
@@ -101,6 +102,6 @@ describe("the account's field map", () => {
       const entry = accountTypes.User!.fields[field]!;
       expect(entry.source.kind).toBe('none');
     }
-    expect((accountTypes.User!.fields.clientBalance!.source as { why: string }).why).toMatch(/without a path/);
+    expect(FIELD_REASONS['User.clientBalance']).toMatch(/without a path/);
   });
 });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { accountTypes } from '../../src/field-map/account.js';
 import { describeSource } from '../../src/field-map/docs-table.js';
 import { FIELD_MAP, read, type FieldEntry } from '../../src/field-map/index.js';
+import { FIELD_REASONS } from '../../src/field-map/reasons.js';
 import { createRunpodClient, TransportUnsupportedError } from '../../src/index.js';
 import { captureError } from '../helpers.js';
 
@@ -44,7 +45,7 @@ describe('the account reads', () => {
     for (const field of ['id', 'email', 'clientBalance', 'spendLimit', 'maxServerlessConcurrency', 'underBalance']) {
       const { source } = accountTypes.User!.fields[field]!;
       expect(source.kind, field).toBe('none');
-      expect((source as { why: string }).why, field).toMatch(/documents "Get (your account|the account balance|account limits)".* without a path/);
+      expect(FIELD_REASONS[`User.${field}`], field).toMatch(/documents "Get (your account|the account balance|account limits)".* without a path/);
     }
     const { rp, sent } = client();
     const err = await captureError(rp.graphql.request(DOC));

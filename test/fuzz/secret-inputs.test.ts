@@ -1,6 +1,8 @@
 // Issue 43, cause 1, as properties: a secret input one caller sends (a registry password as a
 // variable or a literal, an env value) never reaches its own answer in any spelling, and never
-// changes another caller's; what the process-wide index holds per value is bounded and linear.
+// changes another caller's; an env value a document READ (a pod's, returned with it) never reaches
+// its answer through a later upstream error or request id (item 5); what the process-wide index
+// holds per value is bounded and linear.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway/index.js';
@@ -50,6 +52,45 @@ describe("secret inputs across callers: never in the sender's answer, never in a
           const found = spellingsOf(value).filter((s) => s.length >= 8 && strip(sent).includes(s));
           expect(found, how).toEqual([]);
           expect(strip(await ask(B, '{ myself { pods { id name } } }'))).toBe(strip(before));
+        }),
+      ),
+      params(40),
+    );
+  }, FUZZ_TIMEOUT_MS);
+});
+
+describe('values read: an env value a document read never reaches its answer through upstream details', () => {
+  it('property: any env value of a pod, echoed in any spelling by a later 4xx/5xx and its x-request-id (or by the id of a later 200 alone), for a write and a read token', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        valueArb,
+        fc.constantFrom(200, 400, 404, 422, 500, 503),
+        fc.nat(),
+        fc.constantFrom('{ a: pod(input: { podId: "p1" }) { id name } b: pod(input: { podId: "p2" }) { id } }', '{ myself { pods { id } } b: pod(input: { podId: "p2" }) { id } }'),
+        counted('values-read-in-upstream-details', async (value, status, spelling, query) => {
+          const echo = echoSpelling(value, spelling);
+          const pod = { id: 'p1', name: 'env-pod', status: 'RUNNING', image: 'img', env: { MODEL: value }, gpu: { id: 'NVIDIA RTX A4000', count: 1 }, createdAt: '2026-11-28T00:00:00Z' };
+          const fetch = async (input: RequestInfo | URL): Promise<Response> => {
+            const url = new URL(String(input));
+            if (url.pathname.endsWith('/pods/p1')) return Response.json(pod);
+            if (url.pathname.endsWith('/pods')) return Response.json({ pods: [pod], pagination: { nextCursor: null, hasNextPage: false } });
+            // 200: no error at all, the echo in the request id alone.
+            if (status === 200) return Response.json({ ...pod, id: 'p2', env: {} }, { headers: { 'x-request-id': `r-${echo}`.slice(0, 150) } });
+            return Response.json({ title: 'failed', status, detail: `MODEL=${echo}` }, { status, headers: { 'content-type': 'application/problem+json', 'x-request-id': `r-${echo}`.slice(0, 150) } });
+          };
+          const gateway = createGateway({
+            tokens: `write:${A},read:${B}`,
+            limits: { rate: false },
+            client: { apiKey: 'rpa_fuzz_values_read_KEY_0123456789', restUrl: 'http://127.0.0.1:9/v2', graphqlUrl: 'http://127.0.0.1:9/graphql', maxRetries: 0, rateLimits: false, fetch },
+          });
+          for (const token of [A, B]) {
+            const text = await gateway
+              .fetch(new Request('http://127.0.0.1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) }))
+              .then((r) => r.text());
+            // Request ids included: an upstream id is the echo's second home.
+            const found = spellingsOf(value).filter((s) => s.length >= 8 && text.includes(s));
+            expect(found, token === A ? 'write' : 'read').toEqual([]);
+          }
         }),
       ),
       params(40),

@@ -29,4 +29,26 @@ describe("upstream error details and a read token's answer", () => {
     const write = await ask(WRITE);
     expect(write).toContain('pod p1 is broken');
   });
+
+  // A 422 is worded `refused by the server (HTTP 422): <detail>` by the core, not `failed with
+  // HTTP 422`: its detail was kept for a read token until the one pattern covered both wordings.
+  it('withholds the detail of a 422 (refused by the server) from a read token too', async () => {
+    const gateway = createGateway({
+      tokens: `read:${READ},write:${WRITE}`,
+      client: {
+        apiKey: 'rpa_details_upstream_KEY_0123456789',
+        restUrl: 'http://127.0.0.1:9/v2',
+        maxRetries: 0,
+        rateLimits: false,
+        fetch: async () => Response.json([{ path: ['podId'], message: `pod p1 cannot start: env HF_TOKEN=${ENV_VALUE}` }], { status: 422 }),
+      },
+    });
+    const ask = (token: string) =>
+      gateway.fetch(new Request('http://127.0.0.1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: '{ pod(input: { podId: "p1" }) { id name } }' }) })).then((r) => r.text());
+    const read = await ask(READ);
+    expect(read).toContain('(HTTP 422)');
+    expect(read).not.toContain(ENV_VALUE);
+    expect(read).toContain('withheld from a read token');
+    expect(await ask(WRITE)).toContain('cannot start');
+  });
 });

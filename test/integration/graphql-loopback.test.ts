@@ -1,14 +1,14 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildSchema, graphql } from 'graphql';
+import { graphql } from 'graphql';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { schemaSdl } from '../../src/graphql/__generated__/schema-sdl.js';
+import { buildExecutableSchema } from '../../src/graphql/executable-schema.js';
 import { createRunpodClient, type GpuType, type Pod } from '../../src/index.js';
 import { podFixture } from '../fixtures.js';
 import { TEST_API_KEY } from '../helpers.js';
 
 /** A minimal spec-compliant GraphQL server: graphql-js over schema.graphql, key in `api_key`. */
-const schema = buildSchema(schemaSdl);
+const schema = buildExecutableSchema();
 const seen: Array<{ url: string; authorization: string | undefined; operationName: string }> = [];
 const pods = new Map<string, Pod>([['pod-abc123', podFixture()]]);
 const rootValue = {

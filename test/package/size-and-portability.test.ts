@@ -66,7 +66,27 @@ const BUDGETS: Array<[entry: string, file: string, budget: number]> = [
   // call to a URL of the user's own) on robust's per-call secret scopes; the error classes reach the
   // redactor (and a call's scope) through the hook transport/redact.ts installs.
   // With every branch of the round merged: full 121,131 B (118.5 KB).
-  ['runpod-gql', 'dist/index.js', 118.5 * 1024],
+  // Issue 46 item 6 (2026-12-02): full 115,590 B (-5,541 B), rounded up: 113 KB. Over issue 46's goal
+  // of 100 KB (102,400 B) by 13.2 KB. What paid for the cut:
+  // - the executors' schema in its compact form (src/graphql/__generated__/schema-compact.ts, built
+  //   by executable-schema.ts's decodeSchema with graphql-js's constructors): -2,497 B, of it about
+  //   1.8 KB graphql-js's SDL schema building (buildASTSchema, extendSchema) that leaves the bundle
+  //   and 0.7 KB the smaller form (8.7 KB gzipped on its own; the SDL text was 9.5 KB). The SDL
+  //   validation rules stay: graphql-js's specifiedRules module freezes them with the others;
+  // - the field map's prose reasons in src/field-map/reasons.ts, which only the docs' table reads:
+  //   -3,022 B (informational rows keep theirs: their warning prints it);
+  // - GraphQL's stockStatus spelling written once (src/field-map/stock-status.ts): -22 B.
+  // What is left (each part's cost from `npx tsx test/package/bundle-report.ts`; the first three
+  // measured as externals): graphql-js 37.0 KB (parse, validate with every rule, execute,
+  // introspection), the schema 9.0 KB, graphql-request 2.6 KB, and the package's own code 67.1 KB:
+  // the in-process executor and its resolvers about 7 KB, the field map's tables and derivations
+  // about 6.5 KB, the HTTP core with pacing, redaction, options, errors and the after-answer and
+  // error-mapping modules about 13 KB, rp.pods' and rp.gpuTypes' REST paths 5 KB, the queue's calls
+  // 3 KB, rest/__generated__'s request rules 1.1 KB. 100 KB with the whole schema and the executor
+  // would take about 13 KB more out of that code.
+  // Merged with main at 67307e3 (2026-12-02): 117,349 B (+1,759 B: the in-process executor's
+  // per-document plans, src/graphql/in-process/plan.ts), hence 115 KB.
+  ['runpod-gql', 'dist/index.js', 115 * 1024],
   ['runpod-gql/rest', 'dist/rest/index.js', 29.5 * 1024],
   ['runpod-gql/serverless', 'dist/serverless/index.js', 23.5 * 1024],
 ];
@@ -107,6 +127,16 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
     // CORS rules, about 1 KB). Held here at that figure, rounded up, so it grows no further.
     // Merged main into page (2026-12-02): 29,438 B in 8 files, over main's 28 KB; held at that
     // figure rounded up to 0.5 KB.
+    // Issue 46 (2026-12-02): 29,449 B in 8 files (29,498 B merged with main at 67307e3), over its
+    // goal of 25 KB (25,600 B) by 3.9 KB; the full client's cuts (the schema's form, the field map's
+    // reasons) are all in lazy chunks. Where it is (test/package/bundle-report.ts): the entry's chunk
+    // 17.5 KB (the HTTP core and pacing, rp.pods' GraphQL path and rules, rp.rest's surfaces and
+    // pager, the serverless clients), the options with validation 4.5 KB, the redactor 4.0 KB, the
+    // error classes 1.8 KB, the generated documents 0.9 KB; the same files as one would be 27,759 B
+    // (each shared chunk gzipped on its own costs 1.7 KB). Seams at the edges do not reach 25 KB:
+    // every rp.rest surface out of the start-up would take 1,255 B, a load-balanced client loaded
+    // on first use 517 B (each measured by stubbing it out of dist/); the rest is the core that
+    // sends the first request in the same tick (HTTP core, pacing, options, redactor, errors).
     expect(bytes).toBeLessThanOrEqual(29 * 1024);
   });
 
@@ -144,6 +174,17 @@ describe('bundle size budgets (esbuild --minify, gzip)', () => {
 
   it('the full client does carry the GraphQL runtime (the check above can see it)', async () => {
     expect((await graphqlInputs('dist/index.js')).length).toBeGreaterThan(0);
+  });
+
+  it('the full client builds its schema without graphql-js\'s SDL building, and carries no docs-only prose of the field map', async () => {
+    const result = await build({ entryPoints: [join(root, 'dist/index.js')], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
+    // What the output holds (metafile.inputs also lists what was read and then shaken out).
+    const inputs = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs).flatMap(([path, input]) => (input.bytesInOutput > 0 ? [path] : []));
+    expect(inputs).toContain('dist/graphql/__generated__/schema-compact.js');
+    expect(inputs.filter((p) => /graphql\/utilities\/(buildASTSchema|extendSchema|buildClientSchema)\.mjs$/.test(p))).toEqual([]);
+    expect(inputs.filter((p) => /field-map\/(reasons|docs-table)\.js$/.test(p))).toEqual([]);
+    // The check can see it: the field map itself is there.
+    expect(inputs).toContain('dist/field-map/pod.js');
   });
 
   it('runpod-gql/graphql and runpod-gql/graphql/fetch, bundled from the packed tarball minified or not, stay within 1 KB and 2 KB', async () => {
@@ -238,7 +279,8 @@ describe('portable core', () => {
     const result = await build({ entryPoints: [join(root, 'dist/gateway/index.js')], bundle: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
     expect(result.errors).toEqual([]);
     expect(Object.keys(result.metafile.inputs).filter((p) => p.startsWith('node:') || p.includes('@hono/node-server') || p.includes('ioredis') || p.includes('prom-client'))).toEqual([]);
-    const offenders = sourceFiles(join(root, 'src', 'gateway')).filter((f) => NODE_BUILTINS.test(readFileSync(f, 'utf8')) || /@hono\/node-server|from 'prom-client'/.test(readFileSync(f, 'utf8')));
+    // An import, static or dynamic (a comment may name the listener's package: hang-up.ts says how it hears a close).
+    const offenders = sourceFiles(join(root, 'src', 'gateway')).filter((f) => NODE_BUILTINS.test(readFileSync(f, 'utf8')) || /(from\s+|import\(\s*)['"](@hono\/node-server(\/[^'"]*)?|prom-client)['"]/.test(readFileSync(f, 'utf8')));
     expect(offenders.map((f) => f.slice(root.length)).sort()).toEqual(['src/gateway/node.ts', 'src/gateway/service/config-file.ts', 'src/gateway/service/metrics.ts']);
     // No client entry bundles prom-client.
     for (const [, file] of BUDGETS) {

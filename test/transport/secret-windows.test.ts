@@ -3,9 +3,11 @@
 // value), hex joins the spellings, every error text is scrubbed before it is clipped, and a
 // scrubber made from a list of strings never touches the process-wide index.
 import { inspect } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { createRunpodClient, RunpodError, ValidationError } from '../../src/index.js';
-import { createScrubber, redactText, REDACTED, registerSecret, registerSecretValue, scrubSecret, SECRET_WINDOW } from '../../src/transport/redact.js';
+import { createScrubber, redactText, REDACTED, registeredFootprint, registerSecret, registerSecretValue, scrubSecret, SecretScope, SECRET_WINDOW } from '../../src/transport/redact.js';
 import { json, recordingFetch } from '../helpers.js';
 
 /** A value of `length` characters with no run that occurs twice (so any leak is a slice of it). */
@@ -114,6 +116,44 @@ describe('a scrubber made from a list of strings', () => {
     expect(scrub(`x rpa_LISTED_key_9876543210_abcdefgh y ${registered} z`)).toBe(`x ${REDACTED} y ${REDACTED} z`);
     expect(createScrubber(['rpa_LISTED_key_9876543210_abcdefgh'])(`y ${registered} z`)).toBe(`y ${registered} z`);
     expect(holder).toBeDefined();
+  });
+});
+
+describe('a secret leaves the index it was filed in', () => {
+  it('removed from a scope, one of several values sharing runs is no longer scrubbed, and the others still are', () => {
+    const scope = new SecretScope();
+    // Three values with a long run in common (the bucket holds them all) and a part of their own.
+    const common = secretValue(40, 'shared-part');
+    const values = ['one', 'two', 'three'].map((name) => `${common}${secretValue(40, name)}`);
+    for (const v of values) scope.add(v);
+    scope.remove(values[1]!);
+    expect(scope.scrub(`a ${values[0]} b`)).toBe(`a ${REDACTED} b`);
+    expect(scope.scrub(`a ${values[2]!.slice(40)} b`)).toBe(`a ${REDACTED} b`);
+    expect(scope.scrub(`a ${values[1]!.slice(40)} b`)).toBe(`a ${values[1]!.slice(40)} b`);
+    scope.remove(values[0]!);
+    scope.remove(values[2]!);
+    expect(scope.empty).toBe(true);
+  });
+
+  it("a client's key is filed once in the process-wide index, and leaves it when the client is collected", async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const key = `rpa_${secretValue(200, 'collected-client')}`;
+    const before = registeredFootprint();
+    let rp: ReturnType<typeof createRunpodClient> | undefined = createRunpodClient({ apiKey: key, fetch: async () => json({}) });
+    const filed = registeredFootprint();
+    expect(filed.secrets).toBe(before.secrets + 1);
+    expect(redactText(`x ${key.slice(50, 90)} y`)).toBe(`x ${REDACTED} y`);
+    expect(rp).toBeDefined();
+    rp = undefined;
+    const echo = `x ${key.slice(50, 90)} y`;
+    for (let i = 0; i < 20 && redactText(echo) !== echo; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // Its spellings left with it (other keys of this file's collected holders may have gone too).
+    expect(redactText(echo)).toBe(echo);
+    expect(registeredFootprint().units).toBeLessThanOrEqual(filed.units - 7 * 200);
   });
 });
 

@@ -2,6 +2,7 @@
 // document's upstream calls are charged as their answers arrive) and its documents in flight. The
 // slot is held until the rest of the pipeline has answered.
 import type { CallerLimitSettings } from '../fairness.js';
+import type { HangUp } from '../hang-up.js';
 import type { Stage } from '../pipeline.js';
 import { Refusal } from '../protocol.js';
 
@@ -9,7 +10,7 @@ export interface CallerLimits {
   /** Takes a turn of the caller's rate: throws (or rejects with) a 429 Refusal past it. */
   takeRate(credential: string | undefined, own?: CallerLimitSettings): void | Promise<void>;
   /** Admits one more document of the caller's (after a bounded wait in line), or throws a 429 Refusal; the answer frees it. */
-  admit(credential: string | undefined, own?: CallerLimitSettings, signal?: AbortSignal): (() => void) | Promise<() => void>;
+  admit(credential: string | undefined, own?: CallerLimitSettings, hangUp?: HangUp): (() => void) | Promise<() => void>;
 }
 
 export function callerLimitsStage(limits: CallerLimits): Stage {
@@ -22,7 +23,7 @@ export function callerLimitsStage(limits: CallerLimits): Stage {
       try {
         const taken = limits.takeRate(credential, own);
         if (taken) await taken;
-        const admitted = limits.admit(credential, own, context.request.signal);
+        const admitted = limits.admit(credential, own, context.hangUp);
         const free = typeof admitted === 'function' ? admitted : await admitted;
         try {
           return await next();

@@ -70,7 +70,7 @@ export function responseCacheStage(options: ResponseCacheStageOptions): Stage {
           // A finished Response (none today) is this request's own: never kept or shared.
           if (outcome instanceof Response) finished = outcome;
           const answer: GatewayAnswer = outcome instanceof Response ? { status: 500, body: {} } : outcome;
-          return { answer, upstream: context.ids.toJSON().upstream.slice(), shareable: !finished && !context.request.signal.aborted, scrub: options.scrubberFor(context) };
+          return { answer, upstream: context.ids.toJSON().upstream.slice(), shareable: !finished && !context.hangUp.aborted, scrub: options.scrubberFor(context) };
         },
       );
       if (finished) return finished;
@@ -81,7 +81,7 @@ export function responseCacheStage(options: ResponseCacheStageOptions): Stage {
   };
 
   /** A public caller's read that goes upstream: the shared rate's turn and an in-flight slot first. */
-  async function publicRun(context: GatewayContext, next: () => Promise<Outcome>): Promise<Outcome> {
+  async function publicRun(context: GatewayContext, next: () => Outcome | Promise<Outcome>): Promise<Outcome> {
     let free: () => void;
     try {
       const taken = limits.takeRate(undefined);

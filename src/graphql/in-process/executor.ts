@@ -37,6 +37,7 @@ import { buildExecutableSchema, createDocumentPreparer, isDocument, type Prepare
 import { accountResolvers } from './account-resolvers.js';
 import { createPodResolvers } from './pod-resolvers.js';
 import type { Resolver, ResolverContext, ResolverTable } from './resolver-types.js';
+import { createPlanner, type PlannedField, type SyncRead } from './plan.js';
 import { unanswerable, type Unanswerable } from './static-pass.js';
 
 /** What the executor reads through: the client's REST v2 surfaces and rp.pods. */
@@ -132,7 +133,7 @@ function wrongShape(label: string, what: string): ServerError {
  * The resolver of one field, made once: its map entry (or its own resolver when the map does not
  * list it) decides where the value comes from, and the value is checked against the field's type.
  */
-function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table: ResolverTable): GraphQLFieldResolver<unknown, ResolverContext> {
+function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table: ResolverTable): PlannedField {
   const label = `${type}.${field.name}`;
   const entry = FIELD_MAP[type]?.fields[field.name];
   const own: Resolver | undefined = table[type]?.[field.name];
@@ -162,63 +163,69 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
     throw err;
   };
 
-  const source = entry?.source;
-  if (!source) {
-    if (!own) return () => {
+  const noSource: PlannedField = {
+    resolve: () => {
       throw noSourceError([label]);
-    };
-    return (parent, args, ctx, info) => own(args, ctx, info, parent);
-  }
+    },
+  };
+  /** A field read from its parent alone: its resolver is the read (what compiled plans call directly). */
+  const reading = (read: SyncRead): PlannedField => ({ read, resolve: (parent, _args, ctx) => read(parent, ctx) });
+  const source = entry?.source;
+  if (!source) return own ? { resolve: (parent, args, ctx, info) => own(args, ctx, info, parent) } : noSource;
   switch (source.kind) {
     case 'path': {
       const steps = source.path.split('.');
       if (steps.length === 1) {
         const key = steps[0]!;
-        return (parent, _args, ctx) => checked(isRecord(parent) && Object.hasOwn(parent, key) ? parent[key] : undefined, ctx);
+        return reading((parent, ctx) => checked(isRecord(parent) && Object.hasOwn(parent, key) ? parent[key] : undefined, ctx));
       }
-      return (parent, _args, ctx) => checked(readPath(parent, source.path), ctx);
+      return reading((parent, ctx) => {
+        let at: unknown = parent;
+        // readPath's walk (field-map/types.ts), with the steps split once, here, not per read.
+        for (const step of steps) at = at !== null && typeof at === 'object' && Object.hasOwn(at, step) ? (at as Record<string, unknown>)[step] : undefined;
+        return checked(at, ctx);
+      });
     }
     case 'derived': {
       const derive = DERIVATIONS[source.derive];
       if (!derive) throw new Error(`${label}: the field map names a derivation ${source.derive} that no module exports`);
-      return (parent, _args, ctx) => {
+      return reading((parent, ctx) => {
         if (!isRecord(parent)) throw wrongShape(label, 'its parent as something other than an object');
         try {
           return checked(derive(parent), ctx);
         } catch (err) {
           return derivedFault(err);
         }
-      };
+      });
     }
     case 'call': {
-      if (!own) return () => {
-        throw noSourceError([label]);
-      };
+      if (!own) return noSource;
       // A call answers REST objects; what they hold is checked field by field as the map is followed.
-      return async (parent, args, ctx, info) => checked(await own(args, ctx, info, parent), ctx);
+      return { resolve: async (parent, args, ctx, info) => checked(await own(args, ctx, info, parent), ctx) };
     }
     case 'read': {
       const restPath = readRoutePath(source.route);
       const route = `GET ${restPath}`;
-      return async (_parent, _args, ctx) => {
-        const answer = await ctx.get(restPath, route);
-        return checked(readPath(answer, source.path), ctx);
+      return {
+        resolve: async (_parent, _args, ctx) => {
+          const answer = await ctx.get(restPath, route);
+          return checked(readPath(answer, source.path), ctx);
+        },
       };
     }
     case 'none': {
       const standIn = source.standIn;
-      if (standIn) return () => standIn.value;
+      if (standIn) return reading(() => standIn.value);
       // No caller decides from it: an honest null, named once in the answer's warnings.
       if (source.effect === 'informational') {
         const why = source.why;
-        return (_parent, _args, ctx) => {
+        return reading((_parent, ctx) => {
           ctx.warnings.add(label, why);
           return null;
-        };
+        });
       }
-      return () => {
-        throw noSourceError([label]);
-      };
+      // Always an error: no plan holds it, graphql-js gives it.
+      return noSource;
     }
   }
 }
@@ -229,15 +236,17 @@ function resolverFor(type: string, field: GraphQLField<unknown, unknown>, table:
  * emulator and the gateway, and each executor's resolvers hold its own client (another client's
  * key must never answer this one's document).
  */
-function resolveByMap(schema: GraphQLSchema, table: ResolverTable): GraphQLFieldResolver<unknown, unknown> {
-  const byType = new Map<GraphQLObjectType, Map<string, GraphQLFieldResolver<unknown, unknown>>>();
+function resolveByMap(schema: GraphQLSchema, table: ResolverTable) {
+  const byType = new Map<GraphQLObjectType, Map<string, PlannedField>>();
   for (const type of Object.values(schema.getTypeMap())) {
     if (!(type instanceof GraphQLObjectType) || type.name.startsWith('__')) continue;
-    const fields = new Map<string, GraphQLFieldResolver<unknown, unknown>>();
-    for (const field of Object.values(type.getFields())) fields.set(field.name, resolverFor(type.name, field, table) as GraphQLFieldResolver<unknown, unknown>);
+    const fields = new Map<string, PlannedField>();
+    for (const field of Object.values(type.getFields())) fields.set(field.name, resolverFor(type.name, field, table));
     byType.set(type, fields);
   }
-  return (source, args, context, info) => byType.get(info.parentType)!.get(info.fieldName)!(source, args, context, info);
+  const field = (type: GraphQLObjectType, name: string): PlannedField => byType.get(type)!.get(name)!;
+  const fieldResolver: GraphQLFieldResolver<unknown, unknown> = (source, args, context, info) => field(info.parentType, info.fieldName).resolve(source, args, context as ResolverContext, info);
+  return { field, fieldResolver };
 }
 
 /** Two resolver tables as one, type by type (`b` wins a field both have). */
@@ -329,11 +338,16 @@ function documentContext(deps: InProcessDeps, callOptions: CallOptions): Resolve
   return context;
 }
 
-export function createInProcessExecutor(deps: InProcessDeps): InProcessExecutor {
+/**
+ * `plans: false` runs every document through graphql-js's `execute` (the differential test
+ * compares the two ways).
+ */
+export function createInProcessExecutor(deps: InProcessDeps, { plans = true }: { readonly plans?: boolean } = {}): InProcessExecutor {
   const schema = buildExecutableSchema();
   // The account's resolvers win a field both answer (Query.myself, User.pods): the account is theirs.
   const resolvers = mergeTables(createPodResolvers(deps.requester, deps.rest.catalog), accountResolvers);
-  const fieldResolver = resolveByMap(schema, resolvers);
+  const { field, fieldResolver } = resolveByMap(schema, resolvers);
+  const planFor = createPlanner(schema, field, fieldResolver);
   const prepare = createDocumentPreparer(schema);
   const passes = new WeakMap<DocumentNode, Map<string | undefined, Unanswerable>>();
 
@@ -349,8 +363,21 @@ export function createInProcessExecutor(deps: InProcessDeps): InProcessExecutor 
     },
     async run({ document, variables, operationName, options = {} }) {
       const { idempotent: _idempotent, ...callOptions } = options as CallOptions & { idempotent?: unknown };
-      const context = documentContext(deps, callOptions);
-      const result = withWarnings(await execute({ schema, document, rootValue: {}, contextValue: context, variableValues: variables, operationName, fieldResolver }), context.warnings);
+      let context = documentContext(deps, callOptions);
+      const run = (resolver: GraphQLFieldResolver<unknown, unknown>) => execute({ schema, document, rootValue: {}, contextValue: context, variableValues: variables, operationName, fieldResolver: resolver });
+      const plan = plans ? planFor(document, operationName, variables) : undefined;
+      let answer: ExecutionResult;
+      if (!plan) answer = await run(fieldResolver);
+      else {
+        const outcome = await plan(context);
+        if ('data' in outcome) answer = { data: outcome.data };
+        else {
+          // An error on the way: graphql-js runs the document with the same reads, its warnings afresh.
+          context = { ...context, warnings: new NoSourceWarnings() };
+          answer = await run(outcome.replay);
+        }
+      }
+      const result = withWarnings(answer, context.warnings);
       if (!result.errors) return result;
       // A RunpodError keeps its class and is named in `extensions.code`; its message is already scrubbed.
       const errors = result.errors.map((e) => {
