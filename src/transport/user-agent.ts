@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.js';
 
 /** This package's version; `test/package/release-version.test.ts` keeps it equal to package.json's and the CHANGELOG's newest release. */
-export const VERSION = '0.5.0';
+export const VERSION = '0.6.0';
 
 /** An app built on this client, named after it in the User-Agent: `appInfo: { name: 'my-app', version: '1.2.0' }`. */
 export interface AppInfo {
