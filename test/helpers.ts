@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { expect, vi } from 'vitest';
 import { RunpodError } from '../src/errors.js';
+import type { HttpRequest } from '../src/transport/http-core.js';
 
 // The core loads what it runs after an answer (src/transport/after-answer.ts) with the first answer
 // that needs it. Loading is real I/O, which a test's fake timers would outrun: load it once here.
@@ -112,3 +113,14 @@ export async function settle<T>(run: Promise<T>): Promise<T> {
 }
 /** Captured before any test fakes the timers. */
 const realSetTimeout = globalThis.setTimeout;
+
+/** A serverless job-status request for the HTTP core's own tests (idempotent, paced as `status`). */
+export const statusRequest = (extra: Partial<HttpRequest> = {}): HttpRequest => ({
+  method: 'GET',
+  url: 'https://api.runpod.ai/v2/ep-1/status/job-1',
+  auth: 'bearer',
+  operation: 'status',
+  idempotent: true,
+  rateLimitKey: 'serverless:ep-1:status',
+  ...extra,
+});

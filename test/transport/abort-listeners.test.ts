@@ -7,7 +7,7 @@ import { AbortError } from '../../src/errors.js';
 import { follow, linkAbort, sleep, unfollow, untilAborted } from '../../src/transport/abort.js';
 import { createHttpCoreFromOptions, type HttpRequest } from '../../src/transport/http-core.js';
 import { createRunpodClient } from '../../src/index.js';
-import { json, recordingFetch, TEST_API_KEY } from '../helpers.js';
+import { json, recordingFetch, statusRequest, TEST_API_KEY } from '../helpers.js';
 
 const warnings: Error[] = [];
 const onWarning = (warning: Error) => warnings.push(warning);
@@ -39,15 +39,7 @@ function heldFetch() {
   return { fetch, answerAll: () => pending.splice(0).forEach((answer) => answer()), pending };
 }
 
-const request = (signal: AbortSignal): HttpRequest => ({
-  method: 'GET',
-  url: 'https://api.runpod.ai/v2/ep-1/status/job-1',
-  auth: 'bearer',
-  operation: 'status',
-  idempotent: true,
-  rateLimitKey: 'serverless:ep-1:status',
-  signal,
-});
+const request = (signal: AbortSignal): HttpRequest => statusRequest({ signal });
 
 describe('one signal, many calls', () => {
   it('50 calls on one signal through the pacer (5 in flight, 45 queued) put one listener on it, and no warning', async () => {

@@ -5,20 +5,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AbortError, RateLimitError } from '../../src/errors.js';
 import { createHttpCoreFromOptions, type HttpRequest } from '../../src/transport/http-core.js';
 import { createPacer, memoryPacingStore, QueuedCall, resolveRateLimit, type PacingLimit, type PacingStore } from '../../src/transport/pacing.js';
-import { captureError, json, recordingFetch, TEST_API_KEY } from '../helpers.js';
+import { captureError, json, recordingFetch, statusRequest, TEST_API_KEY } from '../helpers.js';
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
-const statusRequest = (extra: Partial<HttpRequest> = {}): HttpRequest => ({
-  method: 'GET',
-  url: 'https://api.runpod.ai/v2/ep-1/status/job-1',
-  auth: 'bearer',
-  operation: 'status',
-  idempotent: true,
-  rateLimitKey: 'serverless:ep-1:status',
-  ...extra,
-});
 
 /** A fetch whose answers are released by the test, one by one. */
 function heldFetch() {
